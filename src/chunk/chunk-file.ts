@@ -1,0 +1,26 @@
+import { codeChunker } from './code/code-chunker.js';
+import { documentChunker } from './document.js';
+import { lineWindowChunker } from './line-window.js';
+import { markdownChunker } from './markdown.js';
+import type { ChunkDraft, ChunkInput, Chunker } from './spec.js';
+
+const chunkers: readonly Chunker[] = [markdownChunker, codeChunker, documentChunker, lineWindowChunker];
+
+/**
+ * Changes whenever any chunker's output may change; stored with every file so a new
+ * chunker version re-chunks the index.
+ */
+export const CHUNKER_FINGERPRINT = chunkers.map((chunker) => `${chunker.id}@${chunker.version}`).join('+');
+
+/** Picks the chunker for a file: markdown sections, syntax, titled documents, line windows. */
+export function chunkerFor(input: Pick<ChunkInput, 'language' | 'title'>): Chunker {
+  if (markdownChunker.supports(input.language)) return markdownChunker;
+  if (codeChunker.supports(input.language)) return codeChunker;
+  if (input.title !== undefined && documentChunker.supports(input.language)) return documentChunker;
+  if (input.language === 'text' || input.language === 'restructuredtext') return documentChunker;
+  return lineWindowChunker;
+}
+
+export async function chunkFile(input: ChunkInput): Promise<ChunkDraft[]> {
+  return chunkerFor(input).chunk(input);
+}

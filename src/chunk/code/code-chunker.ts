@@ -1,0 +1,184 @@
+import type { Node } from '@vscode/tree-sitter-wasm';
+import { LineTable, splitRangeByBudget } from '../lines.js';
+import { windowChunks } from '../line-window.js';
+import type { ChunkDraft, ChunkInput, Chunker } from '../spec.js';
+import { specFor, type LanguageSpec } from './languages.js';
+import { parserFor } from './load-parser.js';
+
+/** A run of whole lines holding one top-level node (plus any comments glued before it). */
+interface Segment {
+  start: number;
+  end: number;
+  nodes: Node[];
+}
+
+interface Definition {
+  name: string;
+  body: Node | undefined;
+}
+
+interface Context {
+  table: LineTable;
+  spec: LanguageSpec;
+  input: ChunkInput;
+}
+
+/**
+ * Cuts code along its syntax: consecutive top-level nodes are packed up to the token
+ * budget; a definition too big for the budget is opened up and its members packed the
+ * same way, with qualified symbols (`Invoice.total`); what is still too big is split by
+ * lines. Chunks cover every non-blank line, and their text is exactly those lines.
+ */
+export const codeChunker: Chunker = {
+  id: 'tree-sitter',
+  version: 1,
+  supports: (language) => specFor(language) !== undefined,
+  async chunk(input: ChunkInput): Promise<ChunkDraft[]> {
+    const spec = specFor(input.language);
+    const table = new LineTable(input.text);
+    if (!spec || table.count === 0) return windowChunks(table, input);
+    let tree;
+    try {
+      tree = (await parserFor(spec.grammar)).parse(input.text);
+    } catch {
+      tree = null; // a grammar that fails to load must not stop indexing
+    }
+    if (!tree) return windowChunks(table, input);
+    try {
+      const context: Context = { table, spec, input };
+      const segments = segmentsOf(tree.rootNode.namedChildren, 1, table.count, table);
+      return pack(segments, [], context);
+    } finally {
+      tree.delete();
+    }
+  },
+};
+
+function startLineOf(node: Node): number {
+  return node.startPosition.row + 1;
+}
+
+function endLineOf(node: Node): number {
+  const { row, column } = node.endPosition;
+  // A node that ends at column 0 stops at the end of the previous line.
+  return column === 0 && row > node.startPosition.row ? row : row + 1;
+}
+
+function segmentsOf(children: ReadonlyArray<Node | null>, rangeStart: number, rangeEnd: number, table: LineTable): Segment[] {
+  const segments: Segment[] = [];
+  let cursor = rangeStart;
+  let pendingComments: Node[] = [];
+  for (const child of children) {
+    if (!child) continue;
+    const end = Math.min(endLineOf(child), rangeEnd);
+    if (end < cursor) {
+      // shares a line with the previous node
+      const last = segments[segments.length - 1];
+      if (last) last.nodes.push(child);
+      continue;
+    }
+    if (child.type.includes('comment') && pendingComments.length === 0 && segments.length > 0 && startLineOf(child) === (segments[segments.length - 1] as Segment).end) {
+      (segments[segments.length - 1] as Segment).nodes.push(child); // trailing comment on the same line
+      continue;
+    }
+    if (child.type.includes('comment')) {
+      pendingComments.push(child);
+      continue;
+    }
+    const start = pendingComments.length > 0 ? cursor : Math.max(cursor, Math.min(startLineOf(child), cursor));
+    segments.push({ start, end: Math.max(end, start), nodes: [...pendingComments, child] });
+    pendingComments = [];
+    cursor = Math.max(end, start) + 1;
+  }
+  if (pendingComments.length > 0) {
+    segments.push({ start: cursor, end: Math.max(cursor, Math.min(rangeEnd, endLineOf(pendingComments[pendingComments.length - 1] as Node))), nodes: pendingComments });
+    cursor = (segments[segments.length - 1] as Segment).end + 1;
+  }
+  if (cursor <= rangeEnd) {
+    const last = segments[segments.length - 1];
+    if (last) last.end = rangeEnd;
+    else if (table.trim(cursor, rangeEnd)) segments.push({ start: cursor, end: rangeEnd, nodes: [] });
+  }
+  return segments;
+}
+
+function definitionOf(node: Node, spec: LanguageSpec): Definition | undefined {
+  const inner = spec.unwrap?.(node) ?? node;
+  if (!spec.definitions.has(inner.type)) return undefined;
+  const name = spec.nameOf ? spec.nameOf(inner) : inner.childForFieldName('name')?.text;
+  if (!name) return undefined;
+  return { name, body: inner.childForFieldName('body') ?? undefined };
+}
+
+function collectSymbols(node: Node, qualifier: string[], spec: LanguageSpec, out: string[], depth = 0): void {
+  const definition = definitionOf(node, spec);
+  if (!definition) return;
+  const qualified = [...qualifier, definition.name].join('.');
+  out.push(qualified);
+  if (!definition.body || depth > 4) return;
+  for (const child of definition.body.namedChildren) if (child) collectSymbols(child, [...qualifier, definition.name], spec, out, depth + 1);
+}
+
+function pack(segments: Segment[], qualifier: string[], context: Context): ChunkDraft[] {
+  const { table, input } = context;
+  const chunks: ChunkDraft[] = [];
+  let current: Segment[] = [];
+  const flush = () => {
+    if (current.length === 0) return;
+    const first = current[0] as Segment;
+    const last = current[current.length - 1] as Segment;
+    const symbols: string[] = [];
+    for (const segment of current) for (const node of segment.nodes) collectSymbols(node, qualifier, context.spec, symbols);
+    const chunk = makeChunk(table, first.start, last.end, symbols, qualifier);
+    if (chunk) chunks.push(chunk);
+    current = [];
+  };
+  for (const segment of segments) {
+    const tokens = table.tokens(segment.start, segment.end);
+    if (tokens > input.tokenBudget) {
+      flush();
+      chunks.push(...splitSegment(segment, qualifier, context));
+      continue;
+    }
+    if (current.length > 0 && table.tokens((current[0] as Segment).start, segment.end) > input.tokenBudget) flush();
+    current.push(segment);
+  }
+  flush();
+  return chunks;
+}
+
+function splitSegment(segment: Segment, qualifier: string[], context: Context): ChunkDraft[] {
+  const { table, input, spec } = context;
+  const main = segment.nodes.find((node) => definitionOf(node, spec));
+  const definition = main ? definitionOf(main, spec) : undefined;
+  const members = definition?.body?.namedChildren.filter((child): child is Node => child !== null) ?? [];
+  // Open the definition up when it has members to pack (a namespace holding one class counts).
+  const single = members.length === 1 && definitionOf(members[0] as Node, spec) !== undefined;
+  if (definition && (members.length > 1 || single)) {
+    const inner = segmentsOf(members, segment.start, segment.end, table);
+    return pack(inner, [...qualifier, definition.name], context);
+  }
+  const symbol = definition ? [...qualifier, definition.name].join('.') : undefined;
+  const chunks: ChunkDraft[] = [];
+  for (const piece of splitRangeByBudget(table, segment.start, segment.end, input.tokenBudget)) {
+    if (piece.start === piece.end && table.tokens(piece.start, piece.end) > input.tokenBudget) {
+      // one enormous line (minified code): cut by characters
+      for (const window of windowChunks(table, input, piece)) chunks.push({ ...window, kind: 'code', ...(symbol ? { symbol, symbols: [symbol] } : {}) });
+      continue;
+    }
+    const chunk = makeChunk(table, piece.start, piece.end, symbol ? [symbol] : [], qualifier);
+    if (chunk) chunks.push(chunk);
+  }
+  return chunks;
+}
+
+function makeChunk(table: LineTable, start: number, end: number, symbols: string[], qualifier: string[]): ChunkDraft | undefined {
+  const range = table.trim(start, end);
+  if (!range) return undefined;
+  const chunk: ChunkDraft = { startLine: range.start, endLine: range.end, text: table.text(range.start, range.end), kind: 'code' };
+  // A piece of a split definition is still about that definition.
+  const all = symbols.length > 0 ? symbols : qualifier.length > 0 ? [qualifier.join('.')] : [];
+  if (all[0]) chunk.symbol = all[0];
+  if (all.length > 0) chunk.symbols = all;
+  return chunk;
+}

@@ -1,0 +1,128 @@
+import type { Node } from '@vscode/tree-sitter-wasm';
+
+/** How one language's syntax tree names its definitions. */
+export interface LanguageSpec {
+  grammar: string;
+  /** Node types that define a named symbol (function, class, method, …). */
+  definitions: ReadonlySet<string>;
+  /** Wrapper types whose inner node is the definition (export, decorators, templates). */
+  unwrap?: (node: Node) => Node | undefined;
+  /** The definition's name, when the `name` field is not it. */
+  nameOf?: (node: Node) => string | undefined;
+}
+
+const functionValues = new Set(['arrow_function', 'function_expression', 'function', 'generator_function', 'class']);
+
+function javascriptName(node: Node): string | undefined {
+  if (node.type === 'lexical_declaration' || node.type === 'variable_declaration') {
+    for (const declarator of node.namedChildren) {
+      const value = declarator?.childForFieldName('value');
+      if (declarator?.type === 'variable_declarator' && value && functionValues.has(value.type)) return declarator.childForFieldName('name')?.text;
+    }
+    return undefined;
+  }
+  if (node.type === 'field_definition' || node.type === 'public_field_definition') {
+    const value = node.childForFieldName('value');
+    return value && functionValues.has(value.type) ? (node.childForFieldName('property') ?? node.childForFieldName('name'))?.text : undefined;
+  }
+  return node.childForFieldName('name')?.text ?? (node.type.includes('function') ? 'default' : undefined);
+}
+
+const javascriptDefinitions = new Set([
+  'function_declaration', 'generator_function_declaration', 'class_declaration', 'abstract_class_declaration',
+  'interface_declaration', 'type_alias_declaration', 'enum_declaration', 'method_definition', 'method_signature',
+  'abstract_method_signature', 'internal_module', 'module', 'lexical_declaration', 'variable_declaration',
+  'field_definition', 'public_field_definition', 'function_expression',
+]);
+
+const javascript: LanguageSpec = {
+  grammar: 'javascript',
+  definitions: javascriptDefinitions,
+  unwrap: (node) => (node.type === 'export_statement' ? (node.childForFieldName('declaration') ?? node.childForFieldName('value') ?? undefined) : undefined),
+  nameOf: javascriptName,
+};
+
+function stripGenerics(text: string): string {
+  return text.replace(/<[\s\S]*>$/, '').trim();
+}
+
+function receiverType(node: Node): string | undefined {
+  const receiver = node.childForFieldName('receiver');
+  const parameter = receiver?.namedChildren.find((child) => child?.type === 'parameter_declaration');
+  const type = parameter?.childForFieldName('type');
+  return type ? stripGenerics(type.text.replace(/^\*/, '')) : undefined;
+}
+
+function cppName(node: Node): string | undefined {
+  const named = node.childForFieldName('name');
+  if (named) return named.text;
+  let declarator = node.childForFieldName('declarator');
+  for (let depth = 0; declarator && depth < 6; depth++) {
+    if (['identifier', 'field_identifier', 'qualified_identifier', 'operator_name', 'destructor_name'].includes(declarator.type)) return declarator.text;
+    declarator = declarator.childForFieldName('declarator');
+  }
+  return undefined;
+}
+
+export const languageSpecs: Record<string, LanguageSpec> = {
+  typescript: { ...javascript, grammar: 'typescript' },
+  tsx: { ...javascript, grammar: 'tsx' },
+  javascript,
+  python: {
+    grammar: 'python',
+    definitions: new Set(['function_definition', 'class_definition']),
+    unwrap: (node) => (node.type === 'decorated_definition' ? (node.childForFieldName('definition') ?? undefined) : undefined),
+  },
+  go: {
+    grammar: 'go',
+    definitions: new Set(['function_declaration', 'method_declaration', 'type_declaration']),
+    nameOf: (node) => {
+      if (node.type === 'method_declaration') {
+        const name = node.childForFieldName('name')?.text;
+        const owner = receiverType(node);
+        return owner && name ? `${owner}.${name}` : name;
+      }
+      if (node.type === 'type_declaration') return node.namedChildren.find((child) => child?.type === 'type_spec')?.childForFieldName('name')?.text;
+      return node.childForFieldName('name')?.text;
+    },
+  },
+  rust: {
+    grammar: 'rust',
+    definitions: new Set(['function_item', 'function_signature_item', 'struct_item', 'enum_item', 'union_item', 'trait_item', 'impl_item', 'mod_item', 'macro_definition', 'type_item']),
+    nameOf: (node) => {
+      if (node.type === 'impl_item') {
+        const type = node.childForFieldName('type');
+        return type ? stripGenerics(type.text) : undefined;
+      }
+      return node.childForFieldName('name')?.text;
+    },
+  },
+  java: {
+    grammar: 'java',
+    definitions: new Set(['class_declaration', 'interface_declaration', 'enum_declaration', 'record_declaration', 'annotation_type_declaration', 'method_declaration', 'constructor_declaration']),
+  },
+  csharp: {
+    grammar: 'c-sharp',
+    definitions: new Set([
+      'namespace_declaration', 'class_declaration', 'struct_declaration', 'interface_declaration', 'enum_declaration',
+      'record_declaration', 'method_declaration', 'constructor_declaration', 'property_declaration', 'delegate_declaration',
+    ]),
+  },
+  cpp: {
+    grammar: 'cpp',
+    definitions: new Set(['function_definition', 'class_specifier', 'struct_specifier', 'namespace_definition', 'enum_specifier']),
+    unwrap: (node) => (node.type === 'template_declaration' ? node.namedChildren.find((child) => child?.type !== 'template_parameter_list') ?? undefined : undefined),
+    nameOf: cppName,
+  },
+  ruby: { grammar: 'ruby', definitions: new Set(['method', 'singleton_method', 'class', 'module']) },
+  php: {
+    grammar: 'php',
+    definitions: new Set(['function_definition', 'class_declaration', 'method_declaration', 'interface_declaration', 'trait_declaration', 'enum_declaration']),
+  },
+  bash: { grammar: 'bash', definitions: new Set(['function_definition']) },
+};
+languageSpecs.c = languageSpecs.cpp as LanguageSpec;
+
+export function specFor(language: string): LanguageSpec | undefined {
+  return languageSpecs[language];
+}

@@ -1,0 +1,44 @@
+import { z } from 'zod';
+
+/** The embedder used when nothing selects one: offline, shipped with the package. */
+export const DEFAULT_EMBEDDER_ID = 'none';
+
+export const searchModes = ['hybrid', 'vector', 'lexical'] as const;
+export type SearchMode = (typeof searchModes)[number];
+
+const sourcesSchema = z.strictObject({
+  /** Files larger than this many bytes are skipped (reason `too-large`). */
+  maxFileBytes: z.number().int().positive().default(1_000_000),
+  /** Extra ignore patterns in .gitignore syntax, applied after the repository's own. */
+  exclude: z.array(z.string()).default([]),
+  /** Read `.gitignore` files (nested, with negation). `.lociignore` is always read. */
+  respectGitignore: z.boolean().default(true),
+});
+
+const chunkingSchema = z.strictObject({
+  /** Target size of a code or prose chunk, in approximate tokens. */
+  tokenBudget: z.number().int().min(32).max(8192).default(500),
+  /** Line-window fallback for files no syntax chunker understands. */
+  windowLines: z.number().int().min(5).max(2000).default(100),
+  windowOverlap: z.number().int().min(0).max(500).default(10),
+});
+
+const searchSchema = z.strictObject({
+  topK: z.number().int().min(1).max(1000).default(10),
+  mode: z.enum(searchModes).default('hybrid'),
+  /** Results scoring below this are dropped (0 keeps everything). */
+  threshold: z.number().min(0).default(0),
+});
+
+export const configSchema = z.strictObject({
+  /** Store location: a folder for the embedded store. Default `<root>/.loci`. */
+  store: z.string().min(1).optional(),
+  /** Embedder id (see `loci embedders`), or `none` for lexical-only indexes. */
+  embedder: z.string().min(1).default(DEFAULT_EMBEDDER_ID),
+  sources: sourcesSchema.prefault({}),
+  chunking: chunkingSchema.prefault({}),
+  search: searchSchema.prefault({}),
+});
+
+export type LociConfig = z.infer<typeof configSchema>;
+export type LociConfigInput = z.input<typeof configSchema>;

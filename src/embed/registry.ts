@@ -1,0 +1,40 @@
+import { LociError } from '../errors/index.js';
+import type { LociConfig } from '../config/schema.js';
+import type { EmbeddingModel } from './spec.js';
+
+export interface EmbedderFactoryContext {
+  config: LociConfig;
+  /** Environment to read API keys from; never stored. */
+  env: Record<string, string | undefined>;
+}
+
+type EmbedderFactory = (modelId: string | undefined, context: EmbedderFactoryContext) => Promise<EmbeddingModel>;
+
+const factories = new Map<string, { describe: string; create: EmbedderFactory }>();
+
+/** Adapters register themselves by provider name (`openai`, `static`, …). */
+export function registerEmbedder(provider: string, describe: string, create: EmbedderFactory): void {
+  factories.set(provider, { describe, create });
+}
+
+export function listEmbedders(): Array<{ provider: string; describe: string }> {
+  return [...factories.entries()].map(([provider, { describe }]) => ({ provider, describe }));
+}
+
+/**
+ * Resolves an embedder spec (`none`, `static`, `openai:text-embedding-3-small`,
+ * `transformers:Xenova/all-MiniLM-L6-v2`) to a model; `none` means lexical only.
+ */
+export async function resolveEmbedder(spec: string, context: EmbedderFactoryContext): Promise<EmbeddingModel | undefined> {
+  const trimmed = spec.trim();
+  if (trimmed === '' || trimmed === 'none') return undefined;
+  const separator = trimmed.indexOf(':');
+  const provider = separator === -1 ? trimmed : trimmed.slice(0, separator);
+  const modelId = separator === -1 ? undefined : trimmed.slice(separator + 1) || undefined;
+  const factory = factories.get(provider);
+  if (!factory) {
+    const known = ['none', ...factories.keys()].join(', ');
+    throw new LociError('EMBEDDER_UNKNOWN', `Unknown embedder "${spec}". Known providers: ${known}.`, { details: { spec, known } });
+  }
+  return factory.create(modelId, context);
+}

@@ -1,0 +1,55 @@
+import type { LociConfig } from '../config/schema.js';
+import { throwIfAborted } from '../errors/index.js';
+import { walkFolder } from '../sources/index.js';
+import type { Store } from '../store/spec.js';
+import type { IndexStatus } from './status-types.js';
+
+export interface CollectStatusOptions {
+  root: string;
+  store: Store;
+  config: LociConfig;
+  excludeAbsolutePaths: string[];
+  lastRun: IndexStatus['lastRun'];
+  checkChanges: boolean;
+  signal?: AbortSignal;
+}
+
+/** Counts from the store plus, if asked, what changed in the folder since the last index. */
+export async function collectStatus(options: CollectStatusOptions): Promise<IndexStatus> {
+  const { store } = options;
+  const [meta, counts] = await Promise.all([store.getMeta(), store.counts()]);
+  const status: IndexStatus = {
+    root: options.root,
+    store: store.location,
+    embedder: meta.embedderId,
+    schemaVersion: meta.schemaVersion,
+    files: counts.files,
+    chunks: counts.chunks,
+    vectors: counts.vectors,
+    bytesOnDisk: counts.bytesOnDisk,
+  };
+  if (options.lastRun) status.lastRun = options.lastRun;
+  if (!options.checkChanges) return status;
+
+  throwIfAborted(options.signal);
+  const walk = await walkFolder({
+    root: options.root,
+    maxFileBytes: options.config.sources.maxFileBytes,
+    exclude: options.config.sources.exclude,
+    respectGitignore: options.config.sources.respectGitignore,
+    excludeAbsolutePaths: options.excludeAbsolutePaths,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  const catalog = new Map((await store.listCatalog()).map((entry) => [entry.path, entry]));
+  const changes = { modified: [] as string[], added: [] as string[], deleted: [] as string[] };
+  const present = new Set<string>();
+  for (const file of walk.files) {
+    present.add(file.path);
+    const entry = catalog.get(file.path);
+    if (!entry) changes.added.push(file.path);
+    else if (entry.size !== file.size || entry.mtimeMs !== file.mtimeMs) changes.modified.push(file.path);
+  }
+  for (const path of catalog.keys()) if (!present.has(path)) changes.deleted.push(path);
+  status.changes = changes;
+  return status;
+}

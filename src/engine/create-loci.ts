@@ -1,0 +1,192 @@
+import { resolve } from 'node:path';
+import { CHUNKER_FINGERPRINT } from '../chunk/index.js';
+import { resolveConfig } from '../config/load.js';
+import type { LociConfig, LociConfigInput } from '../config/schema.js';
+import { resolveEmbedder } from '../embed/registry.js';
+import { embedderIdOf, type EmbeddingModel } from '../embed/spec.js';
+import { LociError } from '../errors/index.js';
+import type { IndexProgressListener, IndexSummary } from '../indexing/events.js';
+import { indexDocuments, type LociDocument } from '../indexing/index-documents.js';
+import { runIndex } from '../indexing/run-index.js';
+import { searchIndex } from '../retrieve/search.js';
+import type { SearchOptions, SearchResponse } from '../retrieve/search-types.js';
+import { describeLocation, openStore, resolveStoreLocation, type StoreLocation } from '../store/location.js';
+import type { Store } from '../store/spec.js';
+import { collectStatus } from './collect-status.js';
+import type { IndexStatus } from './status-types.js';
+
+export interface CreateLociOptions {
+  /** The folder to index. Relative paths are resolved against the process's cwd. */
+  root: string;
+  /** Store location (folder, .db file); default `<root>/.loci`. Overrides config.store. */
+  store?: string;
+  /** Config values (already merged from file/env/flags by the caller, if any). */
+  config?: LociConfigInput;
+  /** An embedder spec or a model instance; overrides config.embedder for indexing. */
+  embedder?: string | EmbeddingModel;
+  /** Environment for API keys of remote embedders. Default: none (pass process.env to allow). */
+  env?: Record<string, string | undefined>;
+}
+
+export interface RunOptions {
+  signal?: AbortSignal;
+  onProgress?: IndexProgressListener;
+}
+
+export interface Loci {
+  readonly root: string;
+  readonly config: LociConfig;
+  readonly storeLocation: string;
+  /** Brings the index of `root` up to date. */
+  index(options?: RunOptions): Promise<IndexSummary>;
+  /** Indexes documents that are not files (ids act as paths). */
+  indexDocuments(documents: readonly LociDocument[], options?: RunOptions & { prune?: boolean }): Promise<IndexSummary>;
+  search(query: string, options?: SearchOptions): Promise<SearchResponse>;
+  status(options?: { checkChanges?: boolean; signal?: AbortSignal }): Promise<IndexStatus>;
+  close(): Promise<void>;
+}
+
+const LAST_RUN_STATE = 'last-run';
+const EMBEDDER_SPEC_STATE = 'embedder-spec';
+
+export function createLoci(options: CreateLociOptions): Loci {
+  const root = resolve(options.root);
+  const config = resolveConfig([{ origin: 'createLoci options', values: (options.config ?? {}) as Record<string, unknown> }]);
+  const location = resolveStoreLocation(root, options.store ?? config.store);
+  return new LociEngine(root, config, location, options);
+}
+
+class LociEngine implements Loci {
+  readonly storeLocation: string;
+  private store: Store | undefined;
+  private storeWritable = false;
+  private searchModel: { spec: string; model: EmbeddingModel | undefined } | undefined;
+
+  constructor(
+    readonly root: string,
+    readonly config: LociConfig,
+    private readonly location: StoreLocation,
+    private readonly options: CreateLociOptions,
+  ) {
+    this.storeLocation = describeLocation(location);
+  }
+
+  async index(runOptions: RunOptions = {}): Promise<IndexSummary> {
+    const store = await this.openStore(true);
+    const { model, spec } = await this.indexingModel(store);
+    const embedderId = model ? embedderIdOf(model) : 'none';
+    const summary = await runIndex({
+      root: this.root,
+      store,
+      model,
+      embedderId,
+      chunker: CHUNKER_FINGERPRINT,
+      chunking: this.config.chunking,
+      maxFileBytes: this.config.sources.maxFileBytes,
+      exclude: this.config.sources.exclude,
+      respectGitignore: this.config.sources.respectGitignore,
+      excludeAbsolutePaths: this.storePaths(),
+      ...runOptions,
+    });
+    await store.writeState(LAST_RUN_STATE, JSON.stringify({ ...summary, finishedAt: Date.now() }));
+    void spec;
+    return summary;
+  }
+
+  async indexDocuments(documents: readonly LociDocument[], runOptions: RunOptions & { prune?: boolean } = {}): Promise<IndexSummary> {
+    const store = await this.openStore(true);
+    const { model } = await this.indexingModel(store);
+    return indexDocuments({
+      documents,
+      store,
+      model,
+      embedderId: model ? embedderIdOf(model) : 'none',
+      chunker: CHUNKER_FINGERPRINT,
+      chunking: this.config.chunking,
+      ...runOptions,
+    });
+  }
+
+  async search(query: string, searchOptions: SearchOptions = {}): Promise<SearchResponse> {
+    const store = await this.openStore(false);
+    const meta = await store.getMeta();
+    const model = await this.modelForSearch(store, meta.embedderId);
+    return searchIndex(
+      { store, model, embedderId: meta.embedderId, defaults: this.config.search },
+      query,
+      searchOptions,
+    );
+  }
+
+  async status(statusOptions: { checkChanges?: boolean; signal?: AbortSignal } = {}): Promise<IndexStatus> {
+    const store = await this.openStore(false);
+    const lastRun = await store.readState(LAST_RUN_STATE);
+    return collectStatus({
+      root: this.root,
+      store,
+      config: this.config,
+      excludeAbsolutePaths: this.storePaths(),
+      lastRun: lastRun ? (JSON.parse(lastRun) as IndexStatus['lastRun']) : undefined,
+      checkChanges: statusOptions.checkChanges ?? true,
+      ...(statusOptions.signal ? { signal: statusOptions.signal } : {}),
+    });
+  }
+
+  async close(): Promise<void> {
+    const store = this.store;
+    this.store = undefined;
+    await store?.close();
+  }
+
+  /** Opens the store once; a read-only open is upgraded when indexing needs to create it. */
+  private async openStore(create: boolean): Promise<Store> {
+    if (this.store && (this.storeWritable || !create)) return this.store;
+    if (this.store) await this.store.close();
+    this.store = await openStore(this.location, { create });
+    this.storeWritable = create;
+    return this.store;
+  }
+
+  private async indexingModel(store: Store): Promise<{ model: EmbeddingModel | undefined; spec: string }> {
+    const requested = this.options.embedder ?? this.config.embedder;
+    const model = typeof requested === 'string' ? await resolveEmbedder(requested, this.factoryContext()) : requested;
+    const spec = typeof requested === 'string' ? requested : `${requested.provider}:${requested.modelId}`;
+    const embedderId = model ? embedderIdOf(model) : 'none';
+    const meta = await store.getMeta();
+    if (meta.embedderId !== embedderId) {
+      // Files embedded with the old model are re-embedded by this run (their catalog rows
+      // name the old embedder); search only ever reads vectors of the current one.
+      await store.setEmbedder(embedderId, model?.dimensions ?? 0);
+    }
+    await store.writeState(EMBEDDER_SPEC_STATE, spec);
+    this.searchModel = { spec, model };
+    return { model, spec };
+  }
+
+  private async modelForSearch(store: Store, embedderId: string): Promise<EmbeddingModel | undefined> {
+    if (embedderId === 'none') return undefined;
+    if (this.searchModel?.model && embedderIdOf(this.searchModel.model) === embedderId) return this.searchModel.model;
+    if (typeof this.options.embedder === 'object' && embedderIdOf(this.options.embedder) === embedderId) return this.options.embedder;
+    const spec = (await store.readState(EMBEDDER_SPEC_STATE)) ?? 'none';
+    const model = await resolveEmbedder(spec, this.factoryContext());
+    if (!model || embedderIdOf(model) !== embedderId) {
+      throw new LociError('EMBEDDER_MISMATCH', `The index was built with ${embedderId}, which cannot be recreated from "${spec}" here.`, {
+        details: { embedderId, spec },
+      });
+    }
+    this.searchModel = { spec, model };
+    return model;
+  }
+
+  private factoryContext() {
+    return { config: this.config, env: this.options.env ?? {} };
+  }
+
+  /** Paths of the store that the walker must never index. */
+  private storePaths(): string[] {
+    if (this.location.kind !== 'sqlite') return [];
+    const { file, folder } = this.location;
+    if (folder === this.root) return [file, `${file}-wal`, `${file}-shm`, `${file}-journal`];
+    return [folder, file, `${file}-wal`, `${file}-shm`, `${file}-journal`];
+  }
+}

@@ -1,0 +1,37 @@
+/**
+ * The error-code table. Every LociError carries one of these codes; interfaces map the
+ * `category` to an exit code (CLI) or a status (HTTP) in one place each.
+ */
+export type ErrorCategory =
+  | 'usage' // the caller asked for something malformed: fix the input
+  | 'not-found' // a folder, index, record or file that does not exist
+  | 'conflict' // the store exists but cannot be used as it is (foreign, newer schema, locked)
+  | 'provider' // a remote or local model failed: network, auth, quota, bad reply
+  | 'aborted' // the caller cancelled
+  | 'unsupported' // a capability this adapter does not have; callers may fall back
+  | 'internal'; // a bug or an unexpected system failure
+
+export const errorCodes = {
+  CONFIG_INVALID: { category: 'usage', hint: 'Fix the listed keys in loci.config.json, the LOCI_* environment variables or the flags.' },
+  INVALID_ARGUMENT: { category: 'usage', hint: 'Check the value against the documented form.' },
+  QUERY_EMPTY: { category: 'usage', hint: 'Pass a non-empty query, e.g. loci search "parse config".' },
+  ROOT_NOT_FOUND: { category: 'not-found', hint: 'Pass an existing folder, e.g. loci index ./my-project.' },
+  INDEX_NOT_FOUND: { category: 'not-found', hint: 'Run `loci index <dir>` first, or pass --store/--root pointing at an existing index.' },
+  RECORD_NOT_FOUND: { category: 'not-found', hint: 'List what exists first (e.g. `loci memory list`).' },
+  STORE_FOREIGN: { category: 'conflict', hint: 'The file is not a loci store; loci will not write over it. Point --store at another path.' },
+  STORE_CORRUPT: { category: 'conflict', hint: 'Move the store folder aside and re-run `loci index` to rebuild it; nothing was changed.' },
+  STORE_SCHEMA_TOO_NEW: { category: 'conflict', hint: 'This store was written by a newer loci. Upgrade loci, or index into another --store.' },
+  STORE_BUSY: { category: 'conflict', hint: 'Another process holds the store; retry when it finishes.' },
+  EMBEDDER_UNKNOWN: { category: 'usage', hint: 'Use one of the listed embedder ids, or `none` for lexical-only.' },
+  EMBEDDER_MISMATCH: { category: 'conflict', hint: 'Re-index with the embedder the index was built with, or re-run `loci index` to re-embed with the new one.' },
+  EMBEDDER_FAILED: { category: 'provider', hint: 'Check the embedding provider (URL, model, key in the environment) and retry.' },
+  EMBEDDER_AUTH: { category: 'provider', hint: 'Set a valid API key in the environment variable named in the message.' },
+  EMBEDDER_UNAVAILABLE: { category: 'unsupported', hint: 'Install the optional dependency named in the message, or choose another embedder.' },
+  DIMENSION_MISMATCH: { category: 'provider', hint: 'Set the dimensions in config to what the model returns, or pick the matching model.' },
+  DATASET_INVALID: { category: 'usage', hint: 'A BEIR folder needs corpus.jsonl(.gz), queries.jsonl and qrels/<split>.tsv.' },
+  NOT_SUPPORTED: { category: 'unsupported', hint: 'This operation is not available here; see the message for the alternative.' },
+  ABORTED: { category: 'aborted', hint: 'The operation was cancelled; re-run it to continue where it stopped.' },
+  INTERNAL: { category: 'internal', hint: 'This is a bug in loci; please report it with the command you ran.' },
+} as const satisfies Record<string, { category: ErrorCategory; hint: string }>;
+
+export type ErrorCode = keyof typeof errorCodes;

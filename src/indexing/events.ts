@@ -1,0 +1,34 @@
+import type { SkipCounts, SkipReason } from '../sources/spec.js';
+
+export interface IndexSummary {
+  root: string;
+  store: string;
+  embedder: string;
+  files: {
+    /** Files whose chunks were (re)written: added + updated. */
+    indexed: number;
+    added: number;
+    updated: number;
+    unchanged: number;
+    removed: number;
+    /** Files in the index after the run. */
+    total: number;
+  };
+  skipped: SkipCounts;
+  chunks: { written: number; total: number };
+  embeddings: { computed: number; cached: number };
+  seconds: number;
+  warnings: string[];
+}
+
+/** Progress events, in the order they happen. Names are noun-verb. */
+export type IndexEvent =
+  | { type: 'walk-finished'; files: number; skipped: SkipCounts }
+  | { type: 'plan-ready'; toIndex: number; toCheck: number; unchanged: number; toRemove: number }
+  | { type: 'file-indexed'; path: string; chunks: number; done: number; total: number }
+  | { type: 'file-unchanged'; path: string; done: number; total: number }
+  | { type: 'file-skipped'; path: string; reason: SkipReason; done: number; total: number }
+  | { type: 'file-removed'; path: string }
+  | { type: 'index-finished'; summary: IndexSummary };
+
+export type IndexProgressListener = (event: IndexEvent) => void;

@@ -1,0 +1,61 @@
+import { emptySkipCounts } from '../sources/spec.js';
+import { LociError } from '../errors/index.js';
+import type { IndexSummary } from './events.js';
+import { emptyTally, indexItems, type IndexItem, type IndexItemsContext } from './index-items.js';
+import { summarise } from './run-index.js';
+
+/** A document that is not a file: a BEIR record, a web page, a note. */
+export interface LociDocument {
+  /** Unique id; used as the document's path in results and filters. */
+  id: string;
+  title?: string;
+  text: string;
+  /** Language id for chunking (`text`, `markdown`, `python`, …). Default `text`. */
+  language?: string;
+}
+
+export interface IndexDocumentsOptions extends Omit<IndexItemsContext, 'progress' | 'includePathInEmbedding'> {
+  documents: readonly LociDocument[];
+  /** Remove indexed documents whose ids are not in `documents`. */
+  prune?: boolean;
+}
+
+const encoder = new TextEncoder();
+
+/** Indexes in-memory documents through the same pipeline as files (chunk, embed, write). */
+export async function indexDocuments(options: IndexDocumentsOptions): Promise<IndexSummary> {
+  const started = performance.now();
+  const catalog = new Map((await options.store.listCatalog()).map((entry) => [entry.path, entry]));
+  const seen = new Set<string>();
+  const items: IndexItem[] = options.documents.map((document) => {
+    if (!document.id) throw new LociError('INVALID_ARGUMENT', 'Every document needs a non-empty id.');
+    if (seen.has(document.id)) throw new LociError('INVALID_ARGUMENT', `Document id ${document.id} appears twice.`);
+    seen.add(document.id);
+    // The title is part of what is hashed, so a retitled document is re-indexed.
+    const bytes = encoder.encode(`${document.title ?? ''}\n${document.text}`);
+    const previous = catalog.get(document.id);
+    const item: IndexItem = {
+      path: document.id,
+      language: document.language ?? 'text',
+      size: bytes.length,
+      mtimeMs: 0,
+      load: async () => ({ ok: true, text: document.text, bytes, invalidUtf8: false }),
+    };
+    if (document.title) item.title = document.title;
+    if (previous) item.previous = previous;
+    return item;
+  });
+  const tally = emptyTally();
+  if (options.prune) {
+    for (const path of catalog.keys()) {
+      if (seen.has(path)) continue;
+      await options.store.deleteFile(path);
+      tally.removed++;
+    }
+  }
+  await indexItems(items, { ...options, includePathInEmbedding: false, progress: { done: 0, total: items.length } }, tally);
+  const counts = await options.store.counts();
+  const summary = summarise({ root: '(documents)', store: options.store, embedderId: options.embedderId }, tally, emptySkipCounts(), counts, started);
+  options.onProgress?.({ type: 'index-finished', summary });
+  return summary;
+}

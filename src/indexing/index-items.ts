@@ -1,0 +1,140 @@
+import { chunkFile } from '../chunk/index.js';
+import type { ChunkInput } from '../chunk/spec.js';
+import type { EmbeddingModel } from '../embed/spec.js';
+import { throwIfAborted } from '../errors/index.js';
+import type { ReadResult, SkipCounts } from '../sources/spec.js';
+import type { CatalogEntry, Store } from '../store/spec.js';
+import { embedChunks } from './embed-chunks.js';
+import type { IndexProgressListener } from './events.js';
+import { sha256Hex } from './hash.js';
+import { prepareChunks, type PreparedChunk } from './prepare-chunks.js';
+
+/** One thing to index: a file on disk or an in-memory document. */
+export interface IndexItem {
+  path: string;
+  language: string;
+  size: number;
+  mtimeMs: number;
+  title?: string;
+  previous?: CatalogEntry;
+  load(): Promise<ReadResult>;
+}
+
+export interface IndexItemsContext {
+  store: Store;
+  model: EmbeddingModel | undefined;
+  embedderId: string;
+  chunker: string;
+  chunking: Pick<ChunkInput, 'tokenBudget' | 'windowLines' | 'windowOverlap'>;
+  includePathInEmbedding: boolean;
+  signal?: AbortSignal;
+  onProgress?: IndexProgressListener;
+  /** Progress position: items already done before this call, and the run's total. */
+  progress: { done: number; total: number };
+}
+
+export interface IndexItemsTally {
+  added: number;
+  updated: number;
+  unchanged: number;
+  removed: number;
+  chunksWritten: number;
+  embeddingsComputed: number;
+  embeddingsCached: number;
+  skipped: Partial<SkipCounts>;
+  warnings: string[];
+}
+
+interface PendingFile {
+  item: IndexItem;
+  contentHash: string;
+  chunks: PreparedChunk[];
+}
+
+// Files are embedded in groups so remote embedders get full batches; each file is still
+// written in its own transaction.
+const BATCH_CHUNKS = 128;
+const BATCH_FILES = 64;
+
+export function emptyTally(): IndexItemsTally {
+  return { added: 0, updated: 0, unchanged: 0, removed: 0, chunksWritten: 0, embeddingsComputed: 0, embeddingsCached: 0, skipped: {}, warnings: [] };
+}
+
+/** Reads, hashes, chunks, embeds and writes items; a crash loses at most the files in flight. */
+export async function indexItems(items: readonly IndexItem[], context: IndexItemsContext, tally: IndexItemsTally): Promise<void> {
+  let pending: PendingFile[] = [];
+  let pendingChunks = 0;
+  const flush = async () => {
+    await writePending(pending, context, tally);
+    pending = [];
+    pendingChunks = 0;
+  };
+  for (const item of items) {
+    throwIfAborted(context.signal);
+    const loaded = await item.load();
+    if (!loaded.ok) {
+      tally.skipped[loaded.reason] = (tally.skipped[loaded.reason] ?? 0) + 1;
+      if (item.previous) {
+        await context.store.deleteFile(item.path);
+        tally.removed++;
+      }
+      context.progress.done++;
+      context.onProgress?.({ type: 'file-skipped', path: item.path, reason: loaded.reason, done: context.progress.done, total: context.progress.total });
+      continue;
+    }
+    const contentHash = sha256Hex(loaded.bytes);
+    const previous = item.previous;
+    if (previous && previous.contentHash === contentHash && previous.chunker === context.chunker && previous.embedder === context.embedderId) {
+      await context.store.touchFile(item.path, item.size, item.mtimeMs);
+      tally.unchanged++;
+      context.progress.done++;
+      context.onProgress?.({ type: 'file-unchanged', path: item.path, done: context.progress.done, total: context.progress.total });
+      continue;
+    }
+    const drafts = await chunkFile({ path: item.path, text: loaded.text, language: item.language, ...context.chunking, ...(item.title ? { title: item.title } : {}) });
+    const chunks = prepareChunks(drafts, { path: item.path, language: item.language, includePathInEmbedding: context.includePathInEmbedding });
+    pending.push({ item, contentHash, chunks });
+    pendingChunks += chunks.length;
+    if (pendingChunks >= BATCH_CHUNKS || pending.length >= BATCH_FILES) await flush();
+  }
+  await flush();
+}
+
+async function writePending(pending: PendingFile[], context: IndexItemsContext, tally: IndexItemsTally): Promise<void> {
+  if (pending.length === 0) return;
+  if (context.model) {
+    const result = await embedChunks(
+      pending.flatMap((file) => file.chunks),
+      context.model,
+      context.store,
+      context.signal,
+    );
+    tally.embeddingsComputed += result.computed;
+    tally.embeddingsCached += result.cached;
+    for (const warning of result.warnings) if (!tally.warnings.includes(warning)) tally.warnings.push(warning);
+  }
+  for (const file of pending) {
+    // Every file in flight was read, chunked and embedded; a cancel lands between writes.
+    throwIfAborted(context.signal);
+    const { item } = file;
+    await context.store.writeFile({
+      entry: {
+        path: item.path,
+        size: item.size,
+        mtimeMs: item.mtimeMs,
+        contentHash: file.contentHash,
+        language: item.language,
+        chunker: context.chunker,
+        embedder: context.embedderId,
+        chunkCount: file.chunks.length,
+        indexedAt: Date.now(),
+      },
+      chunks: file.chunks.map((chunk) => chunk.write),
+    });
+    if (item.previous) tally.updated++;
+    else tally.added++;
+    tally.chunksWritten += file.chunks.length;
+    context.progress.done++;
+    context.onProgress?.({ type: 'file-indexed', path: item.path, chunks: file.chunks.length, done: context.progress.done, total: context.progress.total });
+  }
+}

@@ -1,0 +1,94 @@
+import { readSourceFile, walkFolder } from '../sources/index.js';
+import { emptySkipCounts, type SkipCounts, type SourceFile } from '../sources/spec.js';
+import type { Store } from '../store/spec.js';
+import type { IndexProgressListener, IndexSummary } from './events.js';
+import { emptyTally, indexItems, type IndexItem, type IndexItemsContext, type IndexItemsTally } from './index-items.js';
+import { planChanges } from './plan-changes.js';
+
+export interface RunIndexOptions extends Omit<IndexItemsContext, 'progress' | 'includePathInEmbedding'> {
+  root: string;
+  maxFileBytes: number;
+  exclude: readonly string[];
+  respectGitignore: boolean;
+  /** Folders never walked (the store, when it lives inside the root). */
+  excludeAbsolutePaths: readonly string[];
+}
+
+/** Brings the index of a folder up to date: walk, plan, index changed files, drop removed ones. */
+export async function runIndex(options: RunIndexOptions): Promise<IndexSummary> {
+  const started = performance.now();
+  const walk = await walkFolder({
+    root: options.root,
+    maxFileBytes: options.maxFileBytes,
+    exclude: options.exclude,
+    respectGitignore: options.respectGitignore,
+    excludeAbsolutePaths: options.excludeAbsolutePaths,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  options.onProgress?.({ type: 'walk-finished', files: walk.files.length, skipped: walk.skipped });
+
+  const catalog = await options.store.listCatalog();
+  const plan = planChanges(walk.files, catalog, { chunker: options.chunker, embedder: options.embedderId });
+  const toProcess: IndexItem[] = [
+    ...plan.add.map((file) => fileItem(file, options.maxFileBytes)),
+    ...plan.check.map(({ file, previous }) => ({ ...fileItem(file, options.maxFileBytes), previous })),
+  ].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  options.onProgress?.({ type: 'plan-ready', toIndex: plan.add.length, toCheck: plan.check.length, unchanged: plan.unchanged.length, toRemove: plan.remove.length });
+
+  const tally = emptyTally();
+  tally.unchanged += plan.unchanged.length;
+  // Removals first: they are cheap, and a cancelled run should not leave deleted files searchable.
+  for (const entry of plan.remove) {
+    await options.store.deleteFile(entry.path);
+    tally.removed++;
+    options.onProgress?.({ type: 'file-removed', path: entry.path });
+  }
+  await indexItems(toProcess, { ...options, includePathInEmbedding: true, progress: { done: 0, total: toProcess.length } }, tally);
+
+  const counts = await options.store.counts();
+  const summary = summarise(options, tally, walk.skipped, counts, started);
+  options.onProgress?.({ type: 'index-finished', summary });
+  return summary;
+}
+
+function fileItem(file: SourceFile, maxFileBytes: number): IndexItem {
+  return {
+    path: file.path,
+    language: file.language,
+    size: file.size,
+    mtimeMs: file.mtimeMs,
+    load: () => readSourceFile(file.absolutePath, maxFileBytes),
+  };
+}
+
+export function summarise(
+  options: { root: string; store: Store; embedderId: string },
+  tally: IndexItemsTally,
+  walkSkipped: SkipCounts,
+  counts: { files: number; chunks: number },
+  started: number,
+): IndexSummary {
+  const skipped = emptySkipCounts();
+  for (const [reason, count] of Object.entries(walkSkipped)) skipped[reason as keyof SkipCounts] += count;
+  for (const [reason, count] of Object.entries(tally.skipped)) skipped[reason as keyof SkipCounts] += count ?? 0;
+  return {
+    root: options.root,
+    store: options.store.location,
+    embedder: options.embedderId,
+    files: {
+      indexed: tally.added + tally.updated,
+      added: tally.added,
+      updated: tally.updated,
+      unchanged: tally.unchanged,
+      removed: tally.removed,
+      total: counts.files,
+    },
+    skipped,
+    chunks: { written: tally.chunksWritten, total: counts.chunks },
+    embeddings: { computed: tally.embeddingsComputed, cached: tally.embeddingsCached },
+    seconds: Math.round((performance.now() - started) / 10) / 100,
+    warnings: tally.warnings,
+  };
+}
+
+export type { IndexProgressListener };

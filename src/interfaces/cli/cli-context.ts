@@ -1,0 +1,66 @@
+import { existsSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { CONFIG_FILE_NAME, environmentLayer, readConfigFile, resolveConfig, type ConfigLayer } from '../../config/load.js';
+import type { LociConfig } from '../../config/schema.js';
+import { LociError } from '../../errors/index.js';
+
+export interface CliIo {
+  stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+  env: Record<string, string | undefined>;
+  cwd: string;
+}
+
+/** Flag values mapped onto config paths, with the flag named for error messages. */
+export type FlagValues = Array<{ path: string; flag: string; value: unknown }>;
+
+/** Only the CLI resolves defaults from the cwd; the library is always given a root. */
+export function resolveRoot(io: CliIo, dir: string | undefined, options: { mustExist: boolean }): string {
+  const root = resolve(io.cwd, dir ?? '.');
+  if (options.mustExist) {
+    if (!existsSync(root)) throw new LociError('ROOT_NOT_FOUND', `Folder not found: ${root}.`, { details: { root } });
+    if (!statSync(root).isDirectory()) throw new LociError('ROOT_NOT_FOUND', `Not a folder: ${root}.`, { details: { root } });
+  }
+  return root;
+}
+
+/** loci.config.json in the root (or --config) < LOCI_* variables < flags; validated once. */
+export function loadCliConfig(io: CliIo, root: string, flags: FlagValues, configFile?: string): LociConfig {
+  const layers: ConfigLayer[] = [];
+  const file = configFile ? resolve(io.cwd, configFile) : join(root, CONFIG_FILE_NAME);
+  const fromFile = readConfigFile(file, configFile !== undefined);
+  if (fromFile) layers.push({ origin: file, values: fromFile });
+  layers.push(environmentLayer(io.env));
+  const values: Record<string, unknown> = {};
+  const originOfPath = new Map<string, string>();
+  for (const { path, flag, value } of flags) {
+    if (value === undefined) continue;
+    setPath(values, path.split('.'), value);
+    originOfPath.set(path, flag);
+  }
+  layers.push({ origin: 'flags', values, originOfPath });
+  const config = resolveConfig(layers);
+  if (config.store && !/^postgres(ql)?:\/\//i.test(config.store)) {
+    // A --store flag is relative to the shell's cwd; one from a config file or env, to the root.
+    const fromFlag = flags.some((flag) => flag.path === 'store' && flag.value !== undefined);
+    config.store = resolve(fromFlag ? io.cwd : root, config.store);
+  }
+  return config;
+}
+
+function setPath(target: Record<string, unknown>, path: string[], value: unknown): void {
+  let node = target;
+  for (const key of path.slice(0, -1)) {
+    const child = (node[key] as Record<string, unknown> | undefined) ?? {};
+    node[key] = child;
+    node = child;
+  }
+  node[path[path.length - 1] as string] = value;
+}
+
+/** Parses a numeric flag; bad text is passed through so the config error names the flag. */
+export function numberFlag(value: string | undefined): number | string | undefined {
+  if (value === undefined) return undefined;
+  const parsed = Number(value);
+  return value.trim() !== '' && Number.isFinite(parsed) ? parsed : value;
+}

@@ -1,0 +1,54 @@
+import type { Command } from 'commander';
+import { createLoci } from '../../../engine/create-loci.js';
+import type { IndexSummary } from '../../../indexing/events.js';
+import { loadCliConfig, resolveRoot, type CliIo } from '../cli-context.js';
+import { createProgressBar } from '../progress-bar.js';
+import { withInterrupt } from '../interrupt.js';
+import { formatSkips } from '../format.js';
+
+export function registerIndexCommand(program: Command, io: CliIo): void {
+  program
+    .command('index')
+    .description('Index a folder (default: the current one) into its store; re-runs only redo what changed.')
+    .argument('[dir]', 'folder to index')
+    .option('--store <path>', 'store folder or .db file (default <dir>/.loci)')
+    .option('--embedder <id>', 'embedder id, or "none" for a lexical-only index')
+    .option('--config <file>', 'config file (default <dir>/loci.config.json)')
+    .option('--json', 'print the summary as JSON')
+    .action(async (dir: string | undefined, flags: { store?: string; embedder?: string; config?: string; json?: boolean }) => {
+      const root = resolveRoot(io, dir, { mustExist: true });
+      const config = loadCliConfig(
+        io,
+        root,
+        [
+          { path: 'store', flag: '--store', value: flags.store },
+          { path: 'embedder', flag: '--embedder', value: flags.embedder },
+        ],
+        flags.config,
+      );
+      const loci = createLoci({ root, config, env: io.env });
+      const bar = createProgressBar(io.stderr, 'indexing');
+      try {
+        const summary = await withInterrupt(io, (signal) => loci.index({ signal, onProgress: (event) => bar.onIndexEvent(event) }));
+        bar.finish();
+        io.stdout.write(flags.json ? `${JSON.stringify(summary)}\n` : formatSummary(summary));
+      } finally {
+        bar.finish();
+        await loci.close();
+      }
+    });
+}
+
+function formatSummary(summary: IndexSummary): string {
+  const { files, chunks, embeddings } = summary;
+  const lines = [
+    `Indexed ${summary.root} in ${summary.seconds.toFixed(2)} s`,
+    `  files:    ${files.indexed} indexed (${files.added} new, ${files.updated} updated), ${files.unchanged} unchanged, ${files.removed} removed; ${files.total} in the index`,
+    `  chunks:   ${chunks.written} written; ${chunks.total} in the index`,
+    `  skipped:  ${formatSkips(summary.skipped)}`,
+    `  embedder: ${summary.embedder}${summary.embedder === 'none' ? ' (lexical only)' : ` (${embeddings.computed} embedded, ${embeddings.cached} from cache)`}`,
+    `  store:    ${summary.store}`,
+  ];
+  for (const warning of summary.warnings) lines.push(`  warning:  ${warning}`);
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,93 @@
+import type { Command } from 'commander';
+import { searchModes, type SearchMode } from '../../../config/schema.js';
+import { createLoci } from '../../../engine/create-loci.js';
+import { LociError } from '../../../errors/index.js';
+import type { SearchResponse } from '../../../retrieve/search-types.js';
+import { loadCliConfig, numberFlag, resolveRoot, type CliIo } from '../cli-context.js';
+
+interface SearchFlags {
+  root?: string;
+  store?: string;
+  topK?: string;
+  threshold?: string;
+  mode?: string;
+  path?: string[];
+  lang?: string[];
+  files?: boolean;
+  json?: boolean;
+  config?: string;
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+export function registerSearchCommand(program: Command, io: CliIo): void {
+  program
+    .command('search')
+    .description('Search an index: hybrid (default), vector or lexical.')
+    .argument('<query...>', 'what to look for')
+    .option('--root <dir>', 'the indexed folder (default: the current one)')
+    .option('--store <path>', 'store folder or .db file (default <root>/.loci)')
+    .option('--top-k <n>', 'number of results')
+    .option('--threshold <x>', 'drop results scoring below x')
+    .option('--mode <mode>', `one of ${searchModes.join(', ')}`)
+    .option('--path <glob>', 'only paths matching this glob or under this folder (repeatable)', collect)
+    .option('--lang <language>', 'only this language, e.g. typescript (repeatable)', collect)
+    .option('--files', 'rank files by their best chunk')
+    .option('--config <file>', 'config file (default <root>/loci.config.json)')
+    .option('--json', 'print {"results":[…],"warnings":[…]}')
+    .action(async (words: string[], flags: SearchFlags) => {
+      const query = words.join(' ');
+      if (query.trim() === '') throw new LociError('QUERY_EMPTY', 'The search query is empty.');
+      if (flags.mode && !(searchModes as readonly string[]).includes(flags.mode)) {
+        throw new LociError('INVALID_ARGUMENT', `--mode must be one of ${searchModes.join(', ')}; got "${flags.mode}".`);
+      }
+      const root = resolveRoot(io, flags.root, { mustExist: true });
+      const config = loadCliConfig(
+        io,
+        root,
+        [
+          { path: 'store', flag: '--store', value: flags.store },
+          { path: 'search.topK', flag: '--top-k', value: numberFlag(flags.topK) },
+          { path: 'search.threshold', flag: '--threshold', value: numberFlag(flags.threshold) },
+          { path: 'search.mode', flag: '--mode', value: flags.mode },
+        ],
+        flags.config,
+      );
+      const loci = createLoci({ root, config, env: io.env });
+      try {
+        const response = await loci.search(query, {
+          mode: config.search.mode as SearchMode,
+          ...(flags.path ? { paths: flags.path } : {}),
+          ...(flags.lang ? { languages: flags.lang.flatMap((value) => value.split(',')) } : {}),
+          ...(flags.files ? { files: true } : {}),
+        });
+        io.stdout.write(flags.json ? `${JSON.stringify(toJson(response))}\n` : formatResponse(response, flags.files === true));
+      } finally {
+        await loci.close();
+      }
+    });
+}
+
+function toJson(response: SearchResponse) {
+  const warnings = [...response.warnings];
+  if (response.degraded.includes('vector')) warnings.push('No vectors in this index (embedder none): results use lexical signals only.');
+  return { results: response.results, warnings };
+}
+
+function formatResponse(response: SearchResponse, files: boolean): string {
+  const lines: string[] = [];
+  if (response.results.length === 0) lines.push('No results.');
+  response.results.forEach((result, index) => {
+    const where = `${result.path}:${result.startLine}-${result.endLine}`;
+    const label = result.symbol ?? (result.headingPath.length > 0 ? result.headingPath.join(' > ') : '');
+    lines.push(`${index + 1}. ${where}${label ? `  ${label}` : ''}  (score ${result.score.toFixed(3)})`);
+    if (!files) {
+      const preview = result.text.split('\n').slice(0, 6);
+      const width = String(result.startLine + preview.length).length;
+      preview.forEach((text, offset) => lines.push(`   ${String(result.startLine + offset).padStart(width)} │ ${text.slice(0, 160)}`));
+      lines.push('');
+    }
+  });
+  for (const warning of response.warnings) lines.push(`warning: ${warning}`);
+  return `${lines.join('\n').trimEnd()}\n`;
+}

@@ -1,0 +1,52 @@
+import type { Command } from 'commander';
+import { createLoci } from '../../../engine/create-loci.js';
+import type { IndexStatus } from '../../../engine/status-types.js';
+import { loadCliConfig, resolveRoot, type CliIo } from '../cli-context.js';
+import { formatBytes, formatSkips } from '../format.js';
+
+export function registerStatusCommand(program: Command, io: CliIo): void {
+  program
+    .command('status')
+    .description('Show what an index holds and which files changed since it was built.')
+    .option('--root <dir>', 'the indexed folder (default: the current one)')
+    .option('--store <path>', 'store folder or .db file (default <root>/.loci)')
+    .option('--config <file>', 'config file (default <root>/loci.config.json)')
+    .option('--json', 'print the status as JSON')
+    .action(async (flags: { root?: string; store?: string; config?: string; json?: boolean }) => {
+      const root = resolveRoot(io, flags.root, { mustExist: true });
+      const config = loadCliConfig(io, root, [{ path: 'store', flag: '--store', value: flags.store }], flags.config);
+      const loci = createLoci({ root, config, env: io.env });
+      try {
+        const status = await loci.status();
+        io.stdout.write(flags.json ? `${JSON.stringify(status)}\n` : formatStatus(status));
+      } finally {
+        await loci.close();
+      }
+    });
+}
+
+const LISTED = 10;
+
+function formatStatus(status: IndexStatus): string {
+  const lines = [
+    `Index of ${status.root}`,
+    `  store:    ${status.store} (${formatBytes(status.bytesOnDisk)}, schema v${status.schemaVersion})`,
+    `  files:    ${status.files}`,
+    `  chunks:   ${status.chunks}`,
+    `  embedder: ${status.embedder}${status.embedder === 'none' ? ' (lexical only)' : ` (${status.vectors} vectors)`}`,
+  ];
+  if (status.lastRun) {
+    lines.push(`  last run: ${new Date(status.lastRun.finishedAt).toISOString()}, ${status.lastRun.seconds.toFixed(2)} s`);
+    lines.push(`  skipped:  ${formatSkips(status.lastRun.skipped)}`);
+  }
+  const changes = status.changes;
+  if (changes) {
+    const total = changes.modified.length + changes.added.length + changes.deleted.length;
+    lines.push(total === 0 ? '  changes:  none since the last index' : `  changes:  ${changes.modified.length} modified, ${changes.added.length} new, ${changes.deleted.length} deleted (run \`loci index\` to update)`);
+    for (const [label, paths] of [['modified', changes.modified], ['new', changes.added], ['deleted', changes.deleted]] as const) {
+      for (const path of paths.slice(0, LISTED)) lines.push(`    ${label.padEnd(8)} ${path}`);
+      if (paths.length > LISTED) lines.push(`    … and ${paths.length - LISTED} more ${label}`);
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,52 @@
+import type { IndexEvent } from '../../indexing/events.js';
+
+type Stream = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+
+/**
+ * A one-line progress bar with an ETA on a TTY; silent otherwise (pipes and CI logs get
+ * only the final summary). Redraws at most ten times a second.
+ */
+export function createProgressBar(stream: Stream, label: string) {
+  const enabled = stream.isTTY === true;
+  let started = 0;
+  let lastDraw = 0;
+  let drawn = false;
+
+  const draw = (done: number, total: number, detail: string) => {
+    if (!enabled) return;
+    const now = performance.now();
+    if (started === 0) started = now;
+    if (now - lastDraw < 100 && done < total) return;
+    lastDraw = now;
+    const width = 24;
+    const fraction = total > 0 ? Math.min(1, done / total) : 0;
+    const filled = Math.round(fraction * width);
+    const elapsed = (now - started) / 1000;
+    const eta = done > 0 && total > done ? ` ETA ${formatSeconds((elapsed / done) * (total - done))}` : '';
+    const head = `${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} ${Math.round(fraction * 100)}%${eta} `;
+    const room = Math.max(0, (stream.columns ?? 80) - head.length - 1);
+    const tail = detail.length > room ? `…${detail.slice(detail.length - room + 1)}` : detail;
+    stream.write(`\r\x1b[2K${head}${tail}`);
+    drawn = true;
+  };
+
+  return {
+    onIndexEvent(event: IndexEvent) {
+      if (event.type === 'file-indexed' || event.type === 'file-unchanged' || event.type === 'file-skipped') draw(event.done, event.total, event.path);
+      else if (event.type === 'walk-finished') draw(0, event.files, 'scanning');
+    },
+    update(done: number, total: number, detail = '') {
+      draw(done, total, detail);
+    },
+    finish() {
+      if (enabled && drawn) stream.write('\r\x1b[2K');
+      drawn = false;
+    },
+  };
+}
+
+function formatSeconds(seconds: number): string {
+  if (seconds < 60) return `${Math.ceil(seconds)}s`;
+  const minutes = Math.floor(seconds / 60);
+  return `${minutes}m${String(Math.ceil(seconds % 60)).padStart(2, '0')}s`;
+}

@@ -1,0 +1,45 @@
+import { Command, CommanderError } from 'commander';
+import { isLociError } from '../../errors/index.js';
+import { LOCI_VERSION } from '../../version.js';
+import type { CliIo } from './cli-context.js';
+import { registerEvalCommand } from './commands/eval-command.js';
+import { registerIndexCommand } from './commands/index-command.js';
+import { registerSearchCommand } from './commands/search-command.js';
+import { registerStatusCommand } from './commands/status-command.js';
+import { exitCodeFor, exitCodes } from './exit-codes.js';
+
+/** Runs the CLI against the given streams and returns the exit code (no process.exit). */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const program = new Command('loci')
+    .description('Local-first retrieval and memory for LLM agents.')
+    .version(LOCI_VERSION, '-v, --version')
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+    });
+  registerIndexCommand(program, io);
+  registerSearchCommand(program, io);
+  registerStatusCommand(program, io);
+  registerEvalCommand(program, io);
+  for (const command of program.commands) command.exitOverride();
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return exitCodes.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version exit "successfully"; commander already printed its message.
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return exitCodes.ok;
+      return exitCodes.usage;
+    }
+    if (isLociError(error)) {
+      io.stderr.write(`loci: ${error.describe()}\n`);
+      if (io.env.LOCI_DEBUG && error.cause) io.stderr.write(`${String((error.cause as Error).stack ?? error.cause)}\n`);
+      return exitCodeFor(error.category);
+    }
+    io.stderr.write(`loci: unexpected error: ${(error as Error).stack ?? String(error)}\n`);
+    return exitCodes.internal;
+  }
+}

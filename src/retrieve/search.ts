@@ -1,0 +1,100 @@
+import type { SearchMode } from '../config/schema.js';
+import { embedMany } from '../embed/embed-many.js';
+import type { EmbeddingModel } from '../embed/spec.js';
+import { LociError, throwIfAborted } from '../errors/index.js';
+import type { ChunkRecord, LexicalWeights, ScoredRow, Store } from '../store/spec.js';
+import { buildFilter } from './build-filter.js';
+import { fuseScores, type FusionCandidate } from './fusion.js';
+import { defaultLexicalWeights } from './lexical-weights.js';
+import type { SearchOptions, SearchResponse, SearchResult } from './search-types.js';
+import { queryTerms } from './tokenize.js';
+
+export interface SearchContext {
+  store: Store;
+  /** The model the index's vectors come from; undefined for lexical-only indexes. */
+  model: EmbeddingModel | undefined;
+  embedderId: string;
+  defaults: { topK: number; mode: SearchMode; threshold: number };
+  lexicalWeights?: LexicalWeights;
+}
+
+/** Retrieves candidates from each signal, fuses them, groups by file if asked. */
+export async function searchIndex(context: SearchContext, query: string, options: SearchOptions = {}): Promise<SearchResponse> {
+  if (typeof query !== 'string' || query.trim() === '') {
+    throw new LociError('QUERY_EMPTY', 'The search query is empty.');
+  }
+  const topK = options.topK ?? context.defaults.topK;
+  if (!Number.isInteger(topK) || topK < 1) throw new LociError('INVALID_ARGUMENT', `topK must be a positive integer, got ${topK}.`);
+  const mode = options.mode ?? context.defaults.mode;
+  const threshold = options.threshold ?? context.defaults.threshold;
+  const filter = buildFilter({
+    ...(options.paths ? { paths: options.paths } : {}),
+    ...(options.languages ? { languages: options.languages } : {}),
+    ...(options.pathPrefixes ? { pathPrefixes: options.pathPrefixes } : {}),
+  });
+  const warnings: string[] = [];
+  const degraded: Array<'vector' | 'lexical'> = [];
+  // Files mode groups chunks, so it needs a deeper pool to fill topK distinct files.
+  const candidateLimit = Math.max(options.files ? topK * 10 : topK * 3, 50);
+
+  let lexicalRows: ScoredRow[] = [];
+  let vectorRows: ScoredRow[] = [];
+  if (mode !== 'vector') {
+    const terms = queryTerms(query);
+    if (terms.length === 0) warnings.push('The query has no searchable words after dropping stop words and punctuation.');
+    lexicalRows = await context.store.searchLexical({ terms, weights: context.lexicalWeights ?? defaultLexicalWeights, limit: candidateLimit, ...(filter ? { filter } : {}) });
+  }
+  if (mode !== 'lexical') {
+    if (!context.model) {
+      if (mode === 'vector') {
+        throw new LociError('NOT_SUPPORTED', 'This index has no vectors (it was built with --embedder none), so --mode vector cannot run.', {
+          hint: 'Use --mode lexical, or re-index with an embedder: loci index --embedder <id>.',
+        });
+      }
+      degraded.push('vector');
+    } else {
+      throwIfAborted(options.signal);
+      const { embeddings } = await embedMany({ model: context.model, values: [query], purpose: 'query', ...(options.signal ? { abortSignal: options.signal } : {}) });
+      vectorRows = await context.store.searchVectors({
+        embedderId: context.embedderId,
+        vector: embeddings[0] as Float32Array,
+        limit: candidateLimit,
+        ...(filter ? { filter } : {}),
+      });
+    }
+  }
+
+  const fused = fuseScores({ lexical: lexicalRows, vector: vectorRows });
+  const records = new Map((await context.store.getChunks(fused.map((candidate) => candidate.rowId))).map((record) => [record.rowId, record]));
+  const results: SearchResult[] = [];
+  const seenPaths = new Set<string>();
+  for (const candidate of fused) {
+    if (results.length >= topK) break;
+    if (candidate.score < threshold) break;
+    const record = records.get(candidate.rowId);
+    if (!record) continue; // deleted between ranking and fetching
+    if (options.files) {
+      if (seenPaths.has(record.path)) continue;
+      seenPaths.add(record.path);
+    }
+    results.push(toResult(record, candidate));
+  }
+  return { query, mode, results, warnings, degraded };
+}
+
+function toResult(record: ChunkRecord, candidate: FusionCandidate): SearchResult {
+  const result: SearchResult = {
+    path: record.path,
+    startLine: record.startLine,
+    endLine: record.endLine,
+    language: record.language,
+    kind: record.kind,
+    headingPath: record.headingPath,
+    text: record.text,
+    score: candidate.score,
+    signals: candidate.signals,
+    chunkId: record.chunkId,
+  };
+  if (record.symbol) result.symbol = record.symbol;
+  return result;
+}

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { queryTerms, tokenize } from './tokenize.js';
+import { ftsAnyOf, quoteFtsTerm } from './fts-query.js';
+
+describe('tokenize', () => {
+  it('keeps identifiers whole and splits them into stemmed parts', () => {
+    expect(tokenize('getUserNames')).toEqual(['getusernames', 'get', 'user', 'name']);
+    expect(tokenize('get_user_name')).toEqual(['getusername', 'get', 'user', 'name']);
+    expect(tokenize('HTTPServer2')).toEqual(['httpserver2', 'http', 'server', '2']);
+  });
+
+  it('stems prose and drops stop words', () => {
+    expect(tokenize('How do I parse the running configs?')).toEqual(['pars', 'run', 'config']);
+  });
+
+  it('splits paths into words', () => {
+    expect(tokenize('src/retrieve/tokenize.ts')).toEqual(['src', 'retriev', 'token', 'ts']);
+  });
+
+  it('keeps a stop word inside a whole identifier', () => {
+    expect(tokenize('is_valid')).toEqual(['isvalid', 'valid']);
+  });
+
+  it('folds diacritics and skips blobs', () => {
+    expect(tokenize('café Ünïcode')).toEqual(['cafe', 'unicod']);
+    expect(tokenize('x'.repeat(200))).toEqual([]);
+  });
+
+  it('gives unique query terms in order', () => {
+    expect(queryTerms('user user getUser')).toEqual(['user', 'getuser', 'get']);
+  });
+});
+
+describe('FTS escaping', () => {
+  it('quotes terms and doubles quotes, so syntax never leaks', () => {
+    expect(quoteFtsTerm('a"b')).toBe('"a""b"');
+    expect(ftsAnyOf(['NEAR', 'x*'])).toBe('"NEAR" OR "x*"');
+  });
+});
+
+describe('FTS escaping of control characters', () => {
+  it('drops NUL, which would end the query string early', () => {
+    expect(quoteFtsTerm('a\u0000b')).toBe('"ab"');
+  });
+});

@@ -1,0 +1,62 @@
+/** A file found under an indexed root. `path` is POSIX-style and relative to the root. */
+export interface SourceFile {
+  path: string;
+  absolutePath: string;
+  size: number;
+  mtimeMs: number;
+  language: string;
+}
+
+/** Why a path was not indexed. Every skip is counted under exactly one reason. */
+export type SkipReason =
+  | 'ignored' // matched .gitignore / .lociignore / configured exclude patterns
+  | 'excluded-directory' // always excluded: .git, node_modules, build output, loci's own store
+  | 'binary' // by extension, or by content (NUL bytes / not text)
+  | 'too-large' // bigger than sources.maxFileBytes
+  | 'unreadable' // EACCES, EPERM, vanished during the walk, …
+  | 'symlink-outside-root' // a symlink whose target lies outside the root
+  | 'symlink-loop' // a symlinked directory already visited on this path
+  | 'special-file'; // sockets, FIFOs, devices
+
+export const skipReasons: readonly SkipReason[] = [
+  'ignored',
+  'excluded-directory',
+  'binary',
+  'too-large',
+  'unreadable',
+  'symlink-outside-root',
+  'symlink-loop',
+  'special-file',
+];
+
+export type SkipCounts = Record<SkipReason, number>;
+
+export function emptySkipCounts(): SkipCounts {
+  return Object.fromEntries(skipReasons.map((reason) => [reason, 0])) as SkipCounts;
+}
+
+export interface WalkOptions {
+  /** Absolute path of the folder to walk. */
+  root: string;
+  maxFileBytes: number;
+  /** Extra patterns in .gitignore syntax, relative to the root. */
+  exclude?: readonly string[];
+  /** Read `.gitignore` files; `.lociignore` files are always read. */
+  respectGitignore?: boolean;
+  /** Absolute paths that are never walked (e.g. the store folder when it lies inside the root). */
+  excludeAbsolutePaths?: readonly string[];
+  signal?: AbortSignal;
+}
+
+export interface WalkResult {
+  /** Sorted by path, so runs are deterministic. */
+  files: SourceFile[];
+  skipped: SkipCounts;
+  /** Up to a bounded number of examples per reason, for `loci status`. */
+  skippedExamples: Partial<Record<SkipReason, string[]>>;
+}
+
+/** The text of a file, or why it cannot be indexed. */
+export type ReadResult =
+  | { ok: true; text: string; bytes: Uint8Array; invalidUtf8: boolean }
+  | { ok: false; reason: Extract<SkipReason, 'binary' | 'unreadable' | 'too-large'>; message: string };

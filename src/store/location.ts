@@ -1,0 +1,45 @@
+import { isAbsolute, join, resolve } from 'node:path';
+import { LociError } from '../errors/index.js';
+import type { Store } from './spec.js';
+import { openSqliteStore } from './sqlite/sqlite-store.js';
+
+export type StoreLocation = { kind: 'sqlite'; file: string; folder: string } | { kind: 'postgres'; url: string };
+
+export const DEFAULT_STORE_FOLDER = '.loci';
+const DATABASE_FILE = 'index.db';
+
+/**
+ * Where an index lives: `<root>/.loci/index.db` by default; a folder (its `index.db`), a
+ * `.db`/`.sqlite` file, or a postgres:// URL. Relative paths are relative to the root.
+ */
+export function resolveStoreLocation(root: string, store?: string): StoreLocation {
+  if (!store) {
+    const folder = join(root, DEFAULT_STORE_FOLDER);
+    return { kind: 'sqlite', folder, file: join(folder, DATABASE_FILE) };
+  }
+  if (/^postgres(ql)?:\/\//i.test(store)) return { kind: 'postgres', url: store };
+  const absolute = isAbsolute(store) ? store : resolve(root, store);
+  if (/\.(db|sqlite|sqlite3)$/i.test(absolute)) return { kind: 'sqlite', file: absolute, folder: resolve(absolute, '..') };
+  return { kind: 'sqlite', folder: absolute, file: join(absolute, DATABASE_FILE) };
+}
+
+export async function openStore(location: StoreLocation, options: { create: boolean }): Promise<Store> {
+  if (location.kind === 'postgres') {
+    throw new LociError('NOT_SUPPORTED', 'PostgreSQL stores are not available in this build yet.', {
+      hint: 'Use the embedded store (omit --store, or pass a folder).',
+    });
+  }
+  return openSqliteStore({ file: location.file, create: options.create });
+}
+
+/** Location text safe to print: a postgres URL loses its password. */
+export function describeLocation(location: StoreLocation): string {
+  if (location.kind === 'sqlite') return location.file;
+  try {
+    const url = new URL(location.url);
+    if (url.password) url.password = '***';
+    return url.toString();
+  } catch {
+    return 'postgres://(unparseable URL)';
+  }
+}

@@ -1,0 +1,159 @@
+import type { ChunkKind } from '../chunk/spec.js';
+
+/** What the store knows about one indexed file (the catalog row). */
+export interface CatalogEntry {
+  path: string;
+  size: number;
+  mtimeMs: number;
+  /** sha256 of the file's bytes, hex. */
+  contentHash: string;
+  language: string;
+  /** Chunker fingerprint the chunks were cut with. */
+  chunker: string;
+  /** Embedder id whose vectors cover this file's chunks, or `none`. */
+  embedder: string;
+  chunkCount: number;
+  indexedAt: number;
+}
+
+/** A chunk ready to be written: its text plus the lexical fields and optional vector. */
+export interface ChunkWrite {
+  /** Content-addressed id: hash of (path, start line, text hash). */
+  chunkId: string;
+  /** sha256 of the chunk text: the embedding cache key. */
+  contentHash: string;
+  startLine: number;
+  endLine: number;
+  language: string;
+  kind: ChunkKind;
+  symbol?: string;
+  symbols?: string[];
+  headingPath?: string[];
+  text: string;
+  /** Space-joined code-aware tokens for each lexical field. */
+  lexical: LexicalFields;
+  vector?: Float32Array;
+}
+
+export interface LexicalFields {
+  path: string;
+  symbols: string;
+  heading: string;
+  body: string;
+}
+
+/** Everything that changes when one file is (re)indexed: applied atomically. */
+export interface FileWrite {
+  entry: CatalogEntry;
+  chunks: ChunkWrite[];
+}
+
+/** A stored chunk as search returns it. */
+export interface ChunkRecord {
+  /** Store-internal row id; stable until the chunk's file is rewritten. */
+  rowId: number;
+  chunkId: string;
+  contentHash: string;
+  path: string;
+  startLine: number;
+  endLine: number;
+  language: string;
+  kind: ChunkKind;
+  symbol?: string;
+  symbols: string[];
+  headingPath: string[];
+  text: string;
+}
+
+/** Restrictions applied before ranking. Absent fields do not restrict. */
+export interface SearchFilter {
+  /** Glob patterns (picomatch) matched against the relative path; any may match. */
+  pathGlobs?: string[];
+  /** Path prefixes (e.g. `src/` or a namespace); any may match. */
+  pathPrefixes?: string[];
+  languages?: string[];
+}
+
+/** Per-field weights for the lexical score. */
+export interface LexicalWeights {
+  path: number;
+  symbols: number;
+  heading: number;
+  body: number;
+}
+
+export interface LexicalQuery {
+  terms: string[];
+  weights: LexicalWeights;
+  limit: number;
+  filter?: SearchFilter;
+}
+
+export interface ScoredRow {
+  rowId: number;
+  score: number;
+}
+
+export interface VectorQuery {
+  embedderId: string;
+  vector: Float32Array;
+  limit: number;
+  filter?: SearchFilter;
+}
+
+export interface IndexMeta {
+  schemaVersion: number;
+  /** The embedder this index's vectors come from, or `none`. */
+  embedderId: string;
+  dimensions: number;
+  createdAt: number;
+  createdBy: string;
+}
+
+export interface StoreCounts {
+  files: number;
+  chunks: number;
+  vectors: number;
+  cachedEmbeddings: number;
+  bytesOnDisk: number;
+}
+
+/**
+ * The persistence contract. Every adapter (SQLite, Postgres) passes the same contract
+ * suite (`store-contract.ts`). Writes for one file are atomic: after a crash a file is
+ * either fully old or fully new.
+ */
+export interface Store {
+  readonly kind: string;
+  readonly location: string;
+
+  getMeta(): Promise<IndexMeta>;
+  /** Records the embedder of the index; changing it never mixes vectors (see search). */
+  setEmbedder(embedderId: string, dimensions: number): Promise<void>;
+
+  listCatalog(): Promise<CatalogEntry[]>;
+  getCatalogEntry(path: string): Promise<CatalogEntry | undefined>;
+  /** Replaces a file's chunks, lexical rows and vectors and its catalog row, atomically. */
+  writeFile(write: FileWrite): Promise<void>;
+  /** Updates size/mtime after a content-hash match (nothing else changed). */
+  touchFile(path: string, size: number, mtimeMs: number): Promise<void>;
+  /** Removes a file's chunks, lexical rows and catalog row, atomically. */
+  deleteFile(path: string): Promise<void>;
+
+  /** Cached vectors for (embedder, content hash); missing hashes are absent from the map. */
+  getCachedVectors(embedderId: string, contentHashes: string[]): Promise<Map<string, Float32Array>>;
+  /** Adds vectors to the embedding cache without touching chunks. */
+  putCachedVectors(embedderId: string, vectors: Map<string, Float32Array>): Promise<void>;
+
+  searchLexical(query: LexicalQuery): Promise<ScoredRow[]>;
+  /** Cosine similarity search over chunks whose vectors come from `embedderId`. */
+  searchVectors(query: VectorQuery): Promise<ScoredRow[]>;
+  getChunks(rowIds: number[]): Promise<ChunkRecord[]>;
+
+  /** Small named values kept with the index (e.g. the last run's summary), as JSON text. */
+  readState(key: string): Promise<string | undefined>;
+  writeState(key: string, value: string): Promise<void>;
+
+  counts(): Promise<StoreCounts>;
+  close(): Promise<void>;
+}

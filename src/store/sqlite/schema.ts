@@ -1,0 +1,65 @@
+import type Database from 'better-sqlite3';
+
+export const STORE_FORMAT = 'loci-store';
+
+/**
+ * Ordered migrations; index i moves a store from schema version i to i + 1. A new
+ * version appends a migration and never edits an old one.
+ */
+export const migrations: ReadonlyArray<(db: Database.Database) => void> = [
+  (db) => {
+    db.exec(`
+      CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+
+      CREATE TABLE files (
+        path TEXT PRIMARY KEY,
+        size INTEGER NOT NULL,
+        mtime_ms REAL NOT NULL,
+        content_hash TEXT NOT NULL,
+        language TEXT NOT NULL,
+        chunker TEXT NOT NULL,
+        embedder TEXT NOT NULL,
+        chunk_count INTEGER NOT NULL,
+        indexed_at INTEGER NOT NULL
+      ) WITHOUT ROWID;
+
+      -- AUTOINCREMENT: row ids are never reused, so in-memory vector indexes keyed by
+      -- row id can never point at a different chunk after a delete.
+      CREATE TABLE chunks (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        chunk_id TEXT NOT NULL,
+        content_hash TEXT NOT NULL,
+        path TEXT NOT NULL,
+        start_line INTEGER NOT NULL,
+        end_line INTEGER NOT NULL,
+        language TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        symbol TEXT,
+        symbols TEXT NOT NULL DEFAULT '[]',
+        heading_path TEXT NOT NULL DEFAULT '[]',
+        text TEXT NOT NULL
+      );
+      CREATE INDEX chunks_by_path ON chunks(path);
+      CREATE INDEX chunks_by_content ON chunks(content_hash);
+
+      -- Contentless: the fields hold loci's own code-aware tokens, not the raw text.
+      CREATE VIRTUAL TABLE chunk_fts USING fts5(
+        path, symbols, heading, body,
+        content = '', contentless_delete = 1,
+        tokenize = "unicode61 remove_diacritics 0 tokenchars '_'"
+      );
+
+      -- The embedding cache doubles as the vector table: chunks join it by content hash,
+      -- so identical text is embedded once and survives branch switches.
+      CREATE TABLE embeddings (
+        embedder TEXT NOT NULL,
+        content_hash TEXT NOT NULL,
+        vector BLOB NOT NULL,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (embedder, content_hash)
+      ) WITHOUT ROWID;
+    `);
+  },
+];
+
+export const CURRENT_SCHEMA_VERSION = migrations.length;

@@ -1,0 +1,91 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { describeStoreContract } from '../test-support/store-contract.js';
+import { openSqliteStore } from './sqlite-store.js';
+
+describeStoreContract('sqlite', async () => {
+  const folder = await mkdtemp(join(tmpdir(), 'loci-store-'));
+  const store = openSqliteStore({ file: join(folder, 'index.db'), create: true });
+  return {
+    store,
+    cleanup: async () => {
+      await store.close();
+      await rm(folder, { recursive: true, force: true });
+    },
+  };
+});
+
+describe('sqlite store: refusing what is not ours', () => {
+  const withFolder = async (run: (folder: string) => Promise<void>) => {
+    const folder = await mkdtemp(join(tmpdir(), 'loci-store-'));
+    try {
+      await run(folder);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  };
+
+  it('reports a missing index when not creating', async () => {
+    await withFolder(async (folder) => {
+      expect(() => openSqliteStore({ file: join(folder, 'index.db') })).toThrow(expect.objectContaining({ code: 'INDEX_NOT_FOUND' }));
+    });
+  });
+
+  it('refuses a file that is not SQLite, and leaves it untouched', async () => {
+    await withFolder(async (folder) => {
+      const file = join(folder, 'index.db');
+      await writeFile(file, 'my precious notes\n'.repeat(10));
+      expect(() => openSqliteStore({ file, create: true })).toThrow(expect.objectContaining({ code: 'STORE_FOREIGN' }));
+      expect(await readFile(file, 'utf8')).toBe('my precious notes\n'.repeat(10));
+    });
+  });
+
+  it('refuses an SQLite database with foreign tables', async () => {
+    await withFolder(async (folder) => {
+      const file = join(folder, 'app.db');
+      const db = new Database(file);
+      db.exec('CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users (name) VALUES (\'ada\')');
+      db.close();
+      expect(() => openSqliteStore({ file, create: true })).toThrow(expect.objectContaining({ code: 'STORE_FOREIGN' }));
+      const check = new Database(file);
+      expect(check.prepare('SELECT name FROM users').pluck().all()).toEqual(['ada']);
+      check.close();
+    });
+  });
+
+  it('refuses a store from a newer schema', async () => {
+    await withFolder(async (folder) => {
+      const file = join(folder, 'index.db');
+      await openSqliteStore({ file, create: true }).close();
+      const db = new Database(file);
+      db.prepare("UPDATE meta SET value = '999' WHERE key = 'schema_version'").run();
+      db.close();
+      expect(() => openSqliteStore({ file })).toThrow(expect.objectContaining({ code: 'STORE_SCHEMA_TOO_NEW' }));
+    });
+  });
+
+  it('reports a damaged database as corrupt instead of rebuilding it', async () => {
+    await withFolder(async (folder) => {
+      const file = join(folder, 'index.db');
+      const store = openSqliteStore({ file, create: true });
+      await store.close();
+      const bytes = await readFile(file);
+      // Keep the header, garble every page after the first.
+      for (let offset = 4096; offset < bytes.length; offset++) bytes[offset] = (offset * 7) & 0xff;
+      bytes.fill(0xab, 100, 4096);
+      await writeFile(file, bytes);
+      let caught: unknown;
+      try {
+        const reopened = openSqliteStore({ file });
+        await reopened.listCatalog();
+        await reopened.searchLexical({ terms: ['x'], weights: { path: 1, symbols: 1, heading: 1, body: 1 }, limit: 1 });
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).toMatchObject({ code: expect.stringMatching(/STORE_CORRUPT|STORE_FOREIGN/) });
+    });
+  });
+});

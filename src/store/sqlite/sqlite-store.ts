@@ -1,0 +1,353 @@
+import { statSync } from 'node:fs';
+import type Database from 'better-sqlite3';
+import type { ChunkKind } from '../../chunk/spec.js';
+import { compileFilter } from '../../retrieve/filter-match.js';
+import { ftsAnyOf } from '../../retrieve/fts-query.js';
+import type {
+  CatalogEntry,
+  ChunkRecord,
+  FileWrite,
+  IndexMeta,
+  LexicalQuery,
+  ScoredRow,
+  Store,
+  StoreCounts,
+  VectorQuery,
+} from '../spec.js';
+import { FlatVectorIndex } from '../vector-index/flat-vector-index.js';
+import { filterToSql } from './filter-sql.js';
+import { openDatabase, wrapSqliteError } from './open-database.js';
+import { decodeVector, encodeVector } from './vector-codec.js';
+
+export interface SqliteStoreOptions {
+  /** Path of the database file. */
+  file: string;
+  /** Create it if missing (indexing); otherwise a missing store is INDEX_NOT_FOUND. */
+  create?: boolean;
+}
+
+interface CatalogRow {
+  path: string;
+  size: number;
+  mtime_ms: number;
+  content_hash: string;
+  language: string;
+  chunker: string;
+  embedder: string;
+  chunk_count: number;
+  indexed_at: number;
+}
+
+interface ChunkRow {
+  id: number;
+  chunk_id: string;
+  content_hash: string;
+  path: string;
+  start_line: number;
+  end_line: number;
+  language: string;
+  kind: string;
+  symbol: string | null;
+  symbols: string;
+  heading_path: string;
+  text: string;
+}
+
+export function openSqliteStore(options: SqliteStoreOptions): Store {
+  return new SqliteStore(options.file, openDatabase({ file: options.file, create: options.create ?? false }));
+}
+
+class SqliteStore implements Store {
+  readonly kind = 'sqlite';
+  private vectorIndex: { embedderId: string; index: FlatVectorIndex; dataVersion: number } | undefined;
+  private readonly statements;
+
+  constructor(
+    readonly location: string,
+    private readonly db: Database.Database,
+  ) {
+    this.statements = {
+      catalogAll: db.prepare('SELECT * FROM files ORDER BY path'),
+      catalogOne: db.prepare('SELECT * FROM files WHERE path = ?'),
+      chunkIdsOfPath: db.prepare('SELECT id FROM chunks WHERE path = ?').pluck(),
+      deleteFts: db.prepare('DELETE FROM chunk_fts WHERE rowid = ?'),
+      deleteChunksOfPath: db.prepare('DELETE FROM chunks WHERE path = ?'),
+      deleteFile: db.prepare('DELETE FROM files WHERE path = ?'),
+      insertChunk: db.prepare(`INSERT INTO chunks (chunk_id, content_hash, path, start_line, end_line, language, kind, symbol, symbols, heading_path, text)
+        VALUES (@chunkId, @contentHash, @path, @startLine, @endLine, @language, @kind, @symbol, @symbols, @headingPath, @text)`),
+      insertFts: db.prepare('INSERT INTO chunk_fts (rowid, path, symbols, heading, body) VALUES (?, ?, ?, ?, ?)'),
+      insertVector: db.prepare('INSERT OR IGNORE INTO embeddings (embedder, content_hash, vector, created_at) VALUES (?, ?, ?, ?)'),
+      upsertFile: db.prepare(`INSERT INTO files (path, size, mtime_ms, content_hash, language, chunker, embedder, chunk_count, indexed_at)
+        VALUES (@path, @size, @mtimeMs, @contentHash, @language, @chunker, @embedder, @chunkCount, @indexedAt)
+        ON CONFLICT(path) DO UPDATE SET size = excluded.size, mtime_ms = excluded.mtime_ms, content_hash = excluded.content_hash,
+          language = excluded.language, chunker = excluded.chunker, embedder = excluded.embedder,
+          chunk_count = excluded.chunk_count, indexed_at = excluded.indexed_at`),
+      touchFile: db.prepare('UPDATE files SET size = ?, mtime_ms = ? WHERE path = ?'),
+      meta: db.prepare('SELECT key, value FROM meta'),
+      getMeta: db.prepare('SELECT value FROM meta WHERE key = ?').pluck(),
+      setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
+      cachedVectors: db.prepare('SELECT content_hash, vector FROM embeddings WHERE embedder = ? AND content_hash IN (SELECT value FROM json_each(?))'),
+      chunksByIds: db.prepare('SELECT * FROM chunks WHERE id IN (SELECT value FROM json_each(?))'),
+      vectorRows: db.prepare(`SELECT c.id, c.path, c.language, e.vector FROM chunks c
+        JOIN embeddings e ON e.embedder = ? AND e.content_hash = c.content_hash`),
+    };
+  }
+
+  async getMeta(): Promise<IndexMeta> {
+    return this.guard(() => {
+      const meta = new Map((this.statements.meta.all() as Array<{ key: string; value: string }>).map((row) => [row.key, row.value]));
+      return {
+        schemaVersion: Number(meta.get('schema_version')),
+        embedderId: meta.get('embedder') ?? 'none',
+        dimensions: Number(meta.get('dimensions') ?? 0),
+        createdAt: Number(meta.get('created_at') ?? 0),
+        createdBy: meta.get('created_by') ?? 'unknown',
+      };
+    });
+  }
+
+  async setEmbedder(embedderId: string, dimensions: number): Promise<void> {
+    this.guard(() =>
+      this.db
+        .transaction(() => {
+          this.statements.setMeta.run('embedder', embedderId);
+          this.statements.setMeta.run('dimensions', String(dimensions));
+        })
+        .immediate(),
+    );
+  }
+
+  async listCatalog(): Promise<CatalogEntry[]> {
+    return this.guard(() => (this.statements.catalogAll.all() as CatalogRow[]).map(toCatalogEntry));
+  }
+
+  async getCatalogEntry(path: string): Promise<CatalogEntry | undefined> {
+    return this.guard(() => {
+      const row = this.statements.catalogOne.get(path) as CatalogRow | undefined;
+      return row ? toCatalogEntry(row) : undefined;
+    });
+  }
+
+  async writeFile(write: FileWrite): Promise<void> {
+    const { entry, chunks } = write;
+    const now = Date.now();
+    const inserted: Array<{ rowId: number; vector: Float32Array }> = [];
+    const removed = this.guard(() =>
+      this.db
+        .transaction(() => {
+          const oldIds = this.removeChunksOfPath(entry.path);
+          for (const chunk of chunks) {
+            const result = this.statements.insertChunk.run({
+              chunkId: chunk.chunkId,
+              contentHash: chunk.contentHash,
+              path: entry.path,
+              startLine: chunk.startLine,
+              endLine: chunk.endLine,
+              language: chunk.language,
+              kind: chunk.kind,
+              symbol: chunk.symbol ?? null,
+              symbols: JSON.stringify(chunk.symbols ?? []),
+              headingPath: JSON.stringify(chunk.headingPath ?? []),
+              text: chunk.text,
+            });
+            const rowId = Number(result.lastInsertRowid);
+            const { path, symbols, heading, body } = chunk.lexical;
+            this.statements.insertFts.run(rowId, path, symbols, heading, body);
+            if (chunk.vector) {
+              this.statements.insertVector.run(entry.embedder, chunk.contentHash, encodeVector(chunk.vector), now);
+              inserted.push({ rowId, vector: chunk.vector });
+            }
+          }
+          this.statements.upsertFile.run({ ...entry, chunkCount: chunks.length });
+          return oldIds;
+        })
+        .immediate(),
+    );
+    this.applyToVectorIndex(removed, inserted, entry);
+  }
+
+  async touchFile(path: string, size: number, mtimeMs: number): Promise<void> {
+    this.guard(() => this.statements.touchFile.run(size, mtimeMs, path));
+  }
+
+  async deleteFile(path: string): Promise<void> {
+    const removed = this.guard(() =>
+      this.db
+        .transaction(() => {
+          const ids = this.removeChunksOfPath(path);
+          this.statements.deleteFile.run(path);
+          return ids;
+        })
+        .immediate(),
+    );
+    this.applyToVectorIndex(removed, [], undefined);
+  }
+
+  async getCachedVectors(embedderId: string, contentHashes: string[]): Promise<Map<string, Float32Array>> {
+    const found = new Map<string, Float32Array>();
+    if (contentHashes.length === 0) return found;
+    this.guard(() => {
+      const rows = this.statements.cachedVectors.all(embedderId, JSON.stringify(contentHashes)) as Array<{ content_hash: string; vector: Buffer }>;
+      for (const row of rows) found.set(row.content_hash, decodeVector(row.vector));
+    });
+    return found;
+  }
+
+  async putCachedVectors(embedderId: string, vectors: Map<string, Float32Array>): Promise<void> {
+    const now = Date.now();
+    this.guard(() =>
+      this.db
+        .transaction(() => {
+          for (const [hash, vector] of vectors) this.statements.insertVector.run(embedderId, hash, encodeVector(vector), now);
+        })
+        .immediate(),
+    );
+  }
+
+  async searchLexical(query: LexicalQuery): Promise<ScoredRow[]> {
+    if (query.terms.length === 0 || query.limit <= 0) return [];
+    const { path, symbols, heading, body } = query.weights;
+    const filter = filterToSql(query.filter);
+    const sql = filter
+      ? `SELECT f.rowid AS rowId, -bm25(chunk_fts, ?, ?, ?, ?) AS score FROM chunk_fts f JOIN chunks c ON c.id = f.rowid
+         WHERE chunk_fts MATCH ? AND ${filter.sql} ORDER BY score DESC, f.rowid LIMIT ?`
+      : `SELECT rowid AS rowId, -bm25(chunk_fts, ?, ?, ?, ?) AS score FROM chunk_fts
+         WHERE chunk_fts MATCH ? ORDER BY score DESC, rowid LIMIT ?`;
+    const params = [path, symbols, heading, body, ftsAnyOf(query.terms), ...(filter?.params ?? []), query.limit];
+    return this.guard(() => this.db.prepare(sql).all(...params) as ScoredRow[]);
+  }
+
+  async searchVectors(query: VectorQuery): Promise<ScoredRow[]> {
+    const index = this.loadVectorIndex(query.embedderId, query.vector.length);
+    if (!index) return [];
+    return index.search(query.vector, query.limit, compileFilter(query.filter));
+  }
+
+  async getChunks(rowIds: number[]): Promise<ChunkRecord[]> {
+    if (rowIds.length === 0) return [];
+    const rows = this.guard(() => this.statements.chunksByIds.all(JSON.stringify(rowIds)) as ChunkRow[]);
+    const byId = new Map(rows.map((row) => [row.id, toChunkRecord(row)]));
+    return rowIds.flatMap((id) => {
+      const record = byId.get(id);
+      return record ? [record] : [];
+    });
+  }
+
+  async readState(key: string): Promise<string | undefined> {
+    return this.guard(() => this.statements.getMeta.get(`state:${key}`) as string | undefined);
+  }
+
+  async writeState(key: string, value: string): Promise<void> {
+    this.guard(() => this.statements.setMeta.run(`state:${key}`, value));
+  }
+
+  async counts(): Promise<StoreCounts> {
+    return this.guard(() => {
+      const count = (sql: string, ...params: unknown[]) => Number(this.db.prepare(sql).pluck().get(...params) ?? 0);
+      const meta = new Map((this.statements.meta.all() as Array<{ key: string; value: string }>).map((row) => [row.key, row.value]));
+      const embedder = meta.get('embedder') ?? 'none';
+      let bytesOnDisk = 0;
+      for (const suffix of ['', '-wal']) {
+        try {
+          bytesOnDisk += statSync(this.location + suffix).size;
+        } catch {
+          // the WAL file may not exist between checkpoints
+        }
+      }
+      return {
+        files: count('SELECT count(*) FROM files'),
+        chunks: count('SELECT count(*) FROM chunks'),
+        vectors: count('SELECT count(*) FROM chunks c JOIN embeddings e ON e.embedder = ? AND e.content_hash = c.content_hash', embedder),
+        cachedEmbeddings: count('SELECT count(*) FROM embeddings'),
+        bytesOnDisk,
+      };
+    });
+  }
+
+  async close(): Promise<void> {
+    if (!this.db.open) return;
+    this.vectorIndex = undefined;
+    try {
+      this.db.pragma('optimize');
+    } catch {
+      // optimize is advisory; a read-only or busy database may refuse it
+    }
+    this.db.close();
+  }
+
+  private removeChunksOfPath(path: string): number[] {
+    const ids = this.statements.chunkIdsOfPath.all(path) as number[];
+    for (const id of ids) this.statements.deleteFts.run(id);
+    this.statements.deleteChunksOfPath.run(path);
+    return ids;
+  }
+
+  private applyToVectorIndex(removed: number[], inserted: Array<{ rowId: number; vector: Float32Array }>, entry: CatalogEntry | undefined): void {
+    const loaded = this.vectorIndex;
+    if (!loaded) return;
+    for (const rowId of removed) loaded.index.remove(rowId);
+    if (entry && entry.embedder === loaded.embedderId) {
+      for (const { rowId, vector } of inserted) {
+        if (vector.length === loaded.index.dimensions) loaded.index.add(rowId, vector, { path: entry.path, language: entry.language });
+      }
+    }
+  }
+
+  /** Loads (or reuses) the in-memory vector index; reloads when another process wrote. */
+  private loadVectorIndex(embedderId: string, dimensions: number): FlatVectorIndex | undefined {
+    const dataVersion = Number(this.db.pragma('data_version', { simple: true }));
+    const loaded = this.vectorIndex;
+    if (loaded && loaded.embedderId === embedderId && loaded.dataVersion === dataVersion && loaded.index.dimensions === dimensions) {
+      return loaded.index;
+    }
+    const index = new FlatVectorIndex(dimensions);
+    this.guard(() => {
+      for (const row of this.statements.vectorRows.iterate(embedderId) as Iterable<{ id: number; path: string; language: string; vector: Buffer }>) {
+        const vector = decodeVector(row.vector);
+        if (vector.length === dimensions) index.add(row.id, vector, { path: row.path, language: row.language });
+      }
+    });
+    this.vectorIndex = { embedderId, index, dataVersion };
+    return index;
+  }
+
+  private guard<T>(action: () => T): T {
+    try {
+      return action();
+    } catch (error) {
+      throw wrapSqliteError(error, this.location);
+    }
+  }
+}
+
+function toCatalogEntry(row: CatalogRow): CatalogEntry {
+  return {
+    path: row.path,
+    size: row.size,
+    mtimeMs: row.mtime_ms,
+    contentHash: row.content_hash,
+    language: row.language,
+    chunker: row.chunker,
+    embedder: row.embedder,
+    chunkCount: row.chunk_count,
+    indexedAt: row.indexed_at,
+  };
+}
+
+function toChunkRecord(row: ChunkRow): ChunkRecord {
+  const record: ChunkRecord = {
+    rowId: row.id,
+    chunkId: row.chunk_id,
+    contentHash: row.content_hash,
+    path: row.path,
+    startLine: row.start_line,
+    endLine: row.end_line,
+    language: row.language,
+    kind: row.kind as ChunkKind,
+    symbols: JSON.parse(row.symbols) as string[],
+    headingPath: JSON.parse(row.heading_path) as string[],
+    text: row.text,
+  };
+  if (row.symbol !== null) record.symbol = row.symbol;
+  return record;
+}

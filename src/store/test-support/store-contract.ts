@@ -1,0 +1,194 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { tokenize } from '../../retrieve/tokenize.js';
+import type { CatalogEntry, ChunkWrite, Store } from '../spec.js';
+
+export interface StoreHarness {
+  store: Store;
+  cleanup(): Promise<void>;
+}
+
+export function catalogEntry(path: string, overrides: Partial<CatalogEntry> = {}): CatalogEntry {
+  return {
+    path,
+    size: 100,
+    mtimeMs: 1_700_000_000_000,
+    contentHash: `hash-of-${path}`,
+    language: path.endsWith('.py') ? 'python' : 'typescript',
+    chunker: 'test@1',
+    embedder: 'none',
+    chunkCount: 0,
+    indexedAt: 1_700_000_100_000,
+    ...overrides,
+  };
+}
+
+export function chunk(path: string, startLine: number, text: string, extra: Partial<ChunkWrite> = {}): ChunkWrite {
+  const symbols = extra.symbols ?? (extra.symbol ? [extra.symbol] : []);
+  return {
+    chunkId: `${path}:${startLine}`,
+    contentHash: `content:${text}`,
+    startLine,
+    endLine: startLine + text.split('\n').length - 1,
+    language: path.endsWith('.py') ? 'python' : 'typescript',
+    kind: 'code',
+    text,
+    symbols,
+    headingPath: [],
+    lexical: {
+      path: tokenize(path).join(' '),
+      symbols: tokenize(symbols.join(' ')).join(' '),
+      heading: '',
+      body: tokenize(text).join(' '),
+    },
+    ...extra,
+  };
+}
+
+const weights = { path: 1.5, symbols: 2, heading: 1.5, body: 1 };
+
+/**
+ * The contract every store adapter passes unchanged (Hono's runTest pattern). Each test
+ * gets a fresh, empty store from `open`.
+ */
+export function describeStoreContract(name: string, open: () => Promise<StoreHarness>): void {
+  describe(`store contract: ${name}`, () => {
+    let harness: StoreHarness;
+    let store: Store;
+    beforeEach(async () => {
+      harness = await open();
+      store = harness.store;
+    });
+    afterEach(async () => {
+      await harness.cleanup();
+    });
+
+    it('starts empty, lexical-only', async () => {
+      const meta = await store.getMeta();
+      expect(meta.embedderId).toBe('none');
+      expect(meta.schemaVersion).toBeGreaterThanOrEqual(1);
+      expect(await store.listCatalog()).toEqual([]);
+      expect((await store.counts()).chunks).toBe(0);
+    });
+
+    it('writes a file with its chunks and reads them back', async () => {
+      await store.writeFile({
+        entry: catalogEntry('src/config.ts'),
+        chunks: [chunk('src/config.ts', 1, 'export function parseConfig(text) {\n  return JSON.parse(text);\n}', { symbol: 'parseConfig', symbols: ['parseConfig'] })],
+      });
+      const entry = await store.getCatalogEntry('src/config.ts');
+      expect(entry?.chunkCount).toBe(1);
+      expect(entry?.contentHash).toBe('hash-of-src/config.ts');
+      const rows = await store.searchLexical({ terms: ['parseconfig'], weights, limit: 10 });
+      expect(rows).toHaveLength(1);
+      const [record] = await store.getChunks(rows.map((row) => row.rowId));
+      expect(record).toMatchObject({ path: 'src/config.ts', startLine: 1, endLine: 3, symbol: 'parseConfig', language: 'typescript', kind: 'code' });
+      expect(record?.symbols).toEqual(['parseConfig']);
+    });
+
+    it('rewriting a file replaces its chunks: no duplicates, no orphans', async () => {
+      await store.writeFile({ entry: catalogEntry('a.ts'), chunks: [chunk('a.ts', 1, 'alpha beta'), chunk('a.ts', 5, 'gamma')] });
+      await store.writeFile({ entry: catalogEntry('a.ts', { contentHash: 'v2' }), chunks: [chunk('a.ts', 1, 'delta')] });
+      expect(await store.searchLexical({ terms: ['alpha', 'gamma'], weights, limit: 10 })).toEqual([]);
+      expect(await store.searchLexical({ terms: ['delta'], weights, limit: 10 })).toHaveLength(1);
+      expect((await store.counts()).chunks).toBe(1);
+      expect((await store.getCatalogEntry('a.ts'))?.contentHash).toBe('v2');
+    });
+
+    it('deletes a file with its chunks and lexical rows', async () => {
+      await store.writeFile({ entry: catalogEntry('a.ts'), chunks: [chunk('a.ts', 1, 'alpha')] });
+      await store.writeFile({ entry: catalogEntry('b.ts'), chunks: [chunk('b.ts', 1, 'alpha')] });
+      await store.deleteFile('a.ts');
+      const rows = await store.searchLexical({ terms: ['alpha'], weights, limit: 10 });
+      const records = await store.getChunks(rows.map((row) => row.rowId));
+      expect(records.map((record) => record.path)).toEqual(['b.ts']);
+      expect(await store.getCatalogEntry('a.ts')).toBeUndefined();
+      expect((await store.counts()).files).toBe(1);
+    });
+
+    it('keeps the old version when a write fails midway', async () => {
+      await store.writeFile({ entry: catalogEntry('a.ts'), chunks: [chunk('a.ts', 1, 'original text')] });
+      const broken = chunk('a.ts', 1, 'replacement');
+      (broken as unknown as { text: unknown }).text = null; // violates NOT NULL after the first insert
+      await expect(
+        store.writeFile({ entry: catalogEntry('a.ts', { contentHash: 'v2' }), chunks: [chunk('a.ts', 1, 'first new'), broken] }),
+      ).rejects.toThrow();
+      expect((await store.getCatalogEntry('a.ts'))?.contentHash).toBe('hash-of-a.ts');
+      const rows = await store.searchLexical({ terms: ['origin', 'first'], weights, limit: 10 });
+      const records = await store.getChunks(rows.map((row) => row.rowId));
+      expect(records.map((record) => record.text)).toEqual(['original text']);
+    });
+
+    it('weights fields: a symbol-name match outranks a body mention', async () => {
+      await store.writeFile({ entry: catalogEntry('body.ts'), chunks: [chunk('body.ts', 1, 'we call render here and there in the text body of a longer chunk')] });
+      await store.writeFile({ entry: catalogEntry('symbol.ts'), chunks: [chunk('symbol.ts', 1, 'function render() { return 1 }', { symbol: 'render' })] });
+      const rows = await store.searchLexical({ terms: ['render'], weights, limit: 10 });
+      const records = await store.getChunks(rows.map((row) => row.rowId));
+      expect(records[0]?.path).toBe('symbol.ts');
+      expect(rows[0]!.score).toBeGreaterThan(rows[1]!.score);
+    });
+
+    it('applies filters before ranking, not after', async () => {
+      // 30 strong matches outside src/, one weak match inside: limit 5 must still find it.
+      for (let index = 0; index < 30; index++) {
+        await store.writeFile({ entry: catalogEntry(`other/file${index}.ts`), chunks: [chunk(`other/file${index}.ts`, 1, 'token token token')] });
+      }
+      await store.writeFile({ entry: catalogEntry('src/deep/inside.py'), chunks: [chunk('src/deep/inside.py', 1, 'token and many other words to dilute the score a lot more')] });
+      const byPrefix = await store.searchLexical({ terms: ['token'], weights, limit: 5, filter: { pathPrefixes: ['src/'] } });
+      const byGlob = await store.searchLexical({ terms: ['token'], weights, limit: 5, filter: { pathGlobs: ['src/**/*.py'] } });
+      const byLanguage = await store.searchLexical({ terms: ['token'], weights, limit: 5, filter: { languages: ['python'] } });
+      for (const rows of [byPrefix, byGlob, byLanguage]) {
+        const records = await store.getChunks(rows.map((row) => row.rowId));
+        expect(records.map((record) => record.path)).toEqual(['src/deep/inside.py']);
+      }
+      const none = await store.searchLexical({ terms: ['token'], weights, limit: 5, filter: { pathGlobs: ['nothing/**'] } });
+      expect(none).toEqual([]);
+    });
+
+    it('never lets query terms reach the query syntax', async () => {
+      await store.writeFile({ entry: catalogEntry('a.ts'), chunks: [chunk('a.ts', 1, 'near and or not')] });
+      for (const term of ['"', '""', 'NEAR(a b)', 'a*', '(', ')', 'AND', 'OR', 'NOT', 'path:x', '^', '-x', "'; DROP TABLE chunks; --", '\u0000', '{}', 'col : x']) {
+        await expect(store.searchLexical({ terms: [term], weights, limit: 5 })).resolves.toBeInstanceOf(Array);
+      }
+      expect((await store.counts()).chunks).toBe(1);
+    });
+
+    it('searches vectors by cosine, per embedder, with filters', async () => {
+      await store.setEmbedder('test:model@3', 3);
+      const vector = (values: number[]) => Float32Array.from(values);
+      await store.writeFile({
+        entry: catalogEntry('x.ts', { embedder: 'test:model@3' }),
+        chunks: [chunk('x.ts', 1, 'x axis', { vector: vector([1, 0, 0]) }), chunk('x.ts', 3, 'mostly x', { vector: vector([0.9, 0.1, 0]) })],
+      });
+      await store.writeFile({ entry: catalogEntry('y.py', { embedder: 'test:model@3' }), chunks: [chunk('y.py', 1, 'y axis', { vector: vector([0, 1, 0]) })] });
+      const rows = await store.searchVectors({ embedderId: 'test:model@3', vector: vector([2, 0, 0]), limit: 3 });
+      const records = await store.getChunks(rows.map((row) => row.rowId));
+      expect(records.map((record) => record.text)).toEqual(['x axis', 'mostly x', 'y axis']);
+      expect(rows[0]!.score).toBeCloseTo(1, 5);
+      expect(rows[2]!.score).toBeCloseTo(0, 5);
+      const filtered = await store.searchVectors({ embedderId: 'test:model@3', vector: vector([1, 0, 0]), limit: 3, filter: { languages: ['python'] } });
+      expect(filtered).toHaveLength(1);
+      expect(await store.searchVectors({ embedderId: 'other:model@3', vector: vector([1, 0, 0]), limit: 3 })).toEqual([]);
+      expect((await store.counts()).vectors).toBe(3);
+      await store.deleteFile('x.ts');
+      const afterDelete = await store.searchVectors({ embedderId: 'test:model@3', vector: vector([1, 0, 0]), limit: 3 });
+      expect(afterDelete).toHaveLength(1);
+    });
+
+    it('caches embeddings by (embedder, content hash)', async () => {
+      await store.putCachedVectors('e1', new Map([['h1', Float32Array.from([1, 2])]]));
+      const found = await store.getCachedVectors('e1', ['h1', 'h2']);
+      expect([...found.keys()]).toEqual(['h1']);
+      expect([...found.get('h1')!]).toEqual([1, 2]);
+      expect((await store.getCachedVectors('e2', ['h1'])).size).toBe(0);
+    });
+
+    it('touches metadata and keeps named state', async () => {
+      await store.writeFile({ entry: catalogEntry('a.ts'), chunks: [] });
+      await store.touchFile('a.ts', 999, 42);
+      expect(await store.getCatalogEntry('a.ts')).toMatchObject({ size: 999, mtimeMs: 42 });
+      expect(await store.readState('k')).toBeUndefined();
+      await store.writeState('k', '{"a":1}');
+      expect(await store.readState('k')).toBe('{"a":1}');
+    });
+  });
+}

@@ -1,0 +1,93 @@
+import { LociError } from '../../errors/index.js';
+import type { ScoredRow } from '../spec.js';
+import { TopK } from './top-k.js';
+
+export interface VectorRowMeta {
+  path: string;
+  language: string;
+}
+
+/**
+ * Exact cosine search over vectors held in one contiguous Float32Array. Vectors are
+ * normalised on insert, so similarity is a dot product. Removed slots are reused.
+ */
+export class FlatVectorIndex {
+  private matrix: Float32Array;
+  private slotRowIds: Float64Array;
+  private readonly slotMeta: Array<VectorRowMeta | undefined> = [];
+  private readonly slotOfRow = new Map<number, number>();
+  private readonly freeSlots: number[] = [];
+  private slotCount = 0;
+
+  constructor(readonly dimensions: number, initialCapacity = 1024) {
+    this.matrix = new Float32Array(dimensions * initialCapacity);
+    this.slotRowIds = new Float64Array(initialCapacity).fill(-1);
+  }
+
+  get size(): number {
+    return this.slotOfRow.size;
+  }
+
+  add(rowId: number, vector: Float32Array, meta: VectorRowMeta): void {
+    if (vector.length !== this.dimensions) {
+      throw new LociError('DIMENSION_MISMATCH', `Vector for row ${rowId} has ${vector.length} dimensions; the index has ${this.dimensions}.`);
+    }
+    if (this.slotOfRow.has(rowId)) this.remove(rowId);
+    const slot = this.freeSlots.pop() ?? this.slotCount++;
+    this.ensureCapacity(slot + 1);
+    let norm = 0;
+    for (let index = 0; index < vector.length; index++) norm += (vector[index] as number) ** 2;
+    const scale = norm > 0 ? 1 / Math.sqrt(norm) : 0;
+    const offset = slot * this.dimensions;
+    for (let index = 0; index < vector.length; index++) this.matrix[offset + index] = (vector[index] as number) * scale;
+    this.slotRowIds[slot] = rowId;
+    this.slotMeta[slot] = meta;
+    this.slotOfRow.set(rowId, slot);
+  }
+
+  remove(rowId: number): void {
+    const slot = this.slotOfRow.get(rowId);
+    if (slot === undefined) return;
+    this.slotOfRow.delete(rowId);
+    this.slotRowIds[slot] = -1;
+    this.slotMeta[slot] = undefined;
+    this.freeSlots.push(slot);
+  }
+
+  search(query: Float32Array, limit: number, accept?: (path: string, language: string) => boolean): ScoredRow[] {
+    if (query.length !== this.dimensions) {
+      throw new LociError('DIMENSION_MISMATCH', `Query vector has ${query.length} dimensions; the index has ${this.dimensions}.`);
+    }
+    let norm = 0;
+    for (let index = 0; index < query.length; index++) norm += (query[index] as number) ** 2;
+    const scale = norm > 0 ? 1 / Math.sqrt(norm) : 0;
+    const top = new TopK(limit);
+    const dimensions = this.dimensions;
+    const matrix = this.matrix;
+    for (let slot = 0; slot < this.slotCount; slot++) {
+      const rowId = this.slotRowIds[slot] as number;
+      if (rowId < 0) continue;
+      if (accept) {
+        const meta = this.slotMeta[slot] as VectorRowMeta;
+        if (!accept(meta.path, meta.language)) continue;
+      }
+      const offset = slot * dimensions;
+      let dot = 0;
+      for (let index = 0; index < dimensions; index++) dot += (matrix[offset + index] as number) * (query[index] as number);
+      top.push(rowId, dot * scale);
+    }
+    return top.sorted().map(({ id, score }) => ({ rowId: id, score }));
+  }
+
+  private ensureCapacity(slots: number): void {
+    const capacity = this.slotRowIds.length;
+    if (slots <= capacity) return;
+    const next = Math.max(slots, capacity * 2);
+    const matrix = new Float32Array(next * this.dimensions);
+    matrix.set(this.matrix);
+    this.matrix = matrix;
+    const rowIds = new Float64Array(next).fill(-1);
+    rowIds.set(this.slotRowIds);
+    this.slotRowIds = rowIds;
+  }
+}

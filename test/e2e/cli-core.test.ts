@@ -1,0 +1,183 @@
+import { mkdir, mkdtemp, rm, unlink, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runLoci } from '../support/run-cli.js';
+import { writeSampleRepo } from '../support/sample-repo.js';
+
+let workspace: string;
+let repo: string;
+
+beforeAll(async () => {
+  workspace = await mkdtemp(join(tmpdir(), 'loci-e2e-'));
+  repo = join(workspace, 'repo');
+  await mkdir(repo);
+  await writeSampleRepo(repo);
+});
+
+afterAll(async () => {
+  await rm(workspace, { recursive: true, force: true });
+});
+
+describe('loci index / search / status on a real repository', () => {
+  it('indexes, honouring ignore rules and counting skips', async () => {
+    const run = await runLoci(['index', repo, '--embedder', 'none', '--json'], { cwd: workspace });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const summary = JSON.parse(run.stdout);
+    const indexed = ['.gitignore', 'README.md', 'important.log', 'src/invoice.ts', 'src/money.ts', 'src/payments/gateway.py', 'src/server.go'];
+    expect(summary.files.added).toBe(indexed.length);
+    expect(summary.files.total).toBe(indexed.length);
+    expect(summary.skipped.binary).toBe(2);
+    expect(summary.skipped.ignored).toBe(2); // debug.log, secrets/
+    expect(summary.skipped['excluded-directory']).toBe(3); // node_modules, dist, and the store's own .loci
+    expect(summary.chunks.total).toBeGreaterThan(0);
+    expect(summary.embedder).toBe('none');
+  });
+
+  it('finds the right file, with JSON results in the documented shape', async () => {
+    const run = await runLoci(['search', 'refund the charge', '--root', repo, '--json'], { cwd: workspace });
+    expect(run.code).toBe(0);
+    const body = JSON.parse(run.stdout);
+    expect(Object.keys(body).sort()).toEqual(['results', 'warnings']);
+    const top = body.results[0];
+    expect(top.path).toBe('src/payments/gateway.py');
+    for (const key of ['path', 'startLine', 'endLine', 'score', 'text']) expect(top).toHaveProperty(key);
+    expect(top.text).toContain('issue_refund');
+  });
+
+  it('matches identifiers by their parts and ranks files with --files', async () => {
+    const run = await runLoci(['search', 'find by id', '--root', repo, '--files', '--json'], { cwd: workspace });
+    const body = JSON.parse(run.stdout);
+    expect(body.results[0].path).toBe('src/invoice.ts');
+    const paths = body.results.map((result: { path: string }) => result.path);
+    expect(new Set(paths).size).toBe(paths.length);
+  });
+
+  it('filters by path glob and language before ranking', async () => {
+    const byPath = JSON.parse((await runLoci(['search', 'money total invoice', '--root', repo, '--path', 'src/money.ts', '--json'], { cwd: workspace })).stdout);
+    expect(byPath.results.map((result: { path: string }) => result.path)).toEqual(['src/money.ts']);
+    const byLanguage = JSON.parse((await runLoci(['search', 'health handler refund invoice', '--root', repo, '--lang', 'go', '--json'], { cwd: workspace })).stdout);
+    expect(byLanguage.results.length).toBeGreaterThan(0);
+    expect(byLanguage.results.every((result: { path: string }) => result.path.endsWith('.go'))).toBe(true);
+  });
+
+  it('survives hostile queries', async () => {
+    for (const query of ['"unbalanced', 'NEAR(a b) AND OR NOT', '*', "'; DROP TABLE chunks; --", 'col:value ^x']) {
+      const run = await runLoci(['search', query, '--root', repo, '--json'], { cwd: workspace });
+      expect(run.code, `${query}: ${run.stderr}`).toBe(0);
+      expect(JSON.parse(run.stdout)).toHaveProperty('results');
+    }
+  });
+
+  it('re-indexes incrementally: no-op, update, add, delete', async () => {
+    const noop = JSON.parse((await runLoci(['index', repo, '--embedder', 'none', '--json'], { cwd: workspace })).stdout);
+    expect(noop.files.indexed).toBe(0);
+    expect(noop.files.unchanged).toBe(7);
+
+    await writeFile(join(repo, 'src/money.ts'), 'export function formatCurrency(cents: number): string {\n  return String(cents);\n}\n');
+    await writeFile(join(repo, 'src/tax.ts'), 'export const vatRate = 0.2;\n');
+    await unlink(join(repo, 'src/server.go'));
+    // a touched file with the same content is re-hashed, not re-chunked
+    const future = new Date(Date.now() + 60_000);
+    await utimes(join(repo, 'README.md'), future, future);
+
+    const status = JSON.parse((await runLoci(['status', '--root', repo, '--json'], { cwd: workspace })).stdout);
+    expect(status.changes.modified).toEqual(expect.arrayContaining(['src/money.ts', 'README.md']));
+    expect(status.changes.added).toEqual(['src/tax.ts']);
+    expect(status.changes.deleted).toEqual(['src/server.go']);
+
+    const update = JSON.parse((await runLoci(['index', repo, '--embedder', 'none', '--json'], { cwd: workspace })).stdout);
+    expect(update.files).toMatchObject({ added: 1, updated: 1, removed: 1, total: 7 });
+    expect(update.files.unchanged).toBe(5);
+
+    const search = JSON.parse((await runLoci(['search', 'formatCurrency', '--root', repo, '--json'], { cwd: workspace })).stdout);
+    expect(search.results[0].path).toBe('src/money.ts');
+    const gone = JSON.parse((await runLoci(['search', 'healthHandler', '--root', repo, '--json'], { cwd: workspace })).stdout);
+    expect(gone.results.map((result: { path: string }) => result.path)).not.toContain('src/server.go');
+  });
+
+  it('prints status as text and JSON', async () => {
+    const text = await runLoci(['status', '--root', repo], { cwd: workspace });
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/files:\s+7/);
+    const json = JSON.parse((await runLoci(['status', '--root', repo, '--json'], { cwd: workspace })).stdout);
+    expect(json).toMatchObject({ files: 7, embedder: 'none' });
+    expect(json.lastRun.skipped.binary).toBe(2);
+  });
+});
+
+describe('user errors: one clear line, documented exit code, no stack trace', () => {
+  const expectCleanError = (run: { code: number; stderr: string }, code: number, pattern: RegExp) => {
+    expect(run.code).toBe(code);
+    expect(run.stderr).toMatch(pattern);
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+  };
+
+  it('missing folder → 3', async () => {
+    expectCleanError(await runLoci(['index', join(workspace, 'nope')], { cwd: workspace }), 3, /Folder not found/);
+  });
+
+  it('no index yet → 3', async () => {
+    const empty = join(workspace, 'empty');
+    await mkdir(empty, { recursive: true });
+    expectCleanError(await runLoci(['search', 'x', '--root', empty], { cwd: workspace }), 3, /No loci index/);
+  });
+
+  it('empty query → 2', async () => {
+    expectCleanError(await runLoci(['search', '  ', '--root', repo], { cwd: workspace }), 2, /query is empty/);
+  });
+
+  it('bad flag → 2', async () => {
+    const run = await runLoci(['search', 'x', '--topk', '3', '--root', repo], { cwd: workspace });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/unknown option '--topk'/);
+  });
+
+  it('bad config lists every bad key with where it came from → 2', async () => {
+    const configured = join(workspace, 'configured');
+    await mkdir(configured, { recursive: true });
+    await writeFile(join(configured, 'loci.config.json'), JSON.stringify({ sorces: {}, chunking: { tokenBudget: 'big' } }));
+    const run = await runLoci(['search', 'x', '--root', configured, '--threshold', '-1'], { cwd: workspace, env: { LOCI_SEARCH_TOP_K: 'many' } });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/sorces.*unknown key/);
+    expect(run.stderr).toMatch(/chunking\.tokenBudget \(from .*loci\.config\.json\)/);
+    expect(run.stderr).toMatch(/search\.topK \(from LOCI_SEARCH_TOP_K\)/);
+    expect(run.stderr).toMatch(/search\.threshold \(from --threshold\)/);
+  });
+
+  it('a store that is not loci\'s → 4, file untouched', async () => {
+    const foreign = join(workspace, 'foreign.db');
+    await writeFile(foreign, 'not a database');
+    expectCleanError(await runLoci(['index', repo, '--store', foreign], { cwd: workspace }), 4, /not an SQLite database/);
+  });
+});
+
+describe('loci eval', () => {
+  it('scores a BEIR folder and prints the documented JSON', async () => {
+    const dataset = join(workspace, 'beir');
+    await mkdir(join(dataset, 'qrels'), { recursive: true });
+    const corpus = [
+      { _id: 'd1', title: 'Cats', text: 'Cats purr and sleep most of the day.' },
+      { _id: 'd2', title: 'Dogs', text: 'Dogs bark at the mail carrier.' },
+      { _id: 'd3', title: 'Fish', text: 'Fish swim in schools to avoid predators.' },
+    ];
+    const queries = [
+      { _id: 'q1', text: 'why do cats purr', metadata: { category: 1 } },
+      { _id: 'q2', text: 'dogs barking', metadata: { category: 2 } },
+      { _id: 'q3', text: 'unjudged query' },
+    ];
+    await writeFile(join(dataset, 'corpus.jsonl'), corpus.map((line) => JSON.stringify(line)).join('\n'));
+    await writeFile(join(dataset, 'queries.jsonl'), queries.map((line) => JSON.stringify(line)).join('\n'));
+    await writeFile(join(dataset, 'qrels', 'dev.tsv'), 'query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td2\t1\n');
+    const run = await runLoci(['eval', dataset, '--mode', 'lexical', '--json'], { cwd: workspace });
+    expect(run.stderr).toBe('');
+    const report = JSON.parse(run.stdout);
+    expect(report).toMatchObject({ 'ndcg@10': 1, 'mrr@10': 1, 'recall@10': 1, 'recall@100': 1, queries: 2 });
+    expect(report.categories['1'].queries).toBe(1);
+
+    const memory = await runLoci(['eval', dataset, '--target', 'memory'], { cwd: workspace });
+    expect(memory.code).not.toBe(0);
+    expect(memory.stderr).toMatch(/memory/);
+  });
+});
