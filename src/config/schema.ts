@@ -23,11 +23,20 @@ const chunkingSchema = z.strictObject({
   windowOverlap: z.number().int().min(0).max(500).default(10),
 });
 
+const fieldWeightsSchema = z.strictObject({
+  path: z.number().min(0).max(100).default(1.5),
+  symbols: z.number().min(0).max(100).default(2),
+  heading: z.number().min(0).max(100).default(1.5),
+  body: z.number().min(0).max(100).default(1),
+});
+
 const searchSchema = z.strictObject({
   topK: z.number().int().min(1).max(1000).default(10),
   mode: z.enum(searchModes).default('hybrid'),
   /** Results scoring below this are dropped (0 keeps everything). */
   threshold: z.number().min(0).default(0),
+  /** BM25 weight of a term found in each field, relative to the body. */
+  fieldWeights: fieldWeightsSchema.prefault({}),
 });
 
 export const configSchema = z.strictObject({

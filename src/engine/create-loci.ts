@@ -8,7 +8,8 @@ import { LociError } from '../errors/index.js';
 import type { IndexProgressListener, IndexSummary } from '../indexing/events.js';
 import { indexDocuments, type LociDocument } from '../indexing/index-documents.js';
 import { runIndex } from '../indexing/run-index.js';
-import { searchIndex } from '../retrieve/search.js';
+import { searchIndex, storeRetriever, type Retriever } from '../retrieve/search.js';
+import { WarmIndex } from '../retrieve/warm/warm-index.js';
 import type { SearchOptions, SearchResponse } from '../retrieve/search-types.js';
 import { describeLocation, openStore, resolveStoreLocation, type StoreLocation } from '../store/location.js';
 import type { Store } from '../store/spec.js';
@@ -26,6 +27,12 @@ export interface CreateLociOptions {
   embedder?: string | EmbeddingModel;
   /** Environment for API keys of remote embedders. Default: none (pass process.env to allow). */
   env?: Record<string, string | undefined>;
+  /**
+   * Hold the index in memory for fast repeated searches (default). A one-shot process
+   * (the CLI's search) sets false and queries the store's own indexes instead; both
+   * rank identically.
+   */
+  inMemory?: boolean;
 }
 
 export interface RunOptions {
@@ -61,6 +68,7 @@ class LociEngine implements Loci {
   private store: Store | undefined;
   private storeWritable = false;
   private searchModel: { spec: string; model: EmbeddingModel | undefined } | undefined;
+  private warm: WarmIndex | undefined;
 
   constructor(
     readonly root: string,
@@ -111,11 +119,22 @@ class LociEngine implements Loci {
     const store = await this.openStore(false);
     const meta = await store.getMeta();
     const model = await this.modelForSearch(store, meta.embedderId);
-    return searchIndex(
-      { store, model, embedderId: meta.embedderId, defaults: this.config.search },
-      query,
-      searchOptions,
-    );
+    const retriever = await this.retriever(store, meta.embedderId, meta.dimensions);
+    return searchIndex({ store, retriever, model, embedderId: meta.embedderId, defaults: this.config.search }, query, searchOptions);
+  }
+
+  private async retriever(store: Store, embedderId: string, dimensions: number): Promise<Retriever> {
+    const weights = this.config.search.fieldWeights;
+    if (this.options.inMemory === false) return storeRetriever(store, embedderId, weights);
+    if (!this.warm || this.warm.options.embedderId !== embedderId) {
+      this.warm = new WarmIndex(store, { weights, embedderId, dimensions });
+    }
+    const warm = this.warm;
+    await warm.refresh();
+    return {
+      lexical: async (terms, limit, filter) => warm.searchLexical(terms, limit, filter),
+      vector: async (vector, limit, filter) => warm.searchVectors(vector, limit, filter),
+    };
   }
 
   async status(statusOptions: { checkChanges?: boolean; signal?: AbortSignal } = {}): Promise<IndexStatus> {
@@ -135,6 +154,7 @@ class LociEngine implements Loci {
   async close(): Promise<void> {
     const store = this.store;
     this.store = undefined;
+    this.warm = undefined;
     await store?.close();
   }
 
@@ -142,6 +162,7 @@ class LociEngine implements Loci {
   private async openStore(create: boolean): Promise<Store> {
     if (this.store && (this.storeWritable || !create)) return this.store;
     if (this.store) await this.store.close();
+    this.warm = undefined;
     this.store = await openStore(this.location, { create });
     this.storeWritable = create;
     return this.store;

@@ -14,7 +14,7 @@ export interface LociDocument {
   language?: string;
 }
 
-export interface IndexDocumentsOptions extends Omit<IndexItemsContext, 'progress' | 'includePathInEmbedding'> {
+export interface IndexDocumentsOptions extends Omit<IndexItemsContext, 'progress' | 'pathIsContent'> {
   documents: readonly LociDocument[];
   /** Remove indexed documents whose ids are not in `documents`. */
   prune?: boolean;
@@ -53,7 +53,7 @@ export async function indexDocuments(options: IndexDocumentsOptions): Promise<In
       tally.removed++;
     }
   }
-  await indexItems(items, { ...options, includePathInEmbedding: false, progress: { done: 0, total: items.length } }, tally);
+  await indexItems(items, { ...options, pathIsContent: false, progress: { done: 0, total: items.length } }, tally);
   const counts = await options.store.counts();
   const summary = summarise({ root: '(documents)', store: options.store, embedderId: options.embedderId }, tally, emptySkipCounts(), counts, started);
   options.onProgress?.({ type: 'index-finished', summary });

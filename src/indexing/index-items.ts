@@ -26,7 +26,7 @@ export interface IndexItemsContext {
   embedderId: string;
   chunker: string;
   chunking: Pick<ChunkInput, 'tokenBudget' | 'windowLines' | 'windowOverlap'>;
-  includePathInEmbedding: boolean;
+  pathIsContent: boolean;
   signal?: AbortSignal;
   onProgress?: IndexProgressListener;
   /** Progress position: items already done before this call, and the run's total. */
@@ -92,7 +92,7 @@ export async function indexItems(items: readonly IndexItem[], context: IndexItem
       continue;
     }
     const drafts = await chunkFile({ path: item.path, text: loaded.text, language: item.language, ...context.chunking, ...(item.title ? { title: item.title } : {}) });
-    const chunks = prepareChunks(drafts, { path: item.path, language: item.language, includePathInEmbedding: context.includePathInEmbedding });
+    const chunks = prepareChunks(drafts, { path: item.path, language: item.language, pathIsContent: context.pathIsContent });
     pending.push({ item, contentHash, chunks });
     pendingChunks += chunks.length;
     if (pendingChunks >= BATCH_CHUNKS || pending.length >= BATCH_FILES) await flush();

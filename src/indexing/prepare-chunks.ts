@@ -1,13 +1,16 @@
 import type { ChunkDraft } from '../chunk/spec.js';
-import { tokenize } from '../retrieve/tokenize.js';
+import { lexicalFieldsOf } from '../retrieve/lexical-fields.js';
 import type { ChunkWrite } from '../store/spec.js';
 import { chunkIdOf, sha256Hex } from './hash.js';
 
 export interface PrepareOptions {
   path: string;
   language: string;
-  /** Prefix embedded texts with the file path (helps code; noise for documents). */
-  includePathInEmbedding: boolean;
+  /**
+   * Whether the path means something (a file path) or is an opaque id (a document): only a
+   * meaningful path is embedded with the text and searchable in the path field.
+   */
+  pathIsContent: boolean;
 }
 
 export interface PreparedChunk {
@@ -18,11 +21,11 @@ export interface PreparedChunk {
 
 /** Turns chunker output into store rows: content hashes, ids and code-aware lexical fields. */
 export function prepareChunks(drafts: readonly ChunkDraft[], options: PrepareOptions): PreparedChunk[] {
-  const pathTokens = tokenize(options.path).join(' ');
+  const pathText = options.pathIsContent ? options.path : '';
   return drafts.map((draft) => {
     const headingPath = draft.headingPath ?? [];
     const symbols = uniqueSymbols(draft);
-    const context = [options.includePathInEmbedding ? options.path : '', headingPath.join(' > ')].filter(Boolean).join('\n');
+    const context = [options.pathIsContent ? options.path : '', headingPath.join(' > ')].filter(Boolean).join('\n');
     const embeddingInput = context ? `${context}\n${draft.text}` : draft.text;
     const contentHash = sha256Hex(embeddingInput);
     const write: ChunkWrite = {
@@ -35,12 +38,7 @@ export function prepareChunks(drafts: readonly ChunkDraft[], options: PrepareOpt
       symbols,
       headingPath,
       text: draft.text,
-      lexical: {
-        path: pathTokens,
-        symbols: tokenize(symbols.join(' ')).join(' '),
-        heading: tokenize(headingPath.join(' ')).join(' '),
-        body: tokenize(draft.text).join(' '),
-      },
+      ...lexicalFieldsOf({ path: pathText, symbols: symbols.join(' '), heading: headingPath.join(' '), body: draft.text }),
     };
     if (draft.symbol) write.symbol = draft.symbol;
     return { write, embeddingInput };

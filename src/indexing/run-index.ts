@@ -5,7 +5,7 @@ import type { IndexProgressListener, IndexSummary } from './events.js';
 import { emptyTally, indexItems, type IndexItem, type IndexItemsContext, type IndexItemsTally } from './index-items.js';
 import { planChanges } from './plan-changes.js';
 
-export interface RunIndexOptions extends Omit<IndexItemsContext, 'progress' | 'includePathInEmbedding'> {
+export interface RunIndexOptions extends Omit<IndexItemsContext, 'progress' | 'pathIsContent'> {
   root: string;
   maxFileBytes: number;
   exclude: readonly string[];
@@ -43,7 +43,7 @@ export async function runIndex(options: RunIndexOptions): Promise<IndexSummary> 
     tally.removed++;
     options.onProgress?.({ type: 'file-removed', path: entry.path });
   }
-  await indexItems(toProcess, { ...options, includePathInEmbedding: true, progress: { done: 0, total: toProcess.length } }, tally);
+  await indexItems(toProcess, { ...options, pathIsContent: true, progress: { done: 0, total: toProcess.length } }, tally);
 
   const counts = await options.store.counts();
   const summary = summarise(options, tally, walk.skipped, counts, started);

@@ -3,6 +3,7 @@ import type { SignalScores } from './search-types.js';
 
 export interface FusionCandidate {
   rowId: number;
+  path: string;
   score: number;
   signals: SignalScores;
 }
@@ -21,11 +22,11 @@ export interface FusionInput {
  */
 export function fuseScores(input: FusionInput): FusionCandidate[] {
   const byRow = new Map<number, FusionCandidate>();
-  for (const row of input.lexical) byRow.set(row.rowId, { rowId: row.rowId, score: 0, signals: { lexical: row.score } });
+  for (const row of input.lexical) byRow.set(row.rowId, { rowId: row.rowId, path: row.path, score: 0, signals: { lexical: row.score } });
   for (const row of input.vector) {
     const existing = byRow.get(row.rowId);
     if (existing) existing.signals.vector = row.score;
-    else byRow.set(row.rowId, { rowId: row.rowId, score: 0, signals: { vector: row.score } });
+    else byRow.set(row.rowId, { rowId: row.rowId, path: row.path, score: 0, signals: { vector: row.score } });
   }
   const candidates = [...byRow.values()];
   const hasLexical = input.lexical.length > 0;

@@ -2,20 +2,32 @@ import type { SearchMode } from '../config/schema.js';
 import { embedMany } from '../embed/embed-many.js';
 import type { EmbeddingModel } from '../embed/spec.js';
 import { LociError, throwIfAborted } from '../errors/index.js';
-import type { ChunkRecord, LexicalWeights, ScoredRow, Store } from '../store/spec.js';
+import type { ChunkRecord, LexicalWeights, ScoredRow, SearchFilter, Store } from '../store/spec.js';
 import { buildFilter } from './build-filter.js';
 import { fuseScores, type FusionCandidate } from './fusion.js';
-import { defaultLexicalWeights } from './lexical-weights.js';
 import type { SearchOptions, SearchResponse, SearchResult } from './search-types.js';
 import { queryTerms } from './tokenize.js';
 
+/** Where candidates come from: the store's own indexes, or a warm in-memory index. */
+export interface Retriever {
+  lexical(terms: string[], limit: number, filter: SearchFilter | undefined): Promise<ScoredRow[]>;
+  vector(vector: Float32Array, limit: number, filter: SearchFilter | undefined): Promise<ScoredRow[]>;
+}
+
+export function storeRetriever(store: Store, embedderId: string, weights: LexicalWeights): Retriever {
+  return {
+    lexical: (terms, limit, filter) => store.searchLexical({ terms, weights, limit, ...(filter ? { filter } : {}) }),
+    vector: (vector, limit, filter) => store.searchVectors({ embedderId, vector, limit, ...(filter ? { filter } : {}) }),
+  };
+}
+
 export interface SearchContext {
   store: Store;
+  retriever: Retriever;
   /** The model the index's vectors come from; undefined for lexical-only indexes. */
   model: EmbeddingModel | undefined;
   embedderId: string;
   defaults: { topK: number; mode: SearchMode; threshold: number };
-  lexicalWeights?: LexicalWeights;
 }
 
 /** Retrieves candidates from each signal, fuses them, groups by file if asked. */
@@ -42,7 +54,7 @@ export async function searchIndex(context: SearchContext, query: string, options
   if (mode !== 'vector') {
     const terms = queryTerms(query);
     if (terms.length === 0) warnings.push('The query has no searchable words after dropping stop words and punctuation.');
-    lexicalRows = await context.store.searchLexical({ terms, weights: context.lexicalWeights ?? defaultLexicalWeights, limit: candidateLimit, ...(filter ? { filter } : {}) });
+    lexicalRows = await context.retriever.lexical(terms, candidateLimit, filter);
   }
   if (mode !== 'lexical') {
     if (!context.model) {
@@ -55,29 +67,27 @@ export async function searchIndex(context: SearchContext, query: string, options
     } else {
       throwIfAborted(options.signal);
       const { embeddings } = await embedMany({ model: context.model, values: [query], purpose: 'query', ...(options.signal ? { abortSignal: options.signal } : {}) });
-      vectorRows = await context.store.searchVectors({
-        embedderId: context.embedderId,
-        vector: embeddings[0] as Float32Array,
-        limit: candidateLimit,
-        ...(filter ? { filter } : {}),
-      });
+      vectorRows = await context.retriever.vector(embeddings[0] as Float32Array, candidateLimit, filter);
     }
   }
 
   const fused = fuseScores({ lexical: lexicalRows, vector: vectorRows });
-  const records = new Map((await context.store.getChunks(fused.map((candidate) => candidate.rowId))).map((record) => [record.rowId, record]));
-  const results: SearchResult[] = [];
+  // Threshold, file grouping and top-k are decided before any chunk text is fetched.
+  const chosen: FusionCandidate[] = [];
   const seenPaths = new Set<string>();
   for (const candidate of fused) {
-    if (results.length >= topK) break;
-    if (candidate.score < threshold) break;
-    const record = records.get(candidate.rowId);
-    if (!record) continue; // deleted between ranking and fetching
+    if (chosen.length >= topK || candidate.score < threshold) break;
     if (options.files) {
-      if (seenPaths.has(record.path)) continue;
-      seenPaths.add(record.path);
+      if (seenPaths.has(candidate.path)) continue;
+      seenPaths.add(candidate.path);
     }
-    results.push(toResult(record, candidate));
+    chosen.push(candidate);
+  }
+  const records = new Map((await context.store.getChunks(chosen.map((candidate) => candidate.rowId))).map((record) => [record.rowId, record]));
+  const results: SearchResult[] = [];
+  for (const candidate of chosen) {
+    const record = records.get(candidate.rowId);
+    if (record) results.push(toResult(record, candidate)); // a row deleted since ranking is dropped
   }
   return { query, mode, results, warnings, degraded };
 }

@@ -1,4 +1,5 @@
 import type { ChunkKind } from '../chunk/spec.js';
+import type { ChunkTermStats, EncodedTerms } from './lexical-codec.js';
 
 /** What the store knows about one indexed file (the catalog row). */
 export interface CatalogEntry {
@@ -32,6 +33,8 @@ export interface ChunkWrite {
   text: string;
   /** Space-joined code-aware tokens for each lexical field. */
   lexical: LexicalFields;
+  /** The same tokens counted per field, for the in-memory index. */
+  termStats: ChunkTermStats;
   vector?: Float32Array;
 }
 
@@ -92,6 +95,8 @@ export interface LexicalQuery {
 export interface ScoredRow {
   rowId: number;
   score: number;
+  /** The chunk's file path, so callers can group by file without fetching chunks. */
+  path: string;
 }
 
 export interface VectorQuery {
@@ -99,6 +104,23 @@ export interface VectorQuery {
   vector: Float32Array;
   limit: number;
   filter?: SearchFilter;
+}
+
+/** One chunk's data for building an in-memory index. */
+export interface IndexRow {
+  rowId: number;
+  path: string;
+  language: string;
+  terms: EncodedTerms;
+  /** Present when the scan asked for an embedder and the chunk has its vector. */
+  vector?: Float32Array;
+}
+
+export interface ScanOptions {
+  /** Only rows with a larger row id (row ids only grow). */
+  afterRowId?: number;
+  /** Attach vectors from this embedder. */
+  embedderId?: string;
 }
 
 export interface IndexMeta {
@@ -149,6 +171,15 @@ export interface Store {
   /** Cosine similarity search over chunks whose vectors come from `embedderId`. */
   searchVectors(query: VectorQuery): Promise<ScoredRow[]>;
   getChunks(rowIds: number[]): Promise<ChunkRecord[]>;
+
+  /** Changes whenever anything (this or another process) committed a write. */
+  changeToken(): Promise<string>;
+  /** Rows for building in-memory indexes, in row id order. */
+  scanIndexRows(options: ScanOptions): Promise<IndexRow[]>;
+  /** Every live chunk row id (to find deletions since a scan). */
+  liveRowIds(): Promise<Int32Array>;
+  /** Lexicon terms with id > afterId, as [id, term] pairs. */
+  readLexicon(afterId: number): Promise<Array<[number, string]>>;
 
   /** Small named values kept with the index (e.g. the last run's summary), as JSON text. */
   readState(key: string): Promise<string | undefined>;

@@ -42,12 +42,18 @@ export const migrations: ReadonlyArray<(db: Database.Database) => void> = [
       CREATE INDEX chunks_by_path ON chunks(path);
       CREATE INDEX chunks_by_content ON chunks(content_hash);
 
-      -- Contentless: the fields hold loci's own code-aware tokens, not the raw text.
+      -- The fields hold loci's own code-aware tokens, not the raw text. The table keeps
+      -- its content: a contentless FTS5 table cannot update its row count and token
+      -- totals on delete, so its BM25 statistics would drift as files change.
       CREATE VIRTUAL TABLE chunk_fts USING fts5(
         path, symbols, heading, body,
-        content = '', contentless_delete = 1,
         tokenize = "unicode61 remove_diacritics 0 tokenchars '_'"
       );
+
+      -- The lexicon and per-chunk term statistics feed the in-memory lexical index, which
+      -- scores exactly like FTS5's bm25() but an order of magnitude faster.
+      CREATE TABLE lexicon (id INTEGER PRIMARY KEY, term TEXT NOT NULL UNIQUE);
+      CREATE TABLE chunk_terms (chunk INTEGER PRIMARY KEY, data BLOB NOT NULL);
 
       -- The embedding cache doubles as the vector table: chunks join it by content hash,
       -- so identical text is embedded once and survives branch switches.

@@ -3,18 +3,21 @@ import type Database from 'better-sqlite3';
 import type { ChunkKind } from '../../chunk/spec.js';
 import { compileFilter } from '../../retrieve/filter-match.js';
 import { ftsAnyOf } from '../../retrieve/fts-query.js';
+import { TopK } from '../../retrieve/warm/top-k.js';
+import { decodeTerms, encodeTerms } from '../lexical-codec.js';
 import type {
   CatalogEntry,
   ChunkRecord,
   FileWrite,
   IndexMeta,
+  IndexRow,
   LexicalQuery,
+  ScanOptions,
   ScoredRow,
   Store,
   StoreCounts,
   VectorQuery,
 } from '../spec.js';
-import { FlatVectorIndex } from '../vector-index/flat-vector-index.js';
 import { filterToSql } from './filter-sql.js';
 import { openDatabase, wrapSqliteError } from './open-database.js';
 import { decodeVector, encodeVector } from './vector-codec.js';
@@ -59,8 +62,10 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
 
 class SqliteStore implements Store {
   readonly kind = 'sqlite';
-  private vectorIndex: { embedderId: string; index: FlatVectorIndex; dataVersion: number } | undefined;
   private readonly statements;
+  /** Lexicon ids are immutable once assigned, so a cached id is always right. */
+  private termIds: Map<string, number> | undefined;
+  private writes = 0;
 
   constructor(
     readonly location: string,
@@ -71,6 +76,12 @@ class SqliteStore implements Store {
       catalogOne: db.prepare('SELECT * FROM files WHERE path = ?'),
       chunkIdsOfPath: db.prepare('SELECT id FROM chunks WHERE path = ?').pluck(),
       deleteFts: db.prepare('DELETE FROM chunk_fts WHERE rowid = ?'),
+      deleteTerms: db.prepare('DELETE FROM chunk_terms WHERE chunk = ?'),
+      insertTerms: db.prepare('INSERT INTO chunk_terms (chunk, data) VALUES (?, ?)'),
+      insertTerm: db.prepare('INSERT INTO lexicon (term) VALUES (?) ON CONFLICT(term) DO NOTHING'),
+      termId: db.prepare('SELECT id FROM lexicon WHERE term = ?').pluck(),
+      lexiconAfter: db.prepare('SELECT id, term FROM lexicon WHERE id > ? ORDER BY id').raw(),
+      liveRowIds: db.prepare('SELECT id FROM chunks ORDER BY id').pluck(),
       deleteChunksOfPath: db.prepare('DELETE FROM chunks WHERE path = ?'),
       deleteFile: db.prepare('DELETE FROM files WHERE path = ?'),
       insertChunk: db.prepare(`INSERT INTO chunks (chunk_id, content_hash, path, start_line, end_line, language, kind, symbol, symbols, heading_path, text)
@@ -90,6 +101,10 @@ class SqliteStore implements Store {
       chunksByIds: db.prepare('SELECT * FROM chunks WHERE id IN (SELECT value FROM json_each(?))'),
       vectorRows: db.prepare(`SELECT c.id, c.path, c.language, e.vector FROM chunks c
         JOIN embeddings e ON e.embedder = ? AND e.content_hash = c.content_hash`),
+      scanRows: db.prepare(`SELECT c.id, c.path, c.language, t.data, e.vector FROM chunks c
+        JOIN chunk_terms t ON t.chunk = c.id
+        LEFT JOIN embeddings e ON e.embedder = ? AND e.content_hash = c.content_hash
+        WHERE c.id > ? ORDER BY c.id`),
     };
   }
 
@@ -131,11 +146,10 @@ class SqliteStore implements Store {
   async writeFile(write: FileWrite): Promise<void> {
     const { entry, chunks } = write;
     const now = Date.now();
-    const inserted: Array<{ rowId: number; vector: Float32Array }> = [];
-    const removed = this.guard(() =>
+    this.guard(() =>
       this.db
         .transaction(() => {
-          const oldIds = this.removeChunksOfPath(entry.path);
+          this.removeChunksOfPath(entry.path);
           for (const chunk of chunks) {
             const result = this.statements.insertChunk.run({
               chunkId: chunk.chunkId,
@@ -153,17 +167,14 @@ class SqliteStore implements Store {
             const rowId = Number(result.lastInsertRowid);
             const { path, symbols, heading, body } = chunk.lexical;
             this.statements.insertFts.run(rowId, path, symbols, heading, body);
-            if (chunk.vector) {
-              this.statements.insertVector.run(entry.embedder, chunk.contentHash, encodeVector(chunk.vector), now);
-              inserted.push({ rowId, vector: chunk.vector });
-            }
+            this.statements.insertTerms.run(rowId, encodeTerms(chunk.termStats, (term) => this.termIdOf(term)));
+            if (chunk.vector) this.statements.insertVector.run(entry.embedder, chunk.contentHash, encodeVector(chunk.vector), now);
           }
           this.statements.upsertFile.run({ ...entry, chunkCount: chunks.length });
-          return oldIds;
         })
         .immediate(),
     );
-    this.applyToVectorIndex(removed, inserted, entry);
+    this.writes++;
   }
 
   async touchFile(path: string, size: number, mtimeMs: number): Promise<void> {
@@ -171,16 +182,15 @@ class SqliteStore implements Store {
   }
 
   async deleteFile(path: string): Promise<void> {
-    const removed = this.guard(() =>
+    this.guard(() =>
       this.db
         .transaction(() => {
-          const ids = this.removeChunksOfPath(path);
+          this.removeChunksOfPath(path);
           this.statements.deleteFile.run(path);
-          return ids;
         })
         .immediate(),
     );
-    this.applyToVectorIndex(removed, [], undefined);
+    this.writes++;
   }
 
   async getCachedVectors(embedderId: string, contentHashes: string[]): Promise<Map<string, Float32Array>> {
@@ -208,19 +218,41 @@ class SqliteStore implements Store {
     if (query.terms.length === 0 || query.limit <= 0) return [];
     const { path, symbols, heading, body } = query.weights;
     const filter = filterToSql(query.filter);
-    const sql = filter
-      ? `SELECT f.rowid AS rowId, -bm25(chunk_fts, ?, ?, ?, ?) AS score FROM chunk_fts f JOIN chunks c ON c.id = f.rowid
-         WHERE chunk_fts MATCH ? AND ${filter.sql} ORDER BY score DESC, f.rowid LIMIT ?`
-      : `SELECT rowid AS rowId, -bm25(chunk_fts, ?, ?, ?, ?) AS score FROM chunk_fts
-         WHERE chunk_fts MATCH ? ORDER BY score DESC, rowid LIMIT ?`;
+    const sql = `SELECT f.rowid AS rowId, -bm25(chunk_fts, ?, ?, ?, ?) AS score, c.path AS path FROM chunk_fts f JOIN chunks c ON c.id = f.rowid
+         WHERE chunk_fts MATCH ?${filter ? ` AND ${filter.sql}` : ''} ORDER BY score DESC, f.rowid LIMIT ?`;
     const params = [path, symbols, heading, body, ftsAnyOf(query.terms), ...(filter?.params ?? []), query.limit];
     return this.guard(() => this.db.prepare(sql).all(...params) as ScoredRow[]);
   }
 
+  /** The cold path: one streaming pass over the stored vectors (warm engines keep them in memory). */
   async searchVectors(query: VectorQuery): Promise<ScoredRow[]> {
-    const index = this.loadVectorIndex(query.embedderId, query.vector.length);
-    if (!index) return [];
-    return index.search(query.vector, query.limit, compileFilter(query.filter));
+    const accept = compileFilter(query.filter);
+    const top = new TopK(query.limit);
+    const pathOf = new Map<number, string>();
+    const queryVector = query.vector;
+    let queryNorm = 0;
+    for (const value of queryVector) queryNorm += value * value;
+    queryNorm = Math.sqrt(queryNorm) || 1;
+    this.guard(() => {
+      for (const row of this.statements.vectorRows.iterate(query.embedderId) as Iterable<{ id: number; path: string; language: string; vector: Buffer }>) {
+        if (accept && !accept(row.path, row.language)) continue;
+        const vector = decodeVector(row.vector);
+        if (vector.length !== queryVector.length) continue;
+        let dot = 0;
+        let norm = 0;
+        for (let index = 0; index < vector.length; index++) {
+          const value = vector[index] as number;
+          dot += value * (queryVector[index] as number);
+          norm += value * value;
+        }
+        const score = dot / (queryNorm * (Math.sqrt(norm) || 1));
+        if (score > top.floor) {
+          top.push(row.id, score);
+          pathOf.set(row.id, row.path);
+        }
+      }
+    });
+    return top.sorted().map(({ id, score }) => ({ rowId: id, score, path: pathOf.get(id) as string }));
   }
 
   async getChunks(rowIds: number[]): Promise<ChunkRecord[]> {
@@ -231,6 +263,37 @@ class SqliteStore implements Store {
       const record = byId.get(id);
       return record ? [record] : [];
     });
+  }
+
+  async changeToken(): Promise<string> {
+    return this.guard(() => `${this.db.pragma('data_version', { simple: true })}:${this.writes}`);
+  }
+
+  async scanIndexRows(options: ScanOptions): Promise<IndexRow[]> {
+    return this.guard(() => {
+      const rows: IndexRow[] = [];
+      const iterator = this.statements.scanRows.iterate(options.embedderId ?? '', options.afterRowId ?? 0) as Iterable<{
+        id: number;
+        path: string;
+        language: string;
+        data: Buffer;
+        vector: Buffer | null;
+      }>;
+      for (const row of iterator) {
+        const indexRow: IndexRow = { rowId: row.id, path: row.path, language: row.language, terms: decodeTerms(row.data) };
+        if (row.vector) indexRow.vector = decodeVector(row.vector);
+        rows.push(indexRow);
+      }
+      return rows;
+    });
+  }
+
+  async liveRowIds(): Promise<Int32Array> {
+    return this.guard(() => Int32Array.from(this.statements.liveRowIds.all() as number[]));
+  }
+
+  async readLexicon(afterId: number): Promise<Array<[number, string]>> {
+    return this.guard(() => this.statements.lexiconAfter.all(afterId) as Array<[number, string]>);
   }
 
   async readState(key: string): Promise<string | undefined> {
@@ -266,7 +329,6 @@ class SqliteStore implements Store {
 
   async close(): Promise<void> {
     if (!this.db.open) return;
-    this.vectorIndex = undefined;
     try {
       this.db.pragma('optimize');
     } catch {
@@ -275,40 +337,28 @@ class SqliteStore implements Store {
     this.db.close();
   }
 
-  private removeChunksOfPath(path: string): number[] {
+  private removeChunksOfPath(path: string): void {
     const ids = this.statements.chunkIdsOfPath.all(path) as number[];
-    for (const id of ids) this.statements.deleteFts.run(id);
+    for (const id of ids) {
+      this.statements.deleteFts.run(id);
+      this.statements.deleteTerms.run(id);
+    }
     this.statements.deleteChunksOfPath.run(path);
-    return ids;
   }
 
-  private applyToVectorIndex(removed: number[], inserted: Array<{ rowId: number; vector: Float32Array }>, entry: CatalogEntry | undefined): void {
-    const loaded = this.vectorIndex;
-    if (!loaded) return;
-    for (const rowId of removed) loaded.index.remove(rowId);
-    if (entry && entry.embedder === loaded.embedderId) {
-      for (const { rowId, vector } of inserted) {
-        if (vector.length === loaded.index.dimensions) loaded.index.add(rowId, vector, { path: entry.path, language: entry.language });
-      }
+  /** Runs inside a write transaction: a new term gets its id in the same commit. */
+  private termIdOf(term: string): number {
+    if (!this.termIds) {
+      this.termIds = new Map();
+      for (const [id, text] of this.statements.lexiconAfter.all(0) as Array<[number, string]>) this.termIds.set(text, id);
     }
-  }
-
-  /** Loads (or reuses) the in-memory vector index; reloads when another process wrote. */
-  private loadVectorIndex(embedderId: string, dimensions: number): FlatVectorIndex | undefined {
-    const dataVersion = Number(this.db.pragma('data_version', { simple: true }));
-    const loaded = this.vectorIndex;
-    if (loaded && loaded.embedderId === embedderId && loaded.dataVersion === dataVersion && loaded.index.dimensions === dimensions) {
-      return loaded.index;
+    let id = this.termIds.get(term);
+    if (id === undefined) {
+      this.statements.insertTerm.run(term);
+      id = this.statements.termId.get(term) as number;
+      this.termIds.set(term, id);
     }
-    const index = new FlatVectorIndex(dimensions);
-    this.guard(() => {
-      for (const row of this.statements.vectorRows.iterate(embedderId) as Iterable<{ id: number; path: string; language: string; vector: Buffer }>) {
-        const vector = decodeVector(row.vector);
-        if (vector.length === dimensions) index.add(row.id, vector, { path: row.path, language: row.language });
-      }
-    });
-    this.vectorIndex = { embedderId, index, dataVersion };
-    return index;
+    return id;
   }
 
   private guard<T>(action: () => T): T {

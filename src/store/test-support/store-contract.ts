@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tokenize } from '../../retrieve/tokenize.js';
+import { lexicalFieldsOf } from '../../retrieve/lexical-fields.js';
 import type { CatalogEntry, ChunkWrite, Store } from '../spec.js';
 
 export interface StoreHarness {
@@ -24,6 +24,7 @@ export function catalogEntry(path: string, overrides: Partial<CatalogEntry> = {}
 
 export function chunk(path: string, startLine: number, text: string, extra: Partial<ChunkWrite> = {}): ChunkWrite {
   const symbols = extra.symbols ?? (extra.symbol ? [extra.symbol] : []);
+  const text_ = extra.text ?? text;
   return {
     chunkId: `${path}:${startLine}`,
     contentHash: `content:${text}`,
@@ -34,12 +35,7 @@ export function chunk(path: string, startLine: number, text: string, extra: Part
     text,
     symbols,
     headingPath: [],
-    lexical: {
-      path: tokenize(path).join(' '),
-      symbols: tokenize(symbols.join(' ')).join(' '),
-      heading: '',
-      body: tokenize(text).join(' '),
-    },
+    ...lexicalFieldsOf({ path, symbols: symbols.join(' '), heading: '', body: text_ }),
     ...extra,
   };
 }

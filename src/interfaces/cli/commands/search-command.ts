@@ -53,7 +53,8 @@ export function registerSearchCommand(program: Command, io: CliIo): void {
         ],
         flags.config,
       );
-      const loci = createLoci({ root, config, env: io.env });
+      // One query per process: the store's own indexes answer faster than loading them.
+      const loci = createLoci({ root, config, env: io.env, inMemory: false });
       try {
         const response = await loci.search(query, {
           mode: config.search.mode as SearchMode,

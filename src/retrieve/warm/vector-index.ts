@@ -1,5 +1,5 @@
 import { LociError } from '../../errors/index.js';
-import type { ScoredRow } from '../spec.js';
+import type { ScoredRow } from '../../store/spec.js';
 import { TopK } from './top-k.js';
 
 export interface VectorRowMeta {
@@ -76,7 +76,7 @@ export class FlatVectorIndex {
       for (let index = 0; index < dimensions; index++) dot += (matrix[offset + index] as number) * (query[index] as number);
       top.push(rowId, dot * scale);
     }
-    return top.sorted().map(({ id, score }) => ({ rowId: id, score }));
+    return top.sorted().map(({ id, score }) => ({ rowId: id, score, path: (this.slotMeta[this.slotOfRow.get(id) as number] as VectorRowMeta).path }));
   }
 
   private ensureCapacity(slots: number): void {

@@ -1,0 +1,215 @@
+import type { EncodedTerms } from '../../store/lexical-codec.js';
+import type { LexicalWeights, ScoredRow } from '../../store/spec.js';
+import { TopK } from './top-k.js';
+
+export interface LexicalRowMeta {
+  path: string;
+  language: string;
+}
+
+interface Postings {
+  slots: Int32Array;
+  /** Field-weighted term frequency per posting. */
+  weighted: Float32Array;
+  length: number;
+  /** Live documents containing the term. */
+  documentFrequency: number;
+}
+
+// SQLite FTS5's bm25() constants: both paths must rank identically.
+const K1 = 1.2;
+const B = 0.75;
+
+/**
+ * An in-memory inverted index that scores exactly like FTS5's bm25() with column weights
+ * (weighted term frequency, whole-row length normalisation, idf clamped at 1e-6), but
+ * term-at-a-time over typed arrays: ~1 ms for a query over 100k chunks instead of ~70.
+ */
+export class LexicalIndex {
+  private readonly postings = new Map<number, Postings>();
+  private slotRowIds = new Float64Array(1024);
+  private slotLengths = new Float64Array(1024);
+  private slotAlive = new Uint8Array(1024);
+  private slotTerms: Array<Uint32Array | undefined> = [];
+  private slotMeta: Array<LexicalRowMeta | undefined> = [];
+  private readonly slotOfRow = new Map<number, number>();
+  private slotCount = 0;
+  private deadSlots = 0;
+  private liveTokens = 0;
+  private accumulator = new Float64Array(1024);
+
+  constructor(
+    readonly weights: LexicalWeights,
+    /** term text → lexicon id, shared with the store. */
+    private readonly termIds: Map<string, number>,
+  ) {}
+
+  get size(): number {
+    return this.slotOfRow.size;
+  }
+
+  has(rowId: number): boolean {
+    return this.slotOfRow.has(rowId);
+  }
+
+  rowIds(): IterableIterator<number> {
+    return this.slotOfRow.keys();
+  }
+
+  add(rowId: number, meta: LexicalRowMeta, terms: EncodedTerms): void {
+    if (this.slotOfRow.has(rowId)) this.remove(rowId);
+    const slot = this.slotCount++;
+    this.ensureCapacity(this.slotCount);
+    const { path, symbols, heading, body } = this.weights;
+    const fieldWeights = [path, symbols, heading, body];
+    const length = terms.fieldLengths[0] + terms.fieldLengths[1] + terms.fieldLengths[2] + terms.fieldLengths[3];
+    this.slotRowIds[slot] = rowId;
+    this.slotLengths[slot] = length;
+    this.slotAlive[slot] = 1;
+    this.slotTerms[slot] = terms.termIds;
+    this.slotMeta[slot] = meta;
+    this.slotOfRow.set(rowId, slot);
+    this.liveTokens += length;
+    for (let entry = 0; entry < terms.termIds.length; entry++) {
+      let weighted = 0;
+      for (let field = 0; field < 4; field++) weighted += (fieldWeights[field] as number) * (terms.frequencies[entry * 4 + field] as number);
+      this.append(terms.termIds[entry] as number, slot, weighted);
+    }
+  }
+
+  remove(rowId: number): void {
+    const slot = this.slotOfRow.get(rowId);
+    if (slot === undefined) return;
+    this.slotOfRow.delete(rowId);
+    this.slotAlive[slot] = 0;
+    this.liveTokens -= this.slotLengths[slot] as number;
+    for (const termId of this.slotTerms[slot] ?? []) {
+      const postings = this.postings.get(termId);
+      if (postings) postings.documentFrequency--;
+    }
+    this.slotTerms[slot] = undefined;
+    this.slotMeta[slot] = undefined;
+    this.deadSlots++;
+    // Dead postings are skipped while scoring; compact once they are a quarter of all.
+    if (this.deadSlots > 1024 && this.deadSlots > this.slotCount / 4) this.compact();
+  }
+
+  search(terms: readonly string[], limit: number, accept?: (path: string, language: string) => boolean): ScoredRow[] {
+    const rows = this.slotOfRow.size;
+    if (rows === 0 || limit <= 0) return [];
+    const averageLength = this.liveTokens / rows;
+    const accumulator = this.accumulator;
+    const touched: number[] = [];
+    for (const term of new Set(terms)) {
+      const termId = this.termIds.get(term);
+      const postings = termId === undefined ? undefined : this.postings.get(termId);
+      if (!postings || postings.documentFrequency <= 0) continue;
+      const hits = postings.documentFrequency;
+      let idf = Math.log((rows - hits + 0.5) / (hits + 0.5));
+      if (idf <= 0) idf = 1e-6;
+      const { slots, weighted, length } = postings;
+      for (let index = 0; index < length; index++) {
+        const slot = slots[index] as number;
+        if (this.slotAlive[slot] === 0) continue;
+        const frequency = weighted[index] as number;
+        if (frequency <= 0) continue;
+        const norm = K1 * (1 - B + (B * (this.slotLengths[slot] as number)) / averageLength);
+        if (accumulator[slot] === 0) touched.push(slot);
+        accumulator[slot] = (accumulator[slot] as number) + (idf * (frequency * (K1 + 1))) / (frequency + norm);
+      }
+    }
+    const top = new TopK(limit);
+    for (const slot of touched) {
+      const score = accumulator[slot] as number;
+      accumulator[slot] = 0;
+      if (accept) {
+        const meta = this.slotMeta[slot] as LexicalRowMeta;
+        if (!accept(meta.path, meta.language)) continue;
+      }
+      top.push(this.slotRowIds[slot] as number, score);
+    }
+    return top.sorted().map(({ id, score }) => ({ rowId: id, score, path: (this.slotMeta[this.slotOfRow.get(id) as number] as LexicalRowMeta).path }));
+  }
+
+  /** Term ids of a row, for feedback and explanation. */
+  termsOf(rowId: number): Uint32Array | undefined {
+    const slot = this.slotOfRow.get(rowId);
+    return slot === undefined ? undefined : this.slotTerms[slot];
+  }
+
+  private append(termId: number, slot: number, weighted: number): void {
+    let postings = this.postings.get(termId);
+    if (!postings) {
+      postings = { slots: new Int32Array(4), weighted: new Float32Array(4), length: 0, documentFrequency: 0 };
+      this.postings.set(termId, postings);
+    }
+    if (postings.length === postings.slots.length) {
+      const slots = new Int32Array(postings.length * 2);
+      slots.set(postings.slots);
+      const weights = new Float32Array(postings.length * 2);
+      weights.set(postings.weighted);
+      postings.slots = slots;
+      postings.weighted = weights;
+    }
+    postings.slots[postings.length] = slot;
+    postings.weighted[postings.length] = weighted;
+    postings.length++;
+    postings.documentFrequency++;
+  }
+
+  private ensureCapacity(slots: number): void {
+    if (slots <= this.slotRowIds.length) return;
+    const next = Math.max(slots, this.slotRowIds.length * 2);
+    const grow = <T extends Float64Array | Uint8Array>(array: T, make: (size: number) => T): T => {
+      const bigger = make(next);
+      bigger.set(array);
+      return bigger;
+    };
+    this.slotRowIds = grow(this.slotRowIds, (size) => new Float64Array(size));
+    this.slotLengths = grow(this.slotLengths, (size) => new Float64Array(size));
+    this.slotAlive = grow(this.slotAlive, (size) => new Uint8Array(size));
+    this.accumulator = new Float64Array(next);
+  }
+
+  /** Drops dead slots by renumbering live ones; postings are rebuilt in slot order. */
+  private compact(): void {
+    const remap = new Int32Array(this.slotCount).fill(-1);
+    let next = 0;
+    for (let slot = 0; slot < this.slotCount; slot++) if (this.slotAlive[slot]) remap[slot] = next++;
+    for (const postings of this.postings.values()) {
+      let write = 0;
+      for (let read = 0; read < postings.length; read++) {
+        const target = remap[postings.slots[read] as number] as number;
+        if (target < 0) continue;
+        postings.slots[write] = target;
+        postings.weighted[write] = postings.weighted[read] as number;
+        write++;
+      }
+      postings.length = write;
+    }
+    for (const [termId, postings] of this.postings) if (postings.length === 0) this.postings.delete(termId);
+    const rowIds = new Float64Array(Math.max(1024, next));
+    const lengths = new Float64Array(rowIds.length);
+    const alive = new Uint8Array(rowIds.length);
+    const terms: Array<Uint32Array | undefined> = [];
+    const meta: Array<LexicalRowMeta | undefined> = [];
+    for (let slot = 0; slot < this.slotCount; slot++) {
+      const target = remap[slot] as number;
+      if (target < 0) continue;
+      rowIds[target] = this.slotRowIds[slot] as number;
+      lengths[target] = this.slotLengths[slot] as number;
+      alive[target] = 1;
+      terms[target] = this.slotTerms[slot];
+      meta[target] = this.slotMeta[slot];
+      this.slotOfRow.set(rowIds[target] as number, target);
+    }
+    this.slotRowIds = rowIds;
+    this.slotLengths = lengths;
+    this.slotAlive = alive;
+    this.slotTerms = terms;
+    this.slotMeta = meta;
+    this.slotCount = next;
+    this.deadSlots = 0;
+    this.accumulator = new Float64Array(rowIds.length);
+  }
+}

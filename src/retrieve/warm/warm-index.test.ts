@@ -1,0 +1,99 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openSqliteStore } from '../../store/sqlite/sqlite-store.js';
+import type { Store } from '../../store/spec.js';
+import { catalogEntry, chunk } from '../../store/test-support/store-contract.js';
+import { queryTerms } from '../tokenize.js';
+import { WarmIndex } from './warm-index.js';
+
+const weights = { path: 1.5, symbols: 2, heading: 1.5, body: 1 };
+// Zipf-like sampling over a realistic vocabulary, so scores rarely tie.
+const vocabulary = Array.from({ length: 300 }, (_, index) => `word${index.toString(36)}x`);
+const pick = (next: () => number) => vocabulary[Math.floor(vocabulary.length * next() ** 3)] as string;
+
+function random(seed: number) {
+  let state = seed;
+  return () => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return state / 2147483648;
+  };
+}
+
+let folder: string;
+let store: Store;
+beforeEach(async () => {
+  folder = await mkdtemp(join(tmpdir(), 'loci-warm-'));
+  store = openSqliteStore({ file: join(folder, 'index.db'), create: true });
+});
+afterEach(async () => {
+  await store.close();
+  await rm(folder, { recursive: true, force: true });
+});
+
+async function writeRandomFile(next: () => number, path: string) {
+  const chunks = Array.from({ length: 1 + Math.floor(next() * 3) }, (_, index) => {
+    const words = Array.from({ length: 3 + Math.floor(next() * 40) }, () => pick(next));
+    const symbol = next() < 0.3 ? pick(next) : undefined;
+    return chunk(path, index * 10 + 1, words.join(' '), symbol ? { symbol } : {});
+  });
+  await store.writeFile({ entry: catalogEntry(path), chunks });
+}
+
+describe('warm index', () => {
+  it('ranks exactly like the store (FTS5 bm25), through writes, rewrites and deletes', async () => {
+    const next = random(7);
+    const warm = new WarmIndex(store, { weights, embedderId: 'none', dimensions: 0 });
+    const compare = async () => {
+      await warm.refresh();
+      for (let query = 0; query < 25; query++) {
+        const text = Array.from({ length: 1 + Math.floor(next() * 4) }, () => pick(next)).join(' ');
+        const terms = queryTerms(text);
+        const cold = await store.searchLexical({ terms, weights, limit: 15 });
+        const hot = warm.searchLexical(terms, 15, undefined);
+        expect(hot.length).toBeGreaterThan(0);
+        expect(hot.map((row) => [row.rowId, row.score.toFixed(9)])).toEqual(cold.map((row) => [row.rowId, row.score.toFixed(9)]));
+      }
+    };
+    for (let file = 0; file < 60; file++) await writeRandomFile(next, `src/${file % 3 === 0 ? 'a' : 'b'}/file${file}.ts`);
+    await compare();
+    for (let file = 0; file < 60; file += 4) await writeRandomFile(next, `src/${file % 3 === 0 ? 'a' : 'b'}/file${file}.ts`); // rewrites
+    for (let file = 1; file < 60; file += 5) await store.deleteFile(`src/${file % 3 === 0 ? 'a' : 'b'}/file${file}.ts`);
+    await compare();
+    const filter = { pathPrefixes: ['src/a/'] };
+    await warm.refresh();
+    const terms = [vocabulary[0] as string, vocabulary[1] as string, vocabulary[5] as string];
+    const cold = await store.searchLexical({ terms, weights, limit: 10, filter });
+    expect(warm.searchLexical(terms, 10, filter).map((row) => row.rowId)).toEqual(cold.map((row) => row.rowId));
+  });
+
+  it('sees writes made by another connection to the same store', async () => {
+    const other = openSqliteStore({ file: join(folder, 'index.db') });
+    const warm = new WarmIndex(store, { weights, embedderId: 'none', dimensions: 0 });
+    await warm.refresh();
+    expect(warm.size).toBe(0);
+    await other.writeFile({ entry: catalogEntry('x.ts'), chunks: [chunk('x.ts', 1, 'unique marmalade')] });
+    await warm.refresh();
+    expect(warm.searchLexical(['marmalad'], 5, undefined)).toHaveLength(1);
+    await other.deleteFile('x.ts');
+    await warm.refresh();
+    expect(warm.searchLexical(['marmalad'], 5, undefined)).toHaveLength(0);
+    await other.close();
+  });
+
+  it('holds vectors of its embedder only', async () => {
+    await store.writeFile({
+      entry: catalogEntry('v.ts', { embedder: 'e@2' }),
+      chunks: [chunk('v.ts', 1, 'a', { vector: Float32Array.from([1, 0]) }), chunk('v.ts', 2, 'b', { vector: Float32Array.from([0, 1]) })],
+    });
+    const warm = new WarmIndex(store, { weights, embedderId: 'e@2', dimensions: 2 });
+    await warm.refresh();
+    const rows = warm.searchVectors(Float32Array.from([1, 0.1]), 2, undefined);
+    expect(rows).toHaveLength(2);
+    expect(rows[0]!.score).toBeGreaterThan(rows[1]!.score);
+    const other = new WarmIndex(store, { weights, embedderId: 'f@2', dimensions: 2 });
+    await other.refresh();
+    expect(other.searchVectors(Float32Array.from([1, 0]), 2, undefined)).toEqual([]);
+  });
+});

@@ -1,0 +1,81 @@
+import type { LexicalWeights, ScoredRow, SearchFilter, Store } from '../../store/spec.js';
+import { compileFilter } from '../filter-match.js';
+import { LexicalIndex } from './lexical-index.js';
+import { FlatVectorIndex } from './vector-index.js';
+
+export interface WarmIndexOptions {
+  weights: LexicalWeights;
+  /** Embedder whose vectors to hold; `none` for lexical only. */
+  embedderId: string;
+  dimensions: number;
+}
+
+/**
+ * The store's chunks held in memory for fast search: an inverted index and a vector
+ * matrix. Before each search it catches up with whatever any process committed since
+ * (new rows by row id, deletions by comparing live ids), so results are never stale.
+ */
+export class WarmIndex {
+  private readonly termIds = new Map<string, number>();
+  private readonly lexical: LexicalIndex;
+  private readonly vectors: FlatVectorIndex | undefined;
+  private lastLexiconId = 0;
+  private watermark = 0;
+  private token: string | undefined;
+  private refreshing: Promise<void> | undefined;
+
+  constructor(
+    private readonly store: Store,
+    readonly options: WarmIndexOptions,
+  ) {
+    this.lexical = new LexicalIndex(options.weights, this.termIds);
+    this.vectors = options.embedderId !== 'none' && options.dimensions > 0 ? new FlatVectorIndex(options.dimensions) : undefined;
+  }
+
+  get size(): number {
+    return this.lexical.size;
+  }
+
+  /** Brings the index up to date with the store; concurrent callers share one refresh. */
+  refresh(): Promise<void> {
+    this.refreshing ??= this.catchUp().finally(() => {
+      this.refreshing = undefined;
+    });
+    return this.refreshing;
+  }
+
+  searchLexical(terms: readonly string[], limit: number, filter: SearchFilter | undefined): ScoredRow[] {
+    return this.lexical.search(terms, limit, compileFilter(filter));
+  }
+
+  searchVectors(vector: Float32Array, limit: number, filter: SearchFilter | undefined): ScoredRow[] {
+    return this.vectors ? this.vectors.search(vector, limit, compileFilter(filter)) : [];
+  }
+
+  private async catchUp(): Promise<void> {
+    const token = await this.store.changeToken();
+    if (token === this.token) return;
+    for (const [id, term] of await this.store.readLexicon(this.lastLexiconId)) {
+      this.termIds.set(term, id);
+      this.lastLexiconId = Math.max(this.lastLexiconId, id);
+    }
+    const fresh = await this.store.scanIndexRows({ afterRowId: this.watermark, ...(this.vectors ? { embedderId: this.options.embedderId } : {}) });
+    for (const row of fresh) {
+      const meta = { path: row.path, language: row.language };
+      this.lexical.add(row.rowId, meta, row.terms);
+      if (this.vectors && row.vector && row.vector.length === this.vectors.dimensions) this.vectors.add(row.rowId, row.vector, meta);
+      this.watermark = Math.max(this.watermark, row.rowId);
+    }
+    // Rows are never updated in place, only deleted and re-inserted with new ids.
+    const live = await this.store.liveRowIds();
+    if (live.length !== this.lexical.size) {
+      const alive = new Set(live);
+      const gone = [...this.lexical.rowIds()].filter((rowId) => !alive.has(rowId));
+      for (const rowId of gone) {
+        this.lexical.remove(rowId);
+        this.vectors?.remove(rowId);
+      }
+    }
+    this.token = token;
+  }
+}
