@@ -56,6 +56,25 @@ interface PendingFile {
 const BATCH_CHUNKS = 128;
 const BATCH_FILES = 64;
 
+const READ_AHEAD = 16;
+
+/** Starts up to `ahead` loads beyond the one being awaited; each result is awaited once. */
+function prefetch<T, R>(items: readonly T[], load: (item: T) => Promise<R>, ahead: number): (index: number) => Promise<R> {
+  const started = new Map<number, Promise<R>>();
+  let next = 0;
+  const start = (index: number) => {
+    const promise = load(items[index] as T);
+    promise.catch(() => undefined); // observed when awaited; avoids an unhandled rejection meanwhile
+    started.set(index, promise);
+  };
+  return (index: number) => {
+    while (next < items.length && next <= index + ahead) start(next++);
+    const promise = started.get(index) as Promise<R>;
+    started.delete(index);
+    return promise;
+  };
+}
+
 export function emptyTally(): IndexItemsTally {
   return { added: 0, updated: 0, unchanged: 0, removed: 0, chunksWritten: 0, embeddingsComputed: 0, embeddingsCached: 0, skipped: {}, warnings: [] };
 }
@@ -69,9 +88,11 @@ export async function indexItems(items: readonly IndexItem[], context: IndexItem
     pending = [];
     pendingChunks = 0;
   };
-  for (const item of items) {
+  // Reads run ahead of processing so the disk and the CPU work at the same time.
+  const loads = prefetch(items, (item) => item.load(), READ_AHEAD);
+  for (const [index, item] of items.entries()) {
     throwIfAborted(context.signal);
-    const loaded = await item.load();
+    const loaded = await loads(index);
     if (!loaded.ok) {
       tally.skipped[loaded.reason] = (tally.skipped[loaded.reason] ?? 0) + 1;
       if (item.previous) {

@@ -37,22 +37,22 @@ export function countTerms(fields: Record<LexicalField, readonly string[]>): Chu
 }
 
 export function encodeTerms(stats: ChunkTermStats, idOf: (term: string) => number): Uint8Array {
-  const entries = [...stats.terms.entries()].map(([term, counts]) => ({ id: idOf(term), counts })).sort((a, b) => a.id - b.id);
-  const bytes: number[] = [];
-  for (const length of stats.fieldLengths) writeVarint(bytes, length);
-  writeVarint(bytes, entries.length);
+  const entries: Array<{ id: number; counts: [number, number, number, number] }> = [];
+  for (const [term, counts] of stats.terms) entries.push({ id: idOf(term), counts });
+  entries.sort((a, b) => a.id - b.id);
+  // Worst case per entry: 5-byte id delta, 1-byte mask, 4 × 5-byte counts.
+  const writer = { bytes: new Uint8Array(30 + entries.length * 26), offset: 0 };
+  for (const length of stats.fieldLengths) writeVarint(writer, length);
+  writeVarint(writer, entries.length);
   let previous = 0;
   for (const { id, counts } of entries) {
-    writeVarint(bytes, id - previous);
+    writeVarint(writer, id - previous);
     previous = id;
-    let mask = 0;
-    counts.forEach((count, index) => {
-      if (count > 0) mask |= 1 << index;
-    });
-    writeVarint(bytes, mask);
-    for (const count of counts) if (count > 0) writeVarint(bytes, count);
+    const mask = (counts[0] > 0 ? 1 : 0) | (counts[1] > 0 ? 2 : 0) | (counts[2] > 0 ? 4 : 0) | (counts[3] > 0 ? 8 : 0);
+    writeVarint(writer, mask);
+    for (const count of counts) if (count > 0) writeVarint(writer, count);
   }
-  return Uint8Array.from(bytes);
+  return writer.bytes.slice(0, writer.offset);
 }
 
 export function decodeTerms(blob: Uint8Array): EncodedTerms {
@@ -73,13 +73,13 @@ export function decodeTerms(blob: Uint8Array): EncodedTerms {
   return { fieldLengths, termIds, frequencies };
 }
 
-function writeVarint(out: number[], value: number): void {
+function writeVarint(writer: { bytes: Uint8Array; offset: number }, value: number): void {
   let rest = value;
   while (rest >= 0x80) {
-    out.push((rest & 0x7f) | 0x80);
+    writer.bytes[writer.offset++] = (rest & 0x7f) | 0x80;
     rest = Math.floor(rest / 128);
   }
-  out.push(rest);
+  writer.bytes[writer.offset++] = rest;
 }
 
 function readVarint(bytes: Uint8Array, reader: { offset: number }): number {
