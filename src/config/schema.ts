@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
-/** The embedder used when nothing selects one: offline, shipped with the package. */
-export const DEFAULT_EMBEDDER_ID = 'none';
+/** The embedder used when nothing selects one: offline, shipped inside the package. */
+export const DEFAULT_EMBEDDER_ID = 'static';
 
 export const searchModes = ['hybrid', 'vector', 'lexical'] as const;
 export type SearchMode = (typeof searchModes)[number];
@@ -37,6 +37,38 @@ const searchSchema = z.strictObject({
   threshold: z.number().min(0).default(0),
   /** BM25 weight of a term found in each field, relative to the body. */
   fieldWeights: fieldWeightsSchema.prefault({}),
+  /** How signals are combined: weighted normalised scores (measured best) or reciprocal rank fusion. */
+  fusion: z.enum(['weighted', 'rrf']).default('weighted'),
+  /** Weight of each signal in weighted fusion. */
+  weights: z
+    .strictObject({
+      lexical: z.number().min(0).max(10).default(1),
+      vector: z.number().min(0).max(10).default(0.2),
+      mention: z.number().min(0).max(10).default(0.5),
+    })
+    .prefault({}),
+});
+
+const embedderOptionsSchema = z.strictObject({
+  /** Base URL of an OpenAI-compatible, Vertex, Gemini or Voyage endpoint (tests, proxies, local servers). */
+  baseUrl: z.url().optional(),
+  /** Output dimensions, when the model lets you choose or cannot be asked. */
+  dimensions: z.number().int().min(1).max(16384).optional(),
+  /** Name of the environment variable holding the API key (never the key itself). */
+  apiKeyEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'must be an environment variable name such as OPENAI_API_KEY').optional(),
+  /** Per-request timeout. */
+  timeoutMs: z.number().int().min(100).max(600_000).default(60_000),
+  /** Texts per request (capped by what the provider accepts). */
+  batchSize: z.number().int().min(1).max(4096).optional(),
+  /** Requests in flight at once, for providers that allow it. */
+  concurrency: z.number().int().min(1).max(64).default(4),
+  /** Google Cloud project and region, for Vertex AI. */
+  project: z.string().optional(),
+  location: z.string().default('us-central1'),
+  /** Local ONNX models: never download (transformers.js). */
+  offline: z.boolean().default(false),
+  /** Local ONNX models: quantised weights (q8) or full precision (fp32). */
+  dtype: z.enum(['fp32', 'fp16', 'q8', 'int8', 'uint8', 'q4']).default('q8'),
 });
 
 export const configSchema = z.strictObject({
@@ -44,6 +76,7 @@ export const configSchema = z.strictObject({
   store: z.string().min(1).optional(),
   /** Embedder id (see `loci embedders`), or `none` for lexical-only indexes. */
   embedder: z.string().min(1).default(DEFAULT_EMBEDDER_ID),
+  embedderOptions: embedderOptionsSchema.prefault({}),
   sources: sourcesSchema.prefault({}),
   chunking: chunkingSchema.prefault({}),
   search: searchSchema.prefault({}),

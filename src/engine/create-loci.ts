@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { CHUNKER_FINGERPRINT } from '../chunk/index.js';
 import { resolveConfig } from '../config/load.js';
 import type { LociConfig, LociConfigInput } from '../config/schema.js';
+import { registerBuiltInEmbedders } from '../embed/providers.js';
 import { resolveEmbedder } from '../embed/registry.js';
 import { embedderIdOf, type EmbeddingModel } from '../embed/spec.js';
 import { LociError } from '../errors/index.js';
@@ -52,6 +53,8 @@ export interface Loci {
   status(options?: { checkChanges?: boolean; signal?: AbortSignal }): Promise<IndexStatus>;
   close(): Promise<void>;
 }
+
+registerBuiltInEmbedders();
 
 const LAST_RUN_STATE = 'last-run';
 const EMBEDDER_SPEC_STATE = 'embedder-spec';

@@ -1,44 +1,89 @@
 import type { ScoredRow } from '../store/spec.js';
 import type { SignalScores } from './search-types.js';
 
+export type SignalName = 'lexical' | 'vector' | 'mention';
+
+export interface FusionWeights {
+  lexical: number;
+  vector: number;
+  mention: number;
+}
+
+export type FusionMethod = 'weighted' | 'rrf';
+
+/** How one signal moved one result: its raw score, normalised value, weight and share. */
+export interface SignalContribution {
+  raw: number;
+  normalized: number;
+  weight: number;
+  contribution: number;
+}
+
 export interface FusionCandidate {
   rowId: number;
   path: string;
   score: number;
   signals: SignalScores;
+  contributions: Partial<Record<SignalName, SignalContribution>>;
 }
 
 export interface FusionInput {
   lexical: ScoredRow[];
   vector: ScoredRow[];
-  /** Weight of cosine similarity against max-normalised BM25. */
-  vectorWeight?: number;
+  mention: ScoredRow[];
+  weights: FusionWeights;
+  method: FusionMethod;
 }
 
+const RRF_K = 60;
+
 /**
- * One ranking from several signals. With one signal, its raw score is the score. With
- * both, BM25 is divided by the query's best BM25 (so it lies in (0, 1]) and added to a
- * weighted cosine: a weak signal can only nudge, never swamp, a strong one.
+ * One ranking from several signals. `weighted` (the default) min-max normalises each
+ * signal over its candidates and adds them with weights, so a weak signal can only nudge
+ * a strong one; `rrf` sums 1/(60 + rank). With a single signal present, its raw score is
+ * the score, so lexical-only results keep BM25 values and vector-only keep cosines.
  */
 export function fuseScores(input: FusionInput): FusionCandidate[] {
+  const lists: Array<[SignalName, ScoredRow[]]> = [
+    ['lexical', input.lexical],
+    ['vector', input.vector],
+    ['mention', input.mention],
+  ];
+  const present = lists.filter(([, rows]) => rows.length > 0);
   const byRow = new Map<number, FusionCandidate>();
-  for (const row of input.lexical) byRow.set(row.rowId, { rowId: row.rowId, path: row.path, score: 0, signals: { lexical: row.score } });
-  for (const row of input.vector) {
-    const existing = byRow.get(row.rowId);
-    if (existing) existing.signals.vector = row.score;
-    else byRow.set(row.rowId, { rowId: row.rowId, path: row.path, score: 0, signals: { vector: row.score } });
-  }
-  const candidates = [...byRow.values()];
-  const hasLexical = input.lexical.length > 0;
-  const hasVector = input.vector.length > 0;
-  if (hasLexical && hasVector) {
-    const maxLexical = Math.max(...input.lexical.map((row) => row.score), Number.MIN_VALUE);
-    const weight = input.vectorWeight ?? 0.3;
-    for (const candidate of candidates) {
-      candidate.score = (candidate.signals.lexical ?? 0) / maxLexical + weight * (candidate.signals.vector ?? 0);
+  for (const [signal, rows] of present) {
+    for (const row of rows) {
+      let candidate = byRow.get(row.rowId);
+      if (!candidate) {
+        candidate = { rowId: row.rowId, path: row.path, score: 0, signals: {}, contributions: {} };
+        byRow.set(row.rowId, candidate);
+      }
+      candidate.signals[signal] = row.score;
     }
-  } else {
-    for (const candidate of candidates) candidate.score = candidate.signals.lexical ?? candidate.signals.vector ?? 0;
   }
-  return candidates.sort((a, b) => b.score - a.score || a.rowId - b.rowId);
+  const single = present.length === 1 ? present[0] : undefined;
+  for (const [signal, rows] of present) {
+    const weight = single ? 1 : input.weights[signal];
+    const normalize = single ? (score: number) => score : normalizer(rows, input.method);
+    rows.forEach((row, rank) => {
+      const candidate = byRow.get(row.rowId) as FusionCandidate;
+      const normalized = input.method === 'rrf' && !single ? 1 / (RRF_K + rank + 1) : normalize(row.score);
+      const contribution = weight * normalized;
+      candidate.contributions[signal] = { raw: row.score, normalized, weight, contribution };
+      candidate.score += contribution;
+    });
+  }
+  return [...byRow.values()].sort((a, b) => b.score - a.score || a.rowId - b.rowId);
+}
+
+function normalizer(rows: ScoredRow[], method: FusionMethod): (score: number) => number {
+  if (method === 'rrf') return () => 0;
+  let low = Infinity;
+  let high = -Infinity;
+  for (const row of rows) {
+    low = Math.min(low, row.score);
+    high = Math.max(high, row.score);
+  }
+  // One candidate, or all equal: each is as good as the best.
+  return high > low ? (score) => (score - low) / (high - low) : () => 1;
 }

@@ -13,6 +13,8 @@ export interface SearchOptions {
   mode?: SearchMode;
   /** Rank files by their best chunk: one result per file. */
   files?: boolean;
+  /** Attach each signal's contribution to every result. */
+  explain?: boolean;
   signal?: AbortSignal;
 }
 
@@ -20,6 +22,8 @@ export interface SearchOptions {
 export interface SignalScores {
   lexical?: number;
   vector?: number;
+  /** 1 when the query names this chunk's symbol or file. */
+  mention?: number;
 }
 
 export interface SearchResult {
@@ -34,6 +38,8 @@ export interface SearchResult {
   /** The fused score results are ranked by (higher is better). */
   score: number;
   signals: SignalScores;
+  /** With `explain`: how each signal moved this result (raw, normalised, weight, contribution). */
+  explanation?: Partial<Record<'lexical' | 'vector' | 'mention', { raw: number; normalized: number; weight: number; contribution: number }>>;
   chunkId: string;
 }
 

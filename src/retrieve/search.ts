@@ -4,7 +4,8 @@ import type { EmbeddingModel } from '../embed/spec.js';
 import { LociError, throwIfAborted } from '../errors/index.js';
 import type { ChunkRecord, LexicalWeights, ScoredRow, SearchFilter, Store } from '../store/spec.js';
 import { buildFilter } from './build-filter.js';
-import { fuseScores, type FusionCandidate } from './fusion.js';
+import { fuseScores, type FusionCandidate, type FusionMethod, type FusionWeights } from './fusion.js';
+import { extractMentions } from './mentions.js';
 import type { SearchOptions, SearchResponse, SearchResult } from './search-types.js';
 import { queryTerms } from './tokenize.js';
 
@@ -27,7 +28,7 @@ export interface SearchContext {
   /** The model the index's vectors come from; undefined for lexical-only indexes. */
   model: EmbeddingModel | undefined;
   embedderId: string;
-  defaults: { topK: number; mode: SearchMode; threshold: number };
+  defaults: { topK: number; mode: SearchMode; threshold: number; weights: FusionWeights; fusion: FusionMethod };
 }
 
 /** Retrieves candidates from each signal, fuses them, groups by file if asked. */
@@ -71,7 +72,12 @@ export async function searchIndex(context: SearchContext, query: string, options
     }
   }
 
-  const fused = fuseScores({ lexical: lexicalRows, vector: vectorRows });
+  const mentions = extractMentions(query);
+  const mentionRows =
+    mode === 'hybrid' && (mentions.symbols.length > 0 || mentions.paths.length > 0)
+      ? await context.store.findMentions({ ...mentions, limit: candidateLimit, ...(filter ? { filter } : {}) })
+      : [];
+  const fused = fuseScores({ lexical: lexicalRows, vector: vectorRows, mention: mentionRows, weights: context.defaults.weights, method: context.defaults.fusion });
   // Threshold, file grouping and top-k are decided before any chunk text is fetched.
   const chosen: FusionCandidate[] = [];
   const seenPaths = new Set<string>();
@@ -87,12 +93,12 @@ export async function searchIndex(context: SearchContext, query: string, options
   const results: SearchResult[] = [];
   for (const candidate of chosen) {
     const record = records.get(candidate.rowId);
-    if (record) results.push(toResult(record, candidate)); // a row deleted since ranking is dropped
+    if (record) results.push(toResult(record, candidate, options.explain === true)); // a row deleted since ranking is dropped
   }
   return { query, mode, results, warnings, degraded };
 }
 
-function toResult(record: ChunkRecord, candidate: FusionCandidate): SearchResult {
+function toResult(record: ChunkRecord, candidate: FusionCandidate, explain: boolean): SearchResult {
   const result: SearchResult = {
     path: record.path,
     startLine: record.startLine,
@@ -106,5 +112,6 @@ function toResult(record: ChunkRecord, candidate: FusionCandidate): SearchResult
     chunkId: record.chunkId,
   };
   if (record.symbol) result.symbol = record.symbol;
+  if (explain) result.explanation = candidate.contributions;
   return result;
 }

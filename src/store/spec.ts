@@ -92,6 +92,14 @@ export interface LexicalQuery {
   filter?: SearchFilter;
 }
 
+/** Symbols and paths a query names explicitly (see retrieve/mentions.ts). */
+export interface MentionQuery {
+  symbols: string[];
+  paths: string[];
+  limit: number;
+  filter?: SearchFilter;
+}
+
 export interface ScoredRow {
   rowId: number;
   score: number;
@@ -171,6 +179,11 @@ export interface Store {
   /** Cosine similarity search over chunks whose vectors come from `embedderId`. */
   searchVectors(query: VectorQuery): Promise<ScoredRow[]>;
   getChunks(rowIds: number[]): Promise<ChunkRecord[]>;
+  /**
+   * Chunks that define a named symbol (whole qualified name or its last segment,
+   * case-insensitive) or lie in a named file (exact path or path suffix); score 1.
+   */
+  findMentions(query: MentionQuery): Promise<ScoredRow[]>;
 
   /** Changes whenever anything (this or another process) committed a write. */
   changeToken(): Promise<string>;

@@ -53,6 +53,11 @@ export const migrations: ReadonlyArray<(db: Database.Database) => void> = [
       -- The lexicon and per-chunk term statistics feed the in-memory lexical index, which
       -- scores exactly like FTS5's bm25() but an order of magnitude faster.
       CREATE TABLE lexicon (id INTEGER PRIMARY KEY, term TEXT NOT NULL UNIQUE);
+
+      -- Symbol names (whole, and their last segment) for queries that name a symbol.
+      CREATE TABLE symbol_names (name TEXT NOT NULL, chunk INTEGER NOT NULL);
+      CREATE INDEX symbol_names_by_name ON symbol_names(name);
+      CREATE INDEX symbol_names_by_chunk ON symbol_names(chunk);
       CREATE TABLE chunk_terms (chunk INTEGER PRIMARY KEY, data BLOB NOT NULL);
 
       -- The embedding cache doubles as the vector table: chunks join it by content hash,

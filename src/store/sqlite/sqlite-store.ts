@@ -12,6 +12,7 @@ import type {
   IndexMeta,
   IndexRow,
   LexicalQuery,
+  MentionQuery,
   ScanOptions,
   ScoredRow,
   Store,
@@ -77,6 +78,8 @@ class SqliteStore implements Store {
       chunkIdsOfPath: db.prepare('SELECT id FROM chunks WHERE path = ?').pluck(),
       deleteFts: db.prepare('DELETE FROM chunk_fts WHERE rowid = ?'),
       deleteTerms: db.prepare('DELETE FROM chunk_terms WHERE chunk = ?'),
+      deleteSymbols: db.prepare('DELETE FROM symbol_names WHERE chunk = ?'),
+      insertSymbol: db.prepare('INSERT INTO symbol_names (name, chunk) VALUES (?, ?)'),
       insertTerms: db.prepare('INSERT INTO chunk_terms (chunk, data) VALUES (?, ?)'),
       insertTerm: db.prepare('INSERT INTO lexicon (term) VALUES (?) ON CONFLICT(term) DO NOTHING'),
       termId: db.prepare('SELECT id FROM lexicon WHERE term = ?').pluck(),
@@ -168,6 +171,7 @@ class SqliteStore implements Store {
             const { path, symbols, heading, body } = chunk.lexical;
             this.statements.insertFts.run(rowId, path, symbols, heading, body);
             this.statements.insertTerms.run(rowId, encodeTerms(chunk.termStats, (term) => this.termIdOf(term)));
+            for (const name of symbolKeys(chunk.symbols ?? (chunk.symbol ? [chunk.symbol] : []))) this.statements.insertSymbol.run(name, rowId);
             if (chunk.vector) this.statements.insertVector.run(entry.embedder, chunk.contentHash, encodeVector(chunk.vector), now);
           }
           this.statements.upsertFile.run({ ...entry, chunkCount: chunks.length });
@@ -265,6 +269,24 @@ class SqliteStore implements Store {
     });
   }
 
+  async findMentions(query: MentionQuery): Promise<ScoredRow[]> {
+    if ((query.symbols.length === 0 && query.paths.length === 0) || query.limit <= 0) return [];
+    const filter = filterToSql(query.filter);
+    const conditions: string[] = [];
+    const params: unknown[] = [];
+    if (query.symbols.length > 0) {
+      conditions.push('c.id IN (SELECT chunk FROM symbol_names WHERE name IN (SELECT value FROM json_each(?)))');
+      params.push(JSON.stringify(query.symbols.map((symbol) => symbol.toLowerCase())));
+    }
+    for (const path of query.paths) {
+      const clean = path.replace(/\\/g, '/').replace(/^\.?\//, '');
+      conditions.push("(c.path = ? OR c.path LIKE ? ESCAPE '!')");
+      params.push(clean, `%/${clean.replace(/[!%_]/g, (character) => `!${character}`)}`);
+    }
+    const sql = `SELECT c.id AS rowId, 1.0 AS score, c.path AS path FROM chunks c WHERE (${conditions.join(' OR ')})${filter ? ` AND ${filter.sql}` : ''} ORDER BY c.id LIMIT ?`;
+    return this.guard(() => this.db.prepare(sql).all(...params, ...(filter?.params ?? []), query.limit) as ScoredRow[]);
+  }
+
   async changeToken(): Promise<string> {
     return this.guard(() => `${this.db.pragma('data_version', { simple: true })}:${this.writes}`);
   }
@@ -342,6 +364,7 @@ class SqliteStore implements Store {
     for (const id of ids) {
       this.statements.deleteFts.run(id);
       this.statements.deleteTerms.run(id);
+      this.statements.deleteSymbols.run(id);
     }
     this.statements.deleteChunksOfPath.run(path);
   }
@@ -368,6 +391,17 @@ class SqliteStore implements Store {
       throw wrapSqliteError(error, this.location);
     }
   }
+}
+
+/** Each symbol under its whole qualified name and its last segment, lower-cased. */
+function symbolKeys(symbols: string[]): Set<string> {
+  const keys = new Set<string>();
+  for (const symbol of symbols) {
+    const lower = symbol.toLowerCase();
+    keys.add(lower);
+    keys.add(lower.slice(lower.lastIndexOf('.') + 1));
+  }
+  return keys;
 }
 
 function toCatalogEntry(row: CatalogRow): CatalogEntry {

@@ -178,6 +178,27 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
       expect((await store.getCachedVectors('e2', ['h1'])).size).toBe(0);
     });
 
+    it('finds chunks by the symbols and files a query names', async () => {
+      await store.writeFile({
+        entry: catalogEntry('src/users/user-service.ts'),
+        chunks: [
+          chunk('src/users/user-service.ts', 1, 'class UserService {}', { symbol: 'UserService', symbols: ['UserService', 'UserService.findById'] }),
+          chunk('src/users/user-service.ts', 9, 'helper text'),
+        ],
+      });
+      await store.writeFile({ entry: catalogEntry('src/other.ts'), chunks: [chunk('src/other.ts', 1, 'function findById_() {}', { symbol: 'findByIdx' })] });
+      const bySymbol = await store.findMentions({ symbols: ['findbyid'], paths: [], limit: 10 });
+      expect(bySymbol.map((row) => [row.path, row.score])).toEqual([['src/users/user-service.ts', 1]]);
+      const byQualified = await store.findMentions({ symbols: ['UserService.findById'], paths: [], limit: 10 });
+      expect(byQualified).toHaveLength(1);
+      const byPath = await store.findMentions({ symbols: [], paths: ['user-service.ts'], limit: 10 });
+      expect(byPath.map((row) => row.path)).toEqual(['src/users/user-service.ts', 'src/users/user-service.ts']);
+      expect(await store.findMentions({ symbols: [], paths: ['%.ts'], limit: 10 })).toEqual([]);
+      expect(await store.findMentions({ symbols: ['UserService'], paths: [], limit: 10, filter: { pathPrefixes: ['lib/'] } })).toEqual([]);
+      await store.deleteFile('src/users/user-service.ts');
+      expect(await store.findMentions({ symbols: ['UserService'], paths: [], limit: 10 })).toEqual([]);
+    });
+
     it('touches metadata and keeps named state', async () => {
       await store.writeFile({ entry: catalogEntry('a.ts'), chunks: [] });
       await store.touchFile('a.ts', 999, 42);

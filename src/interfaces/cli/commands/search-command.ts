@@ -14,6 +14,7 @@ interface SearchFlags {
   path?: string[];
   lang?: string[];
   files?: boolean;
+  explain?: boolean;
   json?: boolean;
   config?: string;
 }
@@ -33,6 +34,7 @@ export function registerSearchCommand(program: Command, io: CliIo): void {
     .option('--path <glob>', 'only paths matching this glob or under this folder (repeatable)', collect)
     .option('--lang <language>', 'only this language, e.g. typescript (repeatable)', collect)
     .option('--files', 'rank files by their best chunk')
+    .option('--explain', "show each signal's contribution to each result")
     .option('--config <file>', 'config file (default <root>/loci.config.json)')
     .option('--json', 'print {"results":[…],"warnings":[…]}')
     .action(async (words: string[], flags: SearchFlags) => {
@@ -61,6 +63,7 @@ export function registerSearchCommand(program: Command, io: CliIo): void {
           ...(flags.path ? { paths: flags.path } : {}),
           ...(flags.lang ? { languages: flags.lang.flatMap((value) => value.split(',')) } : {}),
           ...(flags.files ? { files: true } : {}),
+          ...(flags.explain ? { explain: true } : {}),
         });
         io.stdout.write(flags.json ? `${JSON.stringify(toJson(response))}\n` : formatResponse(response, flags.files === true));
       } finally {
@@ -82,6 +85,12 @@ function formatResponse(response: SearchResponse, files: boolean): string {
     const where = `${result.path}:${result.startLine}-${result.endLine}`;
     const label = result.symbol ?? (result.headingPath.length > 0 ? result.headingPath.join(' > ') : '');
     lines.push(`${index + 1}. ${where}${label ? `  ${label}` : ''}  (score ${result.score.toFixed(3)})`);
+    if (result.explanation) {
+      const parts = Object.entries(result.explanation).map(
+        ([signal, part]) => `${signal} ${part.raw.toFixed(3)} → ${part.normalized.toFixed(3)} × ${part.weight} = ${part.contribution.toFixed(3)}`,
+      );
+      lines.push(`   [${parts.join('; ')}]`);
+    }
     if (!files) {
       const preview = result.text.split('\n').slice(0, 6);
       const width = String(result.startLine + preview.length).length;

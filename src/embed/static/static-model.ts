@@ -1,0 +1,87 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { LociError } from '../../errors/index.js';
+import { tokenize } from '../../retrieve/tokenize.js';
+
+/** A loaded static embedding table: int8 rows with per-row scales, keyed by token. */
+export interface StaticModel {
+  dimensions: number;
+  /** First 12 hex digits of the file's sha256: a retrained model gets a new embedder id. */
+  digest: string;
+  embed(text: string, purpose: 'query' | 'document'): Float32Array;
+}
+
+interface Header {
+  format: string;
+  version: number;
+  dimensions: number;
+  vocabularySize: number;
+  tokenizer: string;
+  quantization: string;
+}
+
+const MAGIC = 'LOCISTAT';
+
+/**
+ * Reads the file written by scripts/embedder/train.py: magic, header and vocabulary
+ * lengths, JSON header, newline-separated vocabulary, padding to 4 bytes, then float32
+ * row scales, float32 query-side and document-side token importance, and int8 rows. A
+ * text's vector is the importance-weighted sum of its tokens' rows, L2-normalised.
+ */
+export function loadStaticModel(file: string): StaticModel {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch (error) {
+    throw new LociError('EMBEDDER_UNAVAILABLE', `Cannot read the static embedding model at ${file}: ${(error as Error).message}.`, { cause: error });
+  }
+  if (bytes.length < 16 || bytes.toString('latin1', 0, 8) !== MAGIC) {
+    throw new LociError('EMBEDDER_UNAVAILABLE', `${file} is not a loci static embedding model.`);
+  }
+  const headerLength = bytes.readUInt32LE(8);
+  const vocabularyLength = bytes.readUInt32LE(12);
+  const header = JSON.parse(bytes.toString('utf8', 16, 16 + headerLength)) as Header;
+  if (header.format !== 'loci-static-embedder' || header.version !== 2 || header.quantization !== 'int8-rowwise') {
+    throw new LociError('EMBEDDER_UNAVAILABLE', `${file} has an unsupported static model format (${header.format} v${header.version}).`);
+  }
+  const vocabularyStart = 16 + headerLength;
+  const tokens = bytes.toString('utf8', vocabularyStart, vocabularyStart + vocabularyLength).split('\n');
+  let offset = vocabularyStart + vocabularyLength;
+  offset += (4 - (offset % 4)) % 4;
+  const { dimensions, vocabularySize } = header;
+  if (tokens.length !== vocabularySize || bytes.length !== offset + vocabularySize * 12 + vocabularySize * dimensions) {
+    throw new LociError('EMBEDDER_UNAVAILABLE', `${file} is truncated or inconsistent.`);
+  }
+  const copy = new Uint8Array(bytes.length - offset);
+  copy.set(bytes.subarray(offset));
+  const scales = new Float32Array(copy.buffer, 0, vocabularySize);
+  const queryWeights = new Float32Array(copy.buffer, vocabularySize * 4, vocabularySize);
+  const documentWeights = new Float32Array(copy.buffer, vocabularySize * 8, vocabularySize);
+  const rows = new Int8Array(copy.buffer, vocabularySize * 12, vocabularySize * dimensions);
+  const idOf = new Map<string, number>();
+  tokens.forEach((token, index) => idOf.set(token, index));
+  const digest = createHash('sha256').update(bytes).digest('hex').slice(0, 12);
+
+  return {
+    dimensions,
+    digest,
+    embed(text: string, purpose: 'query' | 'document'): Float32Array {
+      const vector = new Float32Array(dimensions);
+      const weights = purpose === 'query' ? queryWeights : documentWeights;
+      for (const token of tokenize(text)) {
+        const id = idOf.get(token);
+        if (id === undefined) continue;
+        const scale = (scales[id] as number) * (weights[id] as number);
+        const base = id * dimensions;
+        for (let index = 0; index < dimensions; index++) vector[index] = (vector[index] as number) + scale * (rows[base + index] as number);
+      }
+      let norm = 0;
+      for (const value of vector) norm += value * value;
+      if (norm > 0) {
+        const inverse = 1 / Math.sqrt(norm);
+        for (let index = 0; index < dimensions; index++) vector[index] = (vector[index] as number) * inverse;
+      }
+      return vector;
+    },
+  };
+}
