@@ -1,4 +1,5 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { sha256Hex } from '../indexing/hash.js';
 import { CHUNKER_FINGERPRINT } from '../chunk/index.js';
 import { resolveConfig } from '../config/load.js';
 import type { LociConfig, LociConfigInput } from '../config/schema.js';
@@ -101,6 +102,11 @@ class LociEngine implements Loci {
     });
     await store.writeState(LAST_RUN_STATE, JSON.stringify({ ...summary, finishedAt: Date.now() }));
     void spec;
+    if (this.options.inMemory !== false && summary.files.indexed + summary.files.removed > 0) {
+      // Build and save the vector graph now, so the next process starts warm.
+      const meta = await store.getMeta();
+      await (await this.warmIndexFor(store, meta.embedderId, meta.dimensions)).persist();
+    }
     return summary;
   }
 
@@ -129,10 +135,7 @@ class LociEngine implements Loci {
   private async retriever(store: Store, embedderId: string, dimensions: number): Promise<Retriever> {
     const weights = this.config.search.fieldWeights;
     if (this.options.inMemory === false) return storeRetriever(store, embedderId, weights);
-    if (!this.warm || this.warm.options.embedderId !== embedderId) {
-      this.warm = new WarmIndex(store, { weights, embedderId, dimensions });
-    }
-    const warm = this.warm;
+    const warm = await this.warmIndexFor(store, embedderId, dimensions);
     await warm.refresh();
     return {
       lexical: async (terms, limit, filter) => warm.searchLexical(terms, limit, filter),
@@ -169,6 +172,14 @@ class LociEngine implements Loci {
     this.store = await openStore(this.location, { create });
     this.storeWritable = create;
     return this.store;
+  }
+
+  private async warmIndexFor(store: Store, embedderId: string, dimensions: number): Promise<WarmIndex> {
+    if (!this.warm || this.warm.options.embedderId !== embedderId) {
+      const graphFile = this.location.kind === 'sqlite' && embedderId !== 'none' ? join(this.location.folder, `vectors-${sha256Hex(embedderId).slice(0, 12)}.hnsw`) : undefined;
+      this.warm = new WarmIndex(store, { weights: this.config.search.fieldWeights, embedderId, dimensions, ...(graphFile ? { graphFile } : {}) });
+    }
+    return this.warm;
   }
 
   private async indexingModel(store: Store): Promise<{ model: EmbeddingModel | undefined; spec: string }> {

@@ -29,5 +29,5 @@ export const binaryExtensions: ReadonlySet<string> = new Set([
   // documents and data
   '.pdf', '.doc', '.docx', '.xls', '.xlsx', '.ppt', '.pptx', '.odt', '.ods', '.odp',
   '.sqlite', '.sqlite3', '.db', '.mdb', '.parquet', '.arrow', '.feather', '.npy', '.npz', '.pkl', '.pickle', '.h5', '.hdf5',
-  '.onnx', '.pt', '.pth', '.safetensors', '.ckpt', '.tflite',
+  '.onnx', '.pt', '.pth', '.safetensors', '.ckpt', '.tflite', '.hnsw',
 ]);

@@ -1,13 +1,17 @@
 import type { LexicalWeights, ScoredRow, SearchFilter, Store } from '../../store/spec.js';
 import { compileFilter } from '../filter-match.js';
 import { LexicalIndex } from './lexical-index.js';
-import { FlatVectorIndex } from './vector-index.js';
+import { defaultHnswOptions, HnswVectorIndex } from './hnsw-vector-index.js';
 
 export interface WarmIndexOptions {
   weights: LexicalWeights;
   /** Embedder whose vectors to hold; `none` for lexical only. */
   embedderId: string;
   dimensions: number;
+  /** Where to keep the HNSW graph between processes (absent: rebuilt when needed). */
+  graphFile?: string;
+  /** Vector count from which an HNSW graph answers unfiltered queries. */
+  graphThreshold?: number;
 }
 
 /**
@@ -18,7 +22,7 @@ export interface WarmIndexOptions {
 export class WarmIndex {
   private readonly termIds = new Map<string, number>();
   private readonly lexical: LexicalIndex;
-  private readonly vectors: FlatVectorIndex | undefined;
+  private readonly vectors: HnswVectorIndex | undefined;
   private lastLexiconId = 0;
   private watermark = 0;
   private token: string | undefined;
@@ -29,7 +33,14 @@ export class WarmIndex {
     readonly options: WarmIndexOptions,
   ) {
     this.lexical = new LexicalIndex(options.weights, this.termIds);
-    this.vectors = options.embedderId !== 'none' && options.dimensions > 0 ? new FlatVectorIndex(options.dimensions) : undefined;
+    this.vectors =
+      options.embedderId !== 'none' && options.dimensions > 0
+        ? new HnswVectorIndex(options.dimensions, {
+            ...defaultHnswOptions,
+            ...(options.graphFile ? { file: options.graphFile } : {}),
+            ...(options.graphThreshold !== undefined ? { threshold: options.graphThreshold } : {}),
+          })
+        : undefined;
   }
 
   get size(): number {
@@ -42,6 +53,17 @@ export class WarmIndex {
       this.refreshing = undefined;
     });
     return this.refreshing;
+  }
+
+  /** Whether vector queries are answered by the HNSW graph (else exactly). */
+  get usesVectorGraph(): boolean {
+    return this.vectors?.usesGraph ?? false;
+  }
+
+  /** Saves what is expensive to rebuild (the HNSW graph) for the next process. */
+  async persist(): Promise<void> {
+    await this.refresh();
+    this.vectors?.persist();
   }
 
   searchLexical(terms: readonly string[], limit: number, filter: SearchFilter | undefined): ScoredRow[] {
@@ -76,6 +98,7 @@ export class WarmIndex {
         this.vectors?.remove(rowId);
       }
     }
+    this.vectors?.ensureGraph();
     this.token = token;
   }
 }

@@ -1,0 +1,77 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HnswVectorIndex } from './hnsw-vector-index.js';
+import { FlatVectorIndex } from './vector-index.js';
+
+// Clustered vectors (like real embeddings), not uniform noise, where HNSW recall is meaningful.
+function clusteredVectors(count: number, dimensions: number, seed: number): Float32Array[] {
+  let state = seed;
+  const next = () => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648) * 2 - 1;
+  const centers = Array.from({ length: 40 }, () => Float32Array.from({ length: dimensions }, next));
+  return Array.from({ length: count }, (_, index) => Float32Array.from(centers[index % 40] as Float32Array, (value) => value + 0.35 * next()));
+}
+
+let folder: string;
+beforeAll(async () => {
+  folder = await mkdtemp(join(tmpdir(), 'loci-hnsw-'));
+});
+afterAll(async () => {
+  await rm(folder, { recursive: true, force: true });
+});
+
+describe('HNSW vector index', () => {
+  const dimensions = 32;
+  const vectors = clusteredVectors(3000, dimensions, 3);
+  const queries = clusteredVectors(60, dimensions, 99);
+  const meta = (index: number) => ({ path: `dir${index % 3}/file${index}.ts`, language: index % 2 ? 'python' : 'go' });
+
+  it('matches exact search closely (recall@10 >= 0.95) once past the threshold', () => {
+    const options = { threshold: 1000, connectivity: 16, expansionAdd: 128, expansionSearch: 160 };
+    const index = new HnswVectorIndex(dimensions, options);
+    const exact = new FlatVectorIndex(dimensions);
+    vectors.forEach((vector, rowId) => {
+      index.add(rowId, vector, meta(rowId));
+      exact.add(rowId, vector, meta(rowId));
+    });
+    expect(index.usesGraph).toBe(false);
+    index.ensureGraph();
+    expect(index.usesGraph).toBe(true);
+    let hits = 0;
+    for (const query of queries) {
+      const truth = new Set(exact.search(query, 10).map((row) => row.rowId));
+      hits += index.search(query, 10).filter((row) => truth.has(row.rowId)).length;
+    }
+    expect(hits / (queries.length * 10)).toBeGreaterThanOrEqual(0.95);
+  });
+
+  it('never loses filtered results (falls back to an exact filtered scan)', () => {
+    const index = new HnswVectorIndex(dimensions, { threshold: 100, connectivity: 16, expansionAdd: 64, expansionSearch: 64 });
+    vectors.forEach((vector, rowId) => index.add(rowId, vector, meta(rowId)));
+    index.ensureGraph();
+    const rare = (path: string) => path === 'dir1/file7.ts';
+    const rows = index.search(queries[0] as Float32Array, 5, rare);
+    expect(rows.map((row) => row.path)).toEqual(['dir1/file7.ts']);
+  });
+
+  it('saves the graph and reconciles rows added and removed since', () => {
+    const file = join(folder, 'vectors.hnsw');
+    const options = { threshold: 100, connectivity: 16, expansionAdd: 64, expansionSearch: 128, file };
+    const first = new HnswVectorIndex(dimensions, options);
+    vectors.slice(0, 500).forEach((vector, rowId) => first.add(rowId, vector, meta(rowId)));
+    first.ensureGraph();
+    first.persist();
+
+    // Next process: rows 0..9 were deleted and 500..509 added meanwhile.
+    const second = new HnswVectorIndex(dimensions, options);
+    vectors.slice(10, 510).forEach((vector, offset) => second.add(offset + 10, vector, meta(offset + 10)));
+    second.ensureGraph();
+    const found = second.search(vectors[505] as Float32Array, 1);
+    expect(found[0]?.rowId).toBe(505);
+    const ids = new Set(second.search(vectors[3] as Float32Array, 50).map((row) => row.rowId));
+    for (let rowId = 0; rowId < 10; rowId++) expect(ids.has(rowId)).toBe(false);
+    second.remove(505);
+    expect(second.search(vectors[505] as Float32Array, 1)[0]?.rowId).not.toBe(505);
+  });
+});

@@ -1,0 +1,164 @@
+import { createRequire } from 'node:module';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import type { ScoredRow } from '../../store/spec.js';
+import { FlatVectorIndex, type VectorRowMeta } from './vector-index.js';
+
+const require = createRequire(import.meta.url);
+
+interface UsearchIndex {
+  add(keys: BigUint64Array, vectors: Float32Array, threads?: number): void;
+  search(vector: Float32Array, k: number, threads?: number): { keys: BigUint64Array; distances: Float32Array };
+  remove(keys: bigint | BigUint64Array): number;
+  size(): number;
+  save(path: string): void;
+  load(path: string): void;
+}
+
+interface UsearchModule {
+  Index: new (options: { metric: string; dimensions: number; connectivity: number; expansion_add: number; expansion_search: number; quantization: string }) => UsearchIndex;
+}
+
+let usearch: UsearchModule | null | undefined;
+
+/** usearch is an optional native dependency; without it every search is exact. */
+function loadUsearch(): UsearchModule | null {
+  if (usearch === undefined) {
+    try {
+      usearch = require('usearch') as UsearchModule;
+    } catch {
+      usearch = null;
+    }
+  }
+  return usearch;
+}
+
+export interface HnswOptions {
+  /** Build the graph once this many vectors are held; below it exact search is as fast. */
+  threshold: number;
+  connectivity: number;
+  expansionAdd: number;
+  expansionSearch: number;
+  /** Where the graph is saved between processes (a cache: rebuilt if missing or stale). */
+  file?: string;
+}
+
+export const defaultHnswOptions: HnswOptions = { threshold: 20_000, connectivity: 16, expansionAdd: 128, expansionSearch: 160 };
+
+/**
+ * Exact search over the flat matrix, plus an HNSW graph (usearch) for unfiltered top-k
+ * once the index is large. Filtered queries try the graph with oversampling and fall back
+ * to an exact filtered scan when too few candidates pass, so filters never lose results.
+ */
+export class HnswVectorIndex {
+  private readonly flat: FlatVectorIndex;
+  private graph: UsearchIndex | undefined;
+  private readonly graphKeys = new Set<number>();
+
+  constructor(
+    readonly dimensions: number,
+    private readonly options: HnswOptions = defaultHnswOptions,
+  ) {
+    this.flat = new FlatVectorIndex(dimensions);
+  }
+
+  get size(): number {
+    return this.flat.size;
+  }
+
+  get usesGraph(): boolean {
+    return this.graph !== undefined;
+  }
+
+  add(rowId: number, vector: Float32Array, meta: VectorRowMeta): void {
+    this.flat.add(rowId, vector, meta);
+    if (this.graph && !this.graphKeys.has(rowId)) {
+      this.graph.add(BigUint64Array.of(BigInt(rowId)), this.flat.vectorOf(rowId) as Float32Array);
+      this.graphKeys.add(rowId);
+    }
+  }
+
+  remove(rowId: number): void {
+    this.flat.remove(rowId);
+    if (this.graph && this.graphKeys.delete(rowId)) this.graph.remove(BigInt(rowId));
+  }
+
+  /** Builds (or loads and reconciles) the graph once the index is big enough. */
+  ensureGraph(): void {
+    if (this.graph || this.flat.size < this.options.threshold) return;
+    const module = loadUsearch();
+    if (!module) return;
+    const graph = new module.Index({
+      metric: 'cos',
+      dimensions: this.dimensions,
+      connectivity: this.options.connectivity,
+      expansion_add: this.options.expansionAdd,
+      expansion_search: this.options.expansionSearch,
+      quantization: 'f32',
+    });
+    const saved = this.loadSaved(graph);
+    const live = new Set(this.flat.rowIds());
+    if (saved) {
+      for (const rowId of saved) {
+        if (live.has(rowId)) this.graphKeys.add(rowId);
+        else graph.remove(BigInt(rowId));
+      }
+    }
+    const missing = [...live].filter((rowId) => !this.graphKeys.has(rowId));
+    if (missing.length > 0) {
+      const vectors = new Float32Array(missing.length * this.dimensions);
+      missing.forEach((rowId, index) => vectors.set(this.flat.vectorOf(rowId) as Float32Array, index * this.dimensions));
+      graph.add(BigUint64Array.from(missing, (rowId) => BigInt(rowId)), vectors, 0);
+      for (const rowId of missing) this.graphKeys.add(rowId);
+    }
+    this.graph = graph;
+  }
+
+  search(query: Float32Array, limit: number, accept?: (path: string, language: string) => boolean): ScoredRow[] {
+    if (!this.graph || limit <= 0) return this.flat.search(query, limit, accept);
+    const want = accept ? Math.min(this.graphKeys.size, limit * 8) : limit;
+    const { keys, distances } = this.graph.search(normalized(query), want, 0);
+    const rows: ScoredRow[] = [];
+    for (let index = 0; index < keys.length && rows.length < limit; index++) {
+      const rowId = Number(keys[index]);
+      const meta = this.flat.metaOf(rowId);
+      if (!meta || (accept && !accept(meta.path, meta.language))) continue;
+      rows.push({ rowId, score: 1 - (distances[index] as number), path: meta.path });
+    }
+    if (accept && rows.length < limit) return this.flat.search(query, limit, accept);
+    return rows;
+  }
+
+  /** Saves the graph and its key list (atomically, via renames); a no-op without a graph. */
+  persist(): void {
+    const file = this.options.file;
+    if (!this.graph || !file) return;
+    this.graph.save(`${file}.tmp`);
+    writeFileSync(`${file}.keys.tmp`, Buffer.from(Int32Array.from(this.graphKeys).buffer));
+    renameSync(`${file}.tmp`, file);
+    renameSync(`${file}.keys.tmp`, `${file}.keys`);
+  }
+
+  private loadSaved(graph: UsearchIndex): Int32Array | undefined {
+    const file = this.options.file;
+    if (!file || !existsSync(file) || !existsSync(`${file}.keys`)) return undefined;
+    try {
+      graph.load(file);
+      const bytes = readFileSync(`${file}.keys`);
+      const keys = new Int32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+      if (keys.length !== graph.size()) throw new Error('key list does not match the graph');
+      return keys;
+    } catch {
+      // A damaged or foreign cache file is rebuilt, never trusted.
+      rmSync(file, { force: true });
+      rmSync(`${file}.keys`, { force: true });
+      return undefined;
+    }
+  }
+}
+
+function normalized(vector: Float32Array): Float32Array {
+  let norm = 0;
+  for (const value of vector) norm += value * value;
+  const scale = norm > 0 ? 1 / Math.sqrt(norm) : 0;
+  return Float32Array.from(vector, (value) => value * scale);
+}
