@@ -15,6 +15,8 @@ export interface CatalogEntry {
   embedder: string;
   chunkCount: number;
   indexedAt: number;
+  /** Free-form JSON text kept with the entry (memory records keep their fields here). */
+  attributes?: string;
 }
 
 /** A chunk ready to be written: its text plus the lexical fields and optional vector. */
@@ -161,10 +163,16 @@ export interface Store {
   /** Records the embedder of the index; changing it never mixes vectors (see search). */
   setEmbedder(embedderId: string, dimensions: number): Promise<void>;
 
-  listCatalog(): Promise<CatalogEntry[]>;
+  /** Catalog entries, sorted by path; only those under `pathPrefix` when given. */
+  listCatalog(options?: { pathPrefix?: string }): Promise<CatalogEntry[]>;
   getCatalogEntry(path: string): Promise<CatalogEntry | undefined>;
+  getCatalogEntries(paths: string[]): Promise<Map<string, CatalogEntry>>;
   /** Replaces a file's chunks, lexical rows and vectors and its catalog row, atomically. */
   writeFile(write: FileWrite): Promise<void>;
+  /** Several files in one transaction: all written, or none. */
+  writeFiles(writes: FileWrite[]): Promise<void>;
+  /** Removes several files (chunks, lexical rows, catalog rows) in one transaction. */
+  deleteFiles(paths: string[]): Promise<void>;
   /** Updates size/mtime after a content-hash match (nothing else changed). */
   touchFile(path: string, size: number, mtimeMs: number): Promise<void>;
   /** Removes a file's chunks, lexical rows and catalog row, atomically. */

@@ -20,7 +20,8 @@ export const migrations: ReadonlyArray<(db: Database.Database) => void> = [
         chunker TEXT NOT NULL,
         embedder TEXT NOT NULL,
         chunk_count INTEGER NOT NULL,
-        indexed_at INTEGER NOT NULL
+        indexed_at INTEGER NOT NULL,
+        attributes TEXT
       ) WITHOUT ROWID;
 
       -- AUTOINCREMENT: row ids are never reused, so in-memory vector indexes keyed by

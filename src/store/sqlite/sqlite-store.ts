@@ -40,6 +40,7 @@ interface CatalogRow {
   embedder: string;
   chunk_count: number;
   indexed_at: number;
+  attributes: string | null;
 }
 
 interface ChunkRow {
@@ -74,6 +75,8 @@ class SqliteStore implements Store {
   ) {
     this.statements = {
       catalogAll: db.prepare('SELECT * FROM files ORDER BY path'),
+      catalogUnder: db.prepare('SELECT * FROM files WHERE path >= ? AND path < ? ORDER BY path'),
+      catalogMany: db.prepare('SELECT * FROM files WHERE path IN (SELECT value FROM json_each(?))'),
       catalogOne: db.prepare('SELECT * FROM files WHERE path = ?'),
       chunkIdsOfPath: db.prepare('SELECT id FROM chunks WHERE path = ?').pluck(),
       deleteFts: db.prepare('DELETE FROM chunk_fts WHERE rowid = ?'),
@@ -91,11 +94,11 @@ class SqliteStore implements Store {
         VALUES (@chunkId, @contentHash, @path, @startLine, @endLine, @language, @kind, @symbol, @symbols, @headingPath, @text)`),
       insertFts: db.prepare('INSERT INTO chunk_fts (rowid, path, symbols, heading, body) VALUES (?, ?, ?, ?, ?)'),
       insertVector: db.prepare('INSERT OR IGNORE INTO embeddings (embedder, content_hash, vector, created_at) VALUES (?, ?, ?, ?)'),
-      upsertFile: db.prepare(`INSERT INTO files (path, size, mtime_ms, content_hash, language, chunker, embedder, chunk_count, indexed_at)
-        VALUES (@path, @size, @mtimeMs, @contentHash, @language, @chunker, @embedder, @chunkCount, @indexedAt)
+      upsertFile: db.prepare(`INSERT INTO files (path, size, mtime_ms, content_hash, language, chunker, embedder, chunk_count, indexed_at, attributes)
+        VALUES (@path, @size, @mtimeMs, @contentHash, @language, @chunker, @embedder, @chunkCount, @indexedAt, @attributes)
         ON CONFLICT(path) DO UPDATE SET size = excluded.size, mtime_ms = excluded.mtime_ms, content_hash = excluded.content_hash,
           language = excluded.language, chunker = excluded.chunker, embedder = excluded.embedder,
-          chunk_count = excluded.chunk_count, indexed_at = excluded.indexed_at`),
+          chunk_count = excluded.chunk_count, indexed_at = excluded.indexed_at, attributes = excluded.attributes`),
       touchFile: db.prepare('UPDATE files SET size = ?, mtime_ms = ? WHERE path = ?'),
       meta: db.prepare('SELECT key, value FROM meta'),
       getMeta: db.prepare('SELECT value FROM meta WHERE key = ?').pluck(),
@@ -135,8 +138,18 @@ class SqliteStore implements Store {
     );
   }
 
-  async listCatalog(): Promise<CatalogEntry[]> {
-    return this.guard(() => (this.statements.catalogAll.all() as CatalogRow[]).map(toCatalogEntry));
+  async listCatalog(options: { pathPrefix?: string } = {}): Promise<CatalogEntry[]> {
+    return this.guard(() => {
+      const rows = options.pathPrefix
+        ? (this.statements.catalogUnder.all(options.pathPrefix, `${options.pathPrefix}\u{10ffff}`) as CatalogRow[])
+        : (this.statements.catalogAll.all() as CatalogRow[]);
+      return rows.map(toCatalogEntry);
+    });
+  }
+
+  async getCatalogEntries(paths: string[]): Promise<Map<string, CatalogEntry>> {
+    if (paths.length === 0) return new Map();
+    return this.guard(() => new Map((this.statements.catalogMany.all(JSON.stringify(paths)) as CatalogRow[]).map((row) => [row.path, toCatalogEntry(row)])));
   }
 
   async getCatalogEntry(path: string): Promise<CatalogEntry | undefined> {
@@ -147,54 +160,66 @@ class SqliteStore implements Store {
   }
 
   async writeFile(write: FileWrite): Promise<void> {
-    const { entry, chunks } = write;
-    const now = Date.now();
+    await this.writeFiles([write]);
+  }
+
+  async writeFiles(writes: FileWrite[]): Promise<void> {
+    if (writes.length === 0) return;
+    this.guard(() => this.db.transaction(() => writes.forEach((write) => this.writeOne(write))).immediate());
+    this.writes++;
+  }
+
+  async deleteFiles(paths: string[]): Promise<void> {
+    if (paths.length === 0) return;
     this.guard(() =>
       this.db
         .transaction(() => {
-          this.removeChunksOfPath(entry.path);
-          for (const chunk of chunks) {
-            const result = this.statements.insertChunk.run({
-              chunkId: chunk.chunkId,
-              contentHash: chunk.contentHash,
-              path: entry.path,
-              startLine: chunk.startLine,
-              endLine: chunk.endLine,
-              language: chunk.language,
-              kind: chunk.kind,
-              symbol: chunk.symbol ?? null,
-              symbols: JSON.stringify(chunk.symbols ?? []),
-              headingPath: JSON.stringify(chunk.headingPath ?? []),
-              text: chunk.text,
-            });
-            const rowId = Number(result.lastInsertRowid);
-            const { path, symbols, heading, body } = chunk.lexical;
-            this.statements.insertFts.run(rowId, path, symbols, heading, body);
-            this.statements.insertTerms.run(rowId, encodeTerms(chunk.termStats, (term) => this.termIdOf(term)));
-            for (const name of symbolKeys(chunk.symbols ?? (chunk.symbol ? [chunk.symbol] : []))) this.statements.insertSymbol.run(name, rowId);
-            if (chunk.vector) this.statements.insertVector.run(entry.embedder, chunk.contentHash, encodeVector(chunk.vector), now);
+          for (const path of paths) {
+            this.removeChunksOfPath(path);
+            this.statements.deleteFile.run(path);
           }
-          this.statements.upsertFile.run({ ...entry, chunkCount: chunks.length });
         })
         .immediate(),
     );
     this.writes++;
   }
+
+  /** Runs inside the caller's transaction: replaces one file's rows. */
+  private writeOne(write: FileWrite): void {
+    const { entry, chunks } = write;
+    const now = Date.now();
+    this.removeChunksOfPath(entry.path);
+    for (const chunk of chunks) {
+      const result = this.statements.insertChunk.run({
+        chunkId: chunk.chunkId,
+        contentHash: chunk.contentHash,
+        path: entry.path,
+        startLine: chunk.startLine,
+        endLine: chunk.endLine,
+        language: chunk.language,
+        kind: chunk.kind,
+        symbol: chunk.symbol ?? null,
+        symbols: JSON.stringify(chunk.symbols ?? []),
+        headingPath: JSON.stringify(chunk.headingPath ?? []),
+        text: chunk.text,
+      });
+      const rowId = Number(result.lastInsertRowid);
+      const { path, symbols, heading, body } = chunk.lexical;
+      this.statements.insertFts.run(rowId, path, symbols, heading, body);
+      this.statements.insertTerms.run(rowId, encodeTerms(chunk.termStats, (term) => this.termIdOf(term)));
+      for (const name of symbolKeys(chunk.symbols ?? (chunk.symbol ? [chunk.symbol] : []))) this.statements.insertSymbol.run(name, rowId);
+      if (chunk.vector) this.statements.insertVector.run(entry.embedder, chunk.contentHash, encodeVector(chunk.vector), now);
+    }
+    this.statements.upsertFile.run({ ...entry, chunkCount: chunks.length, attributes: entry.attributes ?? null });
+  }
+
 
   async touchFile(path: string, size: number, mtimeMs: number): Promise<void> {
     this.guard(() => this.statements.touchFile.run(size, mtimeMs, path));
   }
 
   async deleteFile(path: string): Promise<void> {
-    this.guard(() =>
-      this.db
-        .transaction(() => {
-          this.removeChunksOfPath(path);
-          this.statements.deleteFile.run(path);
-        })
-        .immediate(),
-    );
-    this.writes++;
+    await this.deleteFiles([path]);
   }
 
   async getCachedVectors(embedderId: string, contentHashes: string[]): Promise<Map<string, Float32Array>> {
@@ -415,6 +440,7 @@ function toCatalogEntry(row: CatalogRow): CatalogEntry {
     embedder: row.embedder,
     chunkCount: row.chunk_count,
     indexedAt: row.indexed_at,
+    ...(row.attributes !== null ? { attributes: row.attributes } : {}),
   };
 }
 

@@ -199,6 +199,34 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
       expect(await store.findMentions({ symbols: ['UserService'], paths: [], limit: 10 })).toEqual([]);
     });
 
+    it('writes and deletes batches atomically, lists by prefix, keeps attributes', async () => {
+      await store.writeFiles([
+        { entry: catalogEntry('ns/a/1', { attributes: '{"kind":"note"}' }), chunks: [chunk('ns/a/1', 1, 'first record')] },
+        { entry: catalogEntry('ns/a/2'), chunks: [chunk('ns/a/2', 1, 'second record')] },
+        { entry: catalogEntry('ns/ab/3'), chunks: [chunk('ns/ab/3', 1, 'third record')] },
+      ]);
+      expect((await store.listCatalog({ pathPrefix: 'ns/a/' })).map((entry) => entry.path)).toEqual(['ns/a/1', 'ns/a/2']);
+      const entries = await store.getCatalogEntries(['ns/a/1', 'ns/ab/3', 'missing']);
+      expect([...entries.keys()].sort()).toEqual(['ns/a/1', 'ns/ab/3']);
+      expect(entries.get('ns/a/1')?.attributes).toBe('{"kind":"note"}');
+      expect(entries.get('ns/ab/3')?.attributes).toBeUndefined();
+
+      const broken = chunk('ns/b/5', 1, 'x');
+      (broken as unknown as { text: unknown }).text = null;
+      await expect(
+        store.writeFiles([
+          { entry: catalogEntry('ns/b/4'), chunks: [chunk('ns/b/4', 1, 'would be written')] },
+          { entry: catalogEntry('ns/b/5'), chunks: [broken] },
+        ]),
+      ).rejects.toThrow();
+      expect(await store.listCatalog({ pathPrefix: 'ns/b/' })).toEqual([]);
+      expect(await store.searchLexical({ terms: ['written'], weights, limit: 5 })).toEqual([]);
+
+      await store.deleteFiles(['ns/a/1', 'ns/a/2']);
+      expect((await store.listCatalog()).map((entry) => entry.path)).toEqual(['ns/ab/3']);
+      expect(await store.searchLexical({ terms: ['first', 'second'], weights, limit: 5 })).toEqual([]);
+    });
+
     it('touches metadata and keeps named state', async () => {
       await store.writeFile({ entry: catalogEntry('a.ts'), chunks: [] });
       await store.touchFile('a.ts', 999, 42);
