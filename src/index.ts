@@ -15,3 +15,30 @@ export { registerEmbedder, listEmbedders, resolveEmbedder } from './embed/regist
 export { runEval, type EvalReport, type RunEvalOptions } from './eval/run-eval.js';
 export type { SkipReason, SkipCounts } from './sources/spec.js';
 export { LOCI_VERSION } from './version.js';
+export { Memory, conversationNamespace, type AddOptions, type InteractionLog } from './memory/memory.js';
+export { KnowledgeStore, knowledgeNamespace, type KnowledgeSearchOptions } from './memory/knowledge.js';
+export type { ImportOptions, ImportSummary, MemoryExport } from './memory/transfer.js';
+export type {
+  HistoryOptions,
+  HistoryResult,
+  InteractionInput,
+  InteractionOutcome,
+  MemoryFilter,
+  MemoryHit,
+  MemoryInput,
+  MemoryKind,
+  MemoryRecord,
+  RecallOptions,
+  TurnInput,
+} from './memory/spec.js';
+export { buildContext, parseQuestion, type BuiltContext, type ContextOptions } from './context/build-context.js';
+export { packItems, mergeOverlaps, type ContextItem, type PackOptions, type PackResult } from './context/pack.js';
+export { renderPrompt, renderMessages, parseTemplate, loadTemplate, DEFAULT_SYSTEM_PROMPT, type PromptTemplate, type HistoryTurn } from './context/templates.js';
+export { loadTokenCounter, type TokenCounter } from './context/tokenizer.js';
+export { buildRepoMap, pickFilesWithModel, type RepoMap } from './context/repo-map.js';
+export type { Reranker, RerankOptions } from './context/rerank/spec.js';
+export { llmYesNoReranker } from './context/rerank/llm-yes-no.js';
+export { apiReranker, type ApiRerankerOptions } from './context/rerank/api-reranker.js';
+export { mmrReranker } from './context/rerank/mmr.js';
+export { openAICompatibleChat, chatModelFromEnv, type OpenAICompatibleChatOptions } from './llm/openai-compatible.js';
+export type { ChatModel, ChatMessage, ChatRequest, ChatResult } from './llm/spec.js';

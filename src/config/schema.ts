@@ -71,6 +71,28 @@ const embedderOptionsSchema = z.strictObject({
   dtype: z.enum(['fp32', 'fp16', 'q8', 'int8', 'uint8', 'q4']).default('q8'),
 });
 
+const memorySchema = z.strictObject({
+  /** Weight of each signal when recalling memories: BM25, vector, recency. */
+  weights: z
+    .strictObject({
+      lexical: z.number().min(0).max(10).default(1),
+      vector: z.number().min(0).max(10).default(0.2),
+      recency: z.number().min(0).max(10).default(0.1),
+    })
+    .prefault({}),
+  /** Age at which the recency signal halves. */
+  recencyHalfLifeDays: z.number().positive().max(36500).default(30),
+  /** Notes and knowledge this similar (cosine) to an existing record in the namespace are merged into it. */
+  dedupeSimilarity: z.number().min(0.5).max(1).default(0.97),
+  /** How many preceding records of a namespace are searchable with each new turn or note (0 turns it off). */
+  contextWindow: z.number().int().min(0).max(10).default(2),
+  /** Results per recall when the caller does not say. */
+  topK: z.number().int().min(1).max(1000).default(5),
+  /** Knowledge search: minimum cosine similarity and result count (the Go agent's SIMILARITY_LIMIT / MAX_RESULTS). */
+  knowledgeThreshold: z.number().min(-1).max(1).default(0.5),
+  knowledgeTopK: z.number().int().min(1).max(100).default(2),
+});
+
 export const configSchema = z.strictObject({
   /** Store location: a folder for the embedded store. Default `<root>/.loci`. */
   store: z.string().min(1).optional(),
@@ -80,6 +102,7 @@ export const configSchema = z.strictObject({
   sources: sourcesSchema.prefault({}),
   chunking: chunkingSchema.prefault({}),
   search: searchSchema.prefault({}),
+  memory: memorySchema.prefault({}),
 });
 
 export type LociConfig = z.infer<typeof configSchema>;

@@ -15,6 +15,7 @@ import { WarmIndex } from '../retrieve/warm/warm-index.js';
 import type { SearchOptions, SearchResponse } from '../retrieve/search-types.js';
 import { describeLocation, openStore, resolveStoreLocation, type StoreLocation } from '../store/location.js';
 import type { Store } from '../store/spec.js';
+import { Memory } from '../memory/memory.js';
 import { collectStatus } from './collect-status.js';
 import type { IndexStatus } from './status-types.js';
 
@@ -52,12 +53,21 @@ export interface Loci {
   indexDocuments(documents: readonly LociDocument[], options?: RunOptions & { prune?: boolean }): Promise<IndexSummary>;
   search(query: string, options?: SearchOptions): Promise<SearchResponse>;
   status(options?: { checkChanges?: boolean; signal?: AbortSignal }): Promise<IndexStatus>;
+  /** Indexed files (path, size, language), sorted by path. */
+  files(): Promise<Array<{ path: string; size: number; language: string }>>;
+  /** Symbols each indexed file defines, in line order (for repo maps). */
+  outline(): Promise<Array<{ path: string; symbols: Array<{ name: string; line: number }> }>>;
+  /** The embedder behind this index's vectors (undefined for lexical-only indexes). */
+  embedder(): Promise<EmbeddingModel | undefined>;
+  /** Agent memory (turns, interactions, knowledge, notes), kept beside the index in its own store. */
+  memory(): Promise<Memory>;
   close(): Promise<void>;
 }
 
 registerBuiltInEmbedders();
 
 const LAST_RUN_STATE = 'last-run';
+const MEMORY_DATABASE = 'memory.db';
 const EMBEDDER_SPEC_STATE = 'embedder-spec';
 
 export function createLoci(options: CreateLociOptions): Loci {
@@ -73,6 +83,7 @@ class LociEngine implements Loci {
   private storeWritable = false;
   private searchModel: { spec: string; model: EmbeddingModel | undefined } | undefined;
   private warm: WarmIndex | undefined;
+  private memoryHandle: Promise<{ memory: Memory; store: Store }> | undefined;
 
   constructor(
     readonly root: string,
@@ -157,11 +168,72 @@ class LociEngine implements Loci {
     });
   }
 
+  async files(): Promise<Array<{ path: string; size: number; language: string }>> {
+    const store = await this.openStore(false);
+    return (await store.listCatalog()).map((entry) => ({ path: entry.path, size: entry.size, language: entry.language }));
+  }
+
+  async outline(): Promise<Array<{ path: string; symbols: Array<{ name: string; line: number }> }>> {
+    return (await this.openStore(false)).listOutline();
+  }
+
+  async embedder(): Promise<EmbeddingModel | undefined> {
+    const store = await this.openStore(false);
+    return this.modelForSearch(store, (await store.getMeta()).embedderId);
+  }
+
+  memory(): Promise<Memory> {
+    this.memoryHandle ??= this.openMemory().catch((error: unknown) => {
+      this.memoryHandle = undefined;
+      throw error;
+    });
+    return this.memoryHandle.then((handle) => handle.memory);
+  }
+
+  private async openMemory(): Promise<{ memory: Memory; store: Store }> {
+    if (this.location.kind !== 'sqlite') {
+      throw new LociError('NOT_SUPPORTED', 'Memory on PostgreSQL is not available in this build yet.', { hint: 'Use the embedded store (omit --store, or pass a folder).' });
+    }
+    const store = await openStore({ kind: 'sqlite', folder: this.location.folder, file: join(this.location.folder, MEMORY_DATABASE) }, { create: true });
+    try {
+      const requested = this.options.embedder ?? this.config.embedder;
+      const model = typeof requested === 'string' ? await resolveEmbedder(requested, this.factoryContext()) : requested;
+      const embedderId = model ? embedderIdOf(model) : 'none';
+      const meta = await store.getMeta();
+      const memory = new Memory({
+        store,
+        model,
+        config: this.config.memory,
+        inMemory: this.options.inMemory !== false,
+        ...(embedderId !== 'none' ? { graphFile: join(this.location.folder, `memory-vectors-${sha256Hex(embedderId).slice(0, 12)}.hnsw`) } : {}),
+      });
+      if (meta.embedderId !== embedderId) {
+        await store.setEmbedder(embedderId, model?.dimensions ?? 0);
+        // Records embedded by another model are re-embedded, so recall never mixes vector spaces.
+        if (embedderId !== 'none' && (await store.countCatalog()) > 0) await memory.records.write(await memory.records.list({ includeExpired: true }));
+      }
+      return { memory, store };
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+  }
+
   async close(): Promise<void> {
     const store = this.store;
     this.store = undefined;
     this.warm = undefined;
+    const memory = this.memoryHandle;
+    this.memoryHandle = undefined;
     await store?.close();
+    const handle = memory ? await memory.catch(() => undefined) : undefined;
+    if (handle) {
+      try {
+        await handle.memory.persist();
+      } finally {
+        await handle.store.close();
+      }
+    }
   }
 
   /** Opens the store once; a read-only open is upgraded when indexing needs to create it. */
@@ -221,7 +293,8 @@ class LociEngine implements Loci {
   private storePaths(): string[] {
     if (this.location.kind !== 'sqlite') return [];
     const { file, folder } = this.location;
-    if (folder === this.root) return [file, `${file}-wal`, `${file}-shm`, `${file}-journal`];
+    const memory = join(folder, MEMORY_DATABASE);
+    if (folder === this.root) return [file, memory].flatMap((path) => [path, `${path}-wal`, `${path}-shm`, `${path}-journal`]);
     return [folder, file, `${file}-wal`, `${file}-shm`, `${file}-journal`];
   }
 }

@@ -7,6 +7,8 @@ import type { EmbeddingModel } from '../embed/spec.js';
 import { LociError, throwIfAborted } from '../errors/index.js';
 import type { IndexProgressListener } from '../indexing/events.js';
 import { loadCorpus, loadQrels, loadQueries, type BeirDocument, type BeirQuery } from './load-beir.js';
+import type { MemoryInput } from '../memory/spec.js';
+import { parseTime } from '../memory/parse-time.js';
 import { meanMetrics, scoreRanking, type QueryMetrics } from './metrics.js';
 
 export interface RunEvalOptions {
@@ -52,10 +54,8 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
   const datasetDir = resolve(options.datasetDir);
   const split = options.split ?? 'dev';
   const target = options.target ?? 'knowledge';
-  if (target === 'memory') {
-    throw new LociError('NOT_SUPPORTED', '--target memory needs the memory engine, which this build does not have yet.', {
-      hint: 'Use --target knowledge (the default).',
-    });
+  if (target === 'memory' && options.corpusDir) {
+    throw new LociError('INVALID_ARGUMENT', '--target memory reads the dataset corpus as memory records; it cannot be combined with --corpus-dir.');
   }
   const [queries, qrels] = await Promise.all([loadQueries(datasetDir), loadQrels(datasetDir, split)]);
   const judgedQueries = queries.filter((query) => [...(qrels.get(query.id)?.values() ?? [])].some((grade) => grade > 0));
@@ -68,24 +68,40 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
     const indexStarted = performance.now();
     const namespaceOf = options.namespaceField ? namespaceReader(options.namespaceField) : undefined;
     let toCorpusId: (path: string) => string = (path) => path;
-    if (options.corpusDir) {
-      loci = createLoci(engineOptions(options, resolve(options.corpusDir), join(workDir, 'store')));
-      await loci.index({ ...(options.signal ? { signal: options.signal } : {}), ...(options.onIndexProgress ? { onProgress: options.onIndexProgress } : {}) });
-    } else {
-      const documents = await loadCorpus(datasetDir);
+    let rank: (query: BeirQuery) => Promise<string[]>;
+    if (target === 'memory') {
       loci = createLoci(engineOptions(options, workDir, join(workDir, 'store')));
-      const prefixOf = new Map<string, string>();
-      const indexable = documents.map((document) => {
-        const prefix = namespaceOf ? `${namespaceOf(document, 'document')}/` : '';
-        const path = `${prefix}${document.id}`;
-        prefixOf.set(path, prefix);
-        return { id: path, text: document.text, ...(document.title ? { title: document.title } : {}) };
-      });
-      toCorpusId = (path) => path.slice(prefixOf.get(path)?.length ?? 0);
-      await loci.indexDocuments(indexable, {
-        ...(options.signal ? { signal: options.signal } : {}),
-        ...(options.onIndexProgress ? { onProgress: options.onIndexProgress } : {}),
-      });
+      rank = await memoryRanker(loci, await loadCorpus(datasetDir), namespaceOf, options);
+    } else {
+      if (options.corpusDir) {
+        loci = createLoci(engineOptions(options, resolve(options.corpusDir), join(workDir, 'store')));
+        await loci.index({ ...(options.signal ? { signal: options.signal } : {}), ...(options.onIndexProgress ? { onProgress: options.onIndexProgress } : {}) });
+      } else {
+        const documents = await loadCorpus(datasetDir);
+        loci = createLoci(engineOptions(options, workDir, join(workDir, 'store')));
+        const prefixOf = new Map<string, string>();
+        const indexable = documents.map((document) => {
+          const prefix = namespaceOf ? `${namespaceOf(document, 'document')}/` : '';
+          const path = `${prefix}${document.id}`;
+          prefixOf.set(path, prefix);
+          return { id: path, text: document.text, ...(document.title ? { title: document.title } : {}) };
+        });
+        toCorpusId = (path) => path.slice(prefixOf.get(path)?.length ?? 0);
+        await loci.indexDocuments(indexable, {
+          ...(options.signal ? { signal: options.signal } : {}),
+          ...(options.onIndexProgress ? { onProgress: options.onIndexProgress } : {}),
+        });
+      }
+      const engine = loci;
+      rank = async (query) => {
+        const response = await engine.search(query.text.trim() === '' ? '(empty)' : query.text, {
+          topK: RANK_DEPTH,
+          files: true,
+          ...(options.mode ? { mode: options.mode } : {}),
+          ...(namespaceOf ? { pathPrefixes: [`${namespaceOf(query, 'query')}/`] } : {}),
+        });
+        return response.results.map((result) => toCorpusId(result.path));
+      };
     }
     const indexSeconds = (performance.now() - indexStarted) / 1000;
 
@@ -93,24 +109,17 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
     const perQuery: Array<{ query: BeirQuery; metrics: QueryMetrics }> = [];
     for (const query of judgedQueries) {
       throwIfAborted(options.signal);
-      const response = await loci.search(query.text.trim() === '' ? '(empty)' : query.text, {
-        topK: RANK_DEPTH,
-        files: true,
-        ...(options.mode ? { mode: options.mode } : {}),
-        ...(namespaceOf ? { pathPrefixes: [`${namespaceOf(query, 'query')}/`] } : {}),
-      });
-      const ranked = response.results.map((result) => toCorpusId(result.path));
-      perQuery.push({ query, metrics: scoreRanking(ranked, qrels.get(query.id) ?? new Map()) });
+      perQuery.push({ query, metrics: scoreRanking(await rank(query), qrels.get(query.id) ?? new Map()) });
       options.onQuery?.(perQuery.length, judgedQueries.length);
     }
     const querySeconds = (performance.now() - queryStarted) / 1000;
-    const status = await loci.status({ checkChanges: false });
+    const embedder = target === 'memory' ? (await loci.memory()).records.embedderId : (await loci.status({ checkChanges: false })).embedder;
     const report: EvalReport = {
       dataset: datasetDir,
       split,
-      mode: options.mode ?? loci.config.search.mode,
+      mode: options.mode ?? (target === 'memory' ? 'hybrid' : loci.config.search.mode),
       target,
-      embedder: status.embedder,
+      embedder,
       queries: perQuery.length,
       metrics: meanMetrics(perQuery.map((entry) => entry.metrics)),
       missingQueries,
@@ -124,6 +133,37 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
     await loci?.close();
     await rm(workDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Loads the corpus as memory records (one per document, in the namespace named by the
+ * namespace field, timed by metadata such as LoCoMo's session_date_time) and ranks by recall.
+ */
+async function memoryRanker(
+  loci: Loci,
+  documents: BeirDocument[],
+  namespaceOf: ((record: BeirDocument | BeirQuery, kind: 'document' | 'query') => string) | undefined,
+  options: RunEvalOptions,
+): Promise<(query: BeirQuery) => Promise<string[]>> {
+  const memory = await loci.memory();
+  const inputs: MemoryInput[] = documents.map((document, index) => {
+    const time = parseTime(document.metadata.session_date_time ?? document.metadata.time ?? document.metadata.date) ?? index;
+    const text = document.title ? `${document.title}\n${document.text}` : document.text;
+    return { namespace: namespaceOf ? namespaceOf(document, 'document') : 'eval', id: document.id.replace(/[/\s]+/g, '_'), kind: 'note', text: text.trim() === '' ? '(empty)' : text, time };
+  });
+  const idOf = new Map(documents.map((document, index) => [(inputs[index] as MemoryInput).id as string, document.id]));
+  await memory.addMany(inputs, { dedupe: false, ...(options.signal ? { signal: options.signal } : {}) });
+  // Recency is pinned to the newest record, so the dataset scores the same on any day.
+  const now = inputs.reduce((latest, input) => Math.max(latest, input.time ?? 0), 0);
+  return async (query) => {
+    const hits = await memory.recall(query.text.trim() === '' ? '(empty)' : query.text, {
+      topK: RANK_DEPTH,
+      now,
+      ...(options.mode ? { mode: options.mode } : {}),
+      ...(namespaceOf ? { namespaces: [namespaceOf(query, 'query')] } : {}),
+    });
+    return hits.map((hit) => idOf.get(hit.record.id) ?? hit.record.id);
+  };
 }
 
 function engineOptions(options: RunEvalOptions, root: string, store: string) {

@@ -3,16 +3,31 @@ import { matcherForGlobs } from './path-match.js';
 
 /**
  * The same semantics as the SQL filter builder, for rows held in memory (vector indexes,
- * memory records). Results are memoised per path, since many chunks share one path.
+ * memory records). Glob verdicts are memoised per path, since many chunks share one path.
  */
-export function compileFilter(filter: SearchFilter | undefined): ((path: string, language: string) => boolean) | undefined {
+/** A row predicate; `prefixes`, when present, is a hint: only paths under one of them can pass. */
+export type RowFilter = ((path: string, language: string) => boolean) & { prefixes?: readonly string[] };
+
+export function compileFilter(filter: SearchFilter | undefined): RowFilter | undefined {
   if (!filter) return undefined;
   const languages = filter.languages && filter.languages.length > 0 ? new Set(filter.languages) : undefined;
   const prefixes = filter.pathPrefixes && filter.pathPrefixes.length > 0 ? filter.pathPrefixes : undefined;
   const glob = filter.pathGlobs && filter.pathGlobs.length > 0 ? matcherForGlobs(JSON.stringify(filter.pathGlobs)) : undefined;
   if (!languages && !prefixes && !glob) return undefined;
+  let accept: RowFilter;
+  if (!glob) {
+    // Prefix checks are cheaper than a memo lookup, and memory has one path per record.
+    accept = (path, language) => {
+      if (languages && !languages.has(language)) return false;
+      if (!prefixes) return true;
+      for (const prefix of prefixes) if (path.startsWith(prefix)) return true;
+      return false;
+    };
+    if (prefixes) accept.prefixes = prefixes;
+    return accept;
+  }
   const pathVerdicts = new Map<string, boolean>();
-  return (path, language) => {
+  accept = (path, language) => {
     if (languages && !languages.has(language)) return false;
     let verdict = pathVerdicts.get(path);
     if (verdict === undefined) {
@@ -21,4 +36,6 @@ export function compileFilter(filter: SearchFilter | undefined): ((path: string,
     }
     return verdict;
   };
+  if (prefixes) accept.prefixes = prefixes;
+  return accept;
 }

@@ -165,6 +165,10 @@ export interface Store {
 
   /** Catalog entries, sorted by path; only those under `pathPrefix` when given. */
   listCatalog(options?: { pathPrefix?: string }): Promise<CatalogEntry[]>;
+  /** The symbols each file defines (chunk symbols, in line order), for repo maps; files without symbols are absent. */
+  listOutline(): Promise<Array<{ path: string; symbols: Array<{ name: string; line: number }> }>>;
+  /** How many catalog entries lie under `pathPrefix` (all when empty). */
+  countCatalog(pathPrefix?: string): Promise<number>;
   getCatalogEntry(path: string): Promise<CatalogEntry | undefined>;
   getCatalogEntries(paths: string[]): Promise<Map<string, CatalogEntry>>;
   /** Replaces a file's chunks, lexical rows and vectors and its catalog row, atomically. */

@@ -176,8 +176,19 @@ describe('loci eval', () => {
     expect(report).toMatchObject({ 'ndcg@10': 1, 'mrr@10': 1, 'recall@10': 1, 'recall@100': 1, queries: 2 });
     expect(report.categories['1'].queries).toBe(1);
 
-    const memory = await runLoci(['eval', dataset, '--target', 'memory'], { cwd: workspace });
-    expect(memory.code).not.toBe(0);
-    expect(memory.stderr).toMatch(/memory/);
+    // The same set as memory records, each query answered inside its own namespace.
+    const scoped = join(workspace, 'beir-memory');
+    await mkdir(join(scoped, 'qrels'), { recursive: true });
+    const turns = [
+      { _id: 'a:1', text: 'Ann: I adopted a cat named Miso', metadata: { conversation: 'a', session_date_time: '1:56 pm on 8 May, 2023' } },
+      { _id: 'a:2', text: 'Ben: Nice, does it purr a lot?', metadata: { conversation: 'a', session_date_time: '1:56 pm on 8 May, 2023' } },
+      { _id: 'b:1', text: 'Cid: I adopted a cat too, named Miso as well', metadata: { conversation: 'b', session_date_time: '2:00 pm on 9 May, 2023' } },
+    ];
+    await writeFile(join(scoped, 'corpus.jsonl'), turns.map((line) => JSON.stringify(line)).join('\n'));
+    await writeFile(join(scoped, 'queries.jsonl'), JSON.stringify({ _id: 'q', text: 'what is the cat called', metadata: { conversation: 'a' } }));
+    await writeFile(join(scoped, 'qrels', 'dev.tsv'), 'query-id\tcorpus-id\tscore\nq\ta:1\t1\n');
+    const memory = await runLoci(['eval', scoped, '--target', 'memory', '--namespace-field', 'conversation', '--json'], { cwd: workspace });
+    expect(memory.stderr).toBe('');
+    expect(JSON.parse(memory.stdout)).toMatchObject({ 'mrr@10': 1, 'recall@10': 1, queries: 1 });
   });
 });

@@ -4,6 +4,8 @@ import { LOCI_VERSION } from '../../version.js';
 import type { CliIo } from './cli-context.js';
 import { registerEvalCommand } from './commands/eval-command.js';
 import { registerIndexCommand } from './commands/index-command.js';
+import { registerContextCommands } from './commands/context-command.js';
+import { registerMemoryCommand } from './commands/memory-command.js';
 import { registerSearchCommand } from './commands/search-command.js';
 import { registerStatusCommand } from './commands/status-command.js';
 import { exitCodeFor, exitCodes } from './exit-codes.js';
@@ -23,7 +25,15 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   registerSearchCommand(program, io);
   registerStatusCommand(program, io);
   registerEvalCommand(program, io);
-  for (const command of program.commands) command.exitOverride();
+  registerMemoryCommand(program, io);
+  registerContextCommands(program, io);
+  const override = (command: Command): void => {
+    for (const child of command.commands) {
+      child.exitOverride();
+      override(child);
+    }
+  };
+  override(program);
 
   try {
     await program.parseAsync(argv, { from: 'user' });

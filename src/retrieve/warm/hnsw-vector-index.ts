@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import type { ScoredRow } from '../../store/spec.js';
+import type { RowFilter } from '../filter-match.js';
 import { FlatVectorIndex, type VectorRowMeta } from './vector-index.js';
 
 const require = createRequire(import.meta.url);
@@ -41,6 +42,9 @@ export interface HnswOptions {
   /** Where the graph is saved between processes (a cache: rebuilt if missing or stale). */
   file?: string;
 }
+
+/** Below this estimated pass rate a filtered query scans exactly instead of using the graph. */
+const SELECTIVE_FILTER = 0.1;
 
 export const defaultHnswOptions: HnswOptions = { threshold: 20_000, connectivity: 16, expansionAdd: 128, expansionSearch: 160 };
 
@@ -113,9 +117,17 @@ export class HnswVectorIndex {
     this.graph = graph;
   }
 
-  search(query: Float32Array, limit: number, accept?: (path: string, language: string) => boolean): ScoredRow[] {
+  search(query: Float32Array, limit: number, accept?: RowFilter): ScoredRow[] {
     if (!this.graph || limit <= 0) return this.flat.search(query, limit, accept);
-    const want = accept ? Math.min(this.graphKeys.size, limit * 8) : limit;
+    let want = limit;
+    if (accept) {
+      // A selective filter (a namespace, a folder) is answered exactly: scanning the few
+      // rows that pass is cheaper than oversampling the graph. A broad one uses the graph,
+      // oversampled by the estimated pass rate.
+      const rate = this.flat.acceptRate(accept);
+      if (rate < SELECTIVE_FILTER) return this.flat.search(query, limit, accept);
+      want = Math.min(this.graphKeys.size, Math.ceil((limit / rate) * 2));
+    }
     const { keys, distances } = this.graph.search(normalized(query), want, 0);
     const rows: ScoredRow[] = [];
     for (let index = 0; index < keys.length && rows.length < limit; index++) {

@@ -1,5 +1,7 @@
 import type { EncodedTerms } from '../../store/lexical-codec.js';
 import type { LexicalWeights, ScoredRow } from '../../store/spec.js';
+import type { RowFilter } from '../filter-match.js';
+import { FolderSlots } from './folder-slots.js';
 import { TopK } from './top-k.js';
 
 export interface LexicalRowMeta {
@@ -31,6 +33,10 @@ export class LexicalIndex {
   private slotLengths = new Float64Array(1024);
   private slotAlive = new Uint8Array(1024);
   private slotTerms: Array<Uint32Array | undefined> = [];
+  /** Field-weighted frequency of each of a slot's terms (parallel to slotTerms). */
+  private slotWeighted: Array<Float32Array | undefined> = [];
+  /** Live slots by the folder of their path, so a prefix filter can score only its rows. */
+  private readonly folders = new FolderSlots();
   private slotMeta: Array<LexicalRowMeta | undefined> = [];
   private readonly slotOfRow = new Map<number, number>();
   private slotCount = 0;
@@ -70,11 +76,15 @@ export class LexicalIndex {
     this.slotMeta[slot] = meta;
     this.slotOfRow.set(rowId, slot);
     this.liveTokens += length;
+    const slotWeights = new Float32Array(terms.termIds.length);
     for (let entry = 0; entry < terms.termIds.length; entry++) {
       let weighted = 0;
       for (let field = 0; field < 4; field++) weighted += (fieldWeights[field] as number) * (terms.frequencies[entry * 4 + field] as number);
+      slotWeights[entry] = weighted;
       this.append(terms.termIds[entry] as number, slot, weighted);
     }
+    this.slotWeighted[slot] = slotWeights;
+    this.folders.add(meta.path, slot);
   }
 
   remove(rowId: number): void {
@@ -88,16 +98,24 @@ export class LexicalIndex {
       if (postings) postings.documentFrequency--;
     }
     this.slotTerms[slot] = undefined;
+    this.slotWeighted[slot] = undefined;
+    const meta = this.slotMeta[slot];
+    if (meta) this.folders.remove(meta.path, slot);
     this.slotMeta[slot] = undefined;
     this.deadSlots++;
     // Dead postings are skipped while scoring; compact once they are a quarter of all.
     if (this.deadSlots > 1024 && this.deadSlots > this.slotCount / 4) this.compact();
   }
 
-  search(terms: readonly string[], limit: number, accept?: (path: string, language: string) => boolean): ScoredRow[] {
+  search(terms: readonly string[], limit: number, accept?: RowFilter): ScoredRow[] {
     const rows = this.slotOfRow.size;
     if (rows === 0 || limit <= 0) return [];
     const averageLength = this.liveTokens / rows;
+    if (accept?.prefixes) {
+      const candidates = this.folders.under(accept.prefixes);
+      // A selective prefix (a namespace, a folder): score just its rows, document at a time.
+      if (candidates.length * 8 < rows) return this.searchSlots(terms, limit, accept, candidates, rows, averageLength);
+    }
     const accumulator = this.accumulator;
     const touched: number[] = [];
     for (const term of new Set(terms)) {
@@ -127,6 +145,40 @@ export class LexicalIndex {
         if (!accept(meta.path, meta.language)) continue;
       }
       top.push(this.slotRowIds[slot] as number, score);
+    }
+    return top.sorted().map(({ id, score }) => ({ rowId: id, score, path: (this.slotMeta[this.slotOfRow.get(id) as number] as LexicalRowMeta).path }));
+  }
+
+  /** Scores only the given slots; the same sums in the same term order as the postings path. */
+  private searchSlots(terms: readonly string[], limit: number, accept: RowFilter, candidates: number[], rows: number, averageLength: number): ScoredRow[] {
+    const query: Array<{ termId: number; idf: number }> = [];
+    for (const term of new Set(terms)) {
+      const termId = this.termIds.get(term);
+      const postings = termId === undefined ? undefined : this.postings.get(termId);
+      if (termId === undefined || !postings || postings.documentFrequency <= 0) continue;
+      const hits = postings.documentFrequency;
+      let idf = Math.log((rows - hits + 0.5) / (hits + 0.5));
+      if (idf <= 0) idf = 1e-6;
+      query.push({ termId, idf });
+    }
+    const top = new TopK(limit);
+    if (query.length === 0) return [];
+    for (const slot of candidates) {
+      const slotTerms = this.slotTerms[slot];
+      const slotWeights = this.slotWeighted[slot];
+      if (!slotTerms || !slotWeights || this.slotAlive[slot] === 0) continue;
+      const meta = this.slotMeta[slot] as LexicalRowMeta;
+      if (!accept(meta.path, meta.language)) continue;
+      let score = 0;
+      for (const { termId, idf } of query) {
+        const entry = slotTerms.indexOf(termId);
+        if (entry < 0) continue;
+        const frequency = slotWeights[entry] as number;
+        if (frequency <= 0) continue;
+        const norm = K1 * (1 - B + (B * (this.slotLengths[slot] as number)) / averageLength);
+        score += (idf * (frequency * (K1 + 1))) / (frequency + norm);
+      }
+      if (score > 0) top.push(this.slotRowIds[slot] as number, score);
     }
     return top.sorted().map(({ id, score }) => ({ rowId: id, score, path: (this.slotMeta[this.slotOfRow.get(id) as number] as LexicalRowMeta).path }));
   }
@@ -192,7 +244,9 @@ export class LexicalIndex {
     const lengths = new Float64Array(rowIds.length);
     const alive = new Uint8Array(rowIds.length);
     const terms: Array<Uint32Array | undefined> = [];
+    const weighted: Array<Float32Array | undefined> = [];
     const meta: Array<LexicalRowMeta | undefined> = [];
+    this.folders.clear();
     for (let slot = 0; slot < this.slotCount; slot++) {
       const target = remap[slot] as number;
       if (target < 0) continue;
@@ -200,16 +254,20 @@ export class LexicalIndex {
       lengths[target] = this.slotLengths[slot] as number;
       alive[target] = 1;
       terms[target] = this.slotTerms[slot];
+      weighted[target] = this.slotWeighted[slot];
       meta[target] = this.slotMeta[slot];
+      this.folders.add((this.slotMeta[slot] as LexicalRowMeta).path, target);
       this.slotOfRow.set(rowIds[target] as number, target);
     }
     this.slotRowIds = rowIds;
     this.slotLengths = lengths;
     this.slotAlive = alive;
     this.slotTerms = terms;
+    this.slotWeighted = weighted;
     this.slotMeta = meta;
     this.slotCount = next;
     this.deadSlots = 0;
     this.accumulator = new Float64Array(rowIds.length);
   }
 }
+

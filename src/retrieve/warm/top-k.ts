@@ -1,5 +1,6 @@
 /**
- * Keeps the k highest-scoring (id, score) pairs seen, in a binary min-heap, so a scan of
+ * Keeps the k best (id, score) pairs seen (higher score, then smaller id: the result does
+ * not depend on the order candidates arrive in) in a binary min-heap, so a scan of
  * n candidates costs O(n log k) and allocates nothing per candidate.
  */
 export class TopK {
@@ -23,7 +24,7 @@ export class TopK {
       let index = this.count++;
       while (index > 0) {
         const parent = (index - 1) >> 1;
-        if ((this.scores[parent] as number) <= score) break;
+        if (!this.worse(score, id, this.scores[parent] as number, this.ids[parent] as number)) break;
         this.ids[index] = this.ids[parent] as number;
         this.scores[index] = this.scores[parent] as number;
         index = parent;
@@ -32,21 +33,26 @@ export class TopK {
       this.scores[index] = score;
       return;
     }
-    if (score <= (this.scores[0] as number)) return;
+    if (!this.worse(this.scores[0] as number, this.ids[0] as number, score, id)) return;
     let index = 0;
     const size = this.count;
     for (;;) {
       const left = 2 * index + 1;
       if (left >= size) break;
       const right = left + 1;
-      const child = right < size && (this.scores[right] as number) < (this.scores[left] as number) ? right : left;
-      if ((this.scores[child] as number) >= score) break;
+      const child = right < size && this.worse(this.scores[right] as number, this.ids[right] as number, this.scores[left] as number, this.ids[left] as number) ? right : left;
+      if (!this.worse(this.scores[child] as number, this.ids[child] as number, score, id)) break;
       this.ids[index] = this.ids[child] as number;
       this.scores[index] = this.scores[child] as number;
       index = child;
     }
     this.ids[index] = id;
     this.scores[index] = score;
+  }
+
+  /** Whether (a) ranks below (b): a lower score, or the same score and a larger id. */
+  private worse(aScore: number, aId: number, bScore: number, bId: number): boolean {
+    return aScore < bScore || (aScore === bScore && aId > bId);
   }
 
   /** Best first; ties broken by smaller id so results are deterministic. */

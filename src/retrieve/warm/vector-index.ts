@@ -1,5 +1,7 @@
 import { LociError } from '../../errors/index.js';
 import type { ScoredRow } from '../../store/spec.js';
+import type { RowFilter } from '../filter-match.js';
+import { FolderSlots } from './folder-slots.js';
 import { TopK } from './top-k.js';
 
 export interface VectorRowMeta {
@@ -17,6 +19,8 @@ export class FlatVectorIndex {
   private readonly slotMeta: Array<VectorRowMeta | undefined> = [];
   private readonly slotOfRow = new Map<number, number>();
   private readonly freeSlots: number[] = [];
+  /** Slots by the folder of their path (for memory, the namespace), so a prefix filter visits only its rows. */
+  private readonly folders = new FolderSlots();
   private slotCount = 0;
 
   constructor(readonly dimensions: number, initialCapacity = 1024) {
@@ -43,6 +47,7 @@ export class FlatVectorIndex {
     this.slotRowIds[slot] = rowId;
     this.slotMeta[slot] = meta;
     this.slotOfRow.set(rowId, slot);
+    this.folders.add(meta.path, slot);
   }
 
   rowIds(): IterableIterator<number> {
@@ -60,16 +65,39 @@ export class FlatVectorIndex {
     return slot === undefined ? undefined : this.slotMeta[slot];
   }
 
+  /** Slots whose path may lie under one of the prefixes (a superset; the filter still decides). */
+  slotsUnder(prefixes: readonly string[]): number[] {
+    return this.folders.under(prefixes).sort((a, b) => a - b);
+  }
+
+  /** The share of up to `samples` evenly spaced live rows that pass `accept` (a selectivity estimate). */
+  acceptRate(accept: RowFilter, samples = 256): number {
+    if (this.slotCount === 0) return 0;
+    if (accept.prefixes) return this.slotsUnder(accept.prefixes).length / Math.max(1, this.size);
+    const step = Math.max(1, Math.floor(this.slotCount / samples));
+    let seen = 0;
+    let passed = 0;
+    for (let slot = 0; slot < this.slotCount; slot += step) {
+      const meta = this.slotMeta[slot];
+      if (!meta) continue;
+      seen++;
+      if (accept(meta.path, meta.language)) passed++;
+    }
+    return seen === 0 ? 0 : passed / seen;
+  }
+
   remove(rowId: number): void {
     const slot = this.slotOfRow.get(rowId);
     if (slot === undefined) return;
     this.slotOfRow.delete(rowId);
     this.slotRowIds[slot] = -1;
+    const meta = this.slotMeta[slot];
+    if (meta) this.folders.remove(meta.path, slot);
     this.slotMeta[slot] = undefined;
     this.freeSlots.push(slot);
   }
 
-  search(query: Float32Array, limit: number, accept?: (path: string, language: string) => boolean): ScoredRow[] {
+  search(query: Float32Array, limit: number, accept?: RowFilter): ScoredRow[] {
     if (query.length !== this.dimensions) {
       throw new LociError('DIMENSION_MISMATCH', `Query vector has ${query.length} dimensions; the index has ${this.dimensions}.`);
     }
@@ -79,12 +107,13 @@ export class FlatVectorIndex {
     const top = new TopK(limit);
     const dimensions = this.dimensions;
     const matrix = this.matrix;
-    for (let slot = 0; slot < this.slotCount; slot++) {
+    const candidates = accept?.prefixes ? this.slotsUnder(accept.prefixes) : undefined;
+    const visit = (slot: number): void => {
       const rowId = this.slotRowIds[slot] as number;
-      if (rowId < 0) continue;
+      if (rowId < 0) return;
       if (accept) {
         const meta = this.slotMeta[slot] as VectorRowMeta;
-        if (!accept(meta.path, meta.language)) continue;
+        if (!accept(meta.path, meta.language)) return;
       }
       const offset = slot * dimensions;
       // Four accumulators break the dependency chain; dimensions are multiples of 4 in practice.
@@ -101,8 +130,10 @@ export class FlatVectorIndex {
       }
       for (; index < dimensions; index++) dot0 += (matrix[offset + index] as number) * (query[index] as number);
       const score = (dot0 + dot1 + dot2 + dot3) * scale;
-      if (score > top.floor) top.push(rowId, score);
-    }
+      if (score >= top.floor) top.push(rowId, score);
+    };
+    if (candidates) for (const slot of candidates) visit(slot);
+    else for (let slot = 0; slot < this.slotCount; slot++) visit(slot);
     return top.sorted().map(({ id, score }) => ({ rowId: id, score, path: (this.slotMeta[this.slotOfRow.get(id) as number] as VectorRowMeta).path }));
   }
 
@@ -118,3 +149,4 @@ export class FlatVectorIndex {
     this.slotRowIds = rowIds;
   }
 }
+

@@ -97,3 +97,54 @@ describe('warm index', () => {
     expect(other.searchVectors(Float32Array.from([1, 0]), 2, undefined)).toEqual([]);
   });
 });
+
+describe('FlatVectorIndex prefix filters', () => {
+  it('returns exactly what a full filtered scan returns, for folder, partial and root prefixes', async () => {
+    const { FlatVectorIndex } = await import('./vector-index.js');
+    const { compileFilter } = await import('../filter-match.js');
+    const index = new FlatVectorIndex(8);
+    const folders = ['', 'src', 'src/app', 'src/apple', 'agent/a1', 'agent/a10', 'docs/guide'];
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) - 0.5;
+    for (let row = 0; row < 400; row++) {
+      const folder = folders[row % folders.length] as string;
+      const path = folder ? `${folder}/#r${row}` : `README${row}.md`;
+      index.add(row, Float32Array.from({ length: 8 }, random), { path, language: row % 3 === 0 ? 'note' : 'turn' });
+    }
+    for (let row = 0; row < 400; row += 9) index.remove(row);
+    const query = Float32Array.from({ length: 8 }, random);
+    for (const filter of [{ pathPrefixes: ['src/app'] }, { pathPrefixes: ['src/app/'] }, { pathPrefixes: ['agent/a1/'] }, { pathPrefixes: ['READ'] }, { pathPrefixes: ['docs/', 'agent/'], languages: ['note'] }]) {
+      const accept = compileFilter(filter);
+      const plain = (path: string, language: string) => (accept as (p: string, l: string) => boolean)(path, language);
+      expect(index.search(query, 20, accept)).toEqual(index.search(query, 20, plain));
+      expect(index.search(query, 20, accept).length).toBeGreaterThan(0);
+    }
+  });
+});
+
+describe('LexicalIndex prefix filters', () => {
+  it('scores a selective prefix document-at-a-time exactly as the postings path does', async () => {
+    const { LexicalIndex } = await import('./lexical-index.js');
+    const { compileFilter } = await import('../filter-match.js');
+    const termIds = new Map<string, number>();
+    const words = ['alpha', 'beta', 'gamma', 'delta', 'omega', 'sigma', 'tau', 'phi'];
+    words.forEach((word, index) => termIds.set(word, index + 1));
+    const index = new LexicalIndex({ path: 1, symbols: 2, heading: 0.5, body: 1 }, termIds);
+    let seed = 11;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    for (let row = 1; row <= 2000; row++) {
+      const chosen = [...new Set(Array.from({ length: 1 + Math.floor(random() * 5) }, () => 1 + Math.floor(random() * words.length)))].sort((a, b) => a - b);
+      const frequencies = new Uint16Array(chosen.length * 4).map(() => Math.floor(random() * 3));
+      const fieldLengths = [1, 2, 3, 10 + Math.floor(random() * 20)];
+      index.add(row, { path: `ns/n${row % 40}/#r${row}`, language: 'note' }, { termIds: Uint32Array.from(chosen), frequencies, fieldLengths } as never);
+    }
+    for (let row = 1; row <= 2000; row += 7) index.remove(row);
+    for (const prefixes of [['ns/n7/'], ['ns/n1'], ['ns/n3/', 'ns/n4/']]) {
+      const accept = compileFilter({ pathPrefixes: prefixes });
+      const plain = (path: string, language: string) => (accept as (p: string, l: string) => boolean)(path, language);
+      const fast = index.search(['alpha', 'gamma', 'phi', 'unknown'], 15, accept);
+      expect(fast.length).toBeGreaterThan(0);
+      expect(fast).toEqual(index.search(['alpha', 'gamma', 'phi', 'unknown'], 15, plain));
+    }
+  });
+});

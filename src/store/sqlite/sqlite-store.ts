@@ -76,6 +76,8 @@ class SqliteStore implements Store {
     this.statements = {
       catalogAll: db.prepare('SELECT * FROM files ORDER BY path'),
       catalogUnder: db.prepare('SELECT * FROM files WHERE path >= ? AND path < ? ORDER BY path'),
+      outline: db.prepare('SELECT path, start_line, symbol FROM chunks WHERE symbol IS NOT NULL ORDER BY path, start_line').raw(),
+      countUnder: db.prepare('SELECT count(*) FROM files WHERE path >= ? AND path < ?').pluck(),
       catalogMany: db.prepare('SELECT * FROM files WHERE path IN (SELECT value FROM json_each(?))'),
       catalogOne: db.prepare('SELECT * FROM files WHERE path = ?'),
       chunkIdsOfPath: db.prepare('SELECT id FROM chunks WHERE path = ?').pluck(),
@@ -136,6 +138,22 @@ class SqliteStore implements Store {
         })
         .immediate(),
     );
+  }
+
+  async listOutline(): Promise<Array<{ path: string; symbols: Array<{ name: string; line: number }> }>> {
+    return this.guard(() => {
+      const byPath = new Map<string, Array<{ name: string; line: number }>>();
+      for (const [path, line, name] of this.statements.outline.all() as Array<[string, number, string]>) {
+        let symbols = byPath.get(path);
+        if (!symbols) byPath.set(path, (symbols = []));
+        if (!symbols.some((symbol) => symbol.name === name)) symbols.push({ name, line });
+      }
+      return [...byPath].map(([path, symbols]) => ({ path, symbols }));
+    });
+  }
+
+  async countCatalog(pathPrefix = ''): Promise<number> {
+    return this.guard(() => this.statements.countUnder.get(pathPrefix, `${pathPrefix}\u{10ffff}`) as number);
   }
 
   async listCatalog(options: { pathPrefix?: string } = {}): Promise<CatalogEntry[]> {
@@ -413,6 +431,8 @@ class SqliteStore implements Store {
     try {
       return action();
     } catch (error) {
+      // A rolled-back write may have cached term ids that were never committed.
+      this.termIds = undefined;
       throw wrapSqliteError(error, this.location);
     }
   }

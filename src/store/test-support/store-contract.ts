@@ -79,6 +79,14 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
       const [record] = await store.getChunks(rows.map((row) => row.rowId));
       expect(record).toMatchObject({ path: 'src/config.ts', startLine: 1, endLine: 3, symbol: 'parseConfig', language: 'typescript', kind: 'code' });
       expect(record?.symbols).toEqual(['parseConfig']);
+      await store.writeFile({
+        entry: catalogEntry('src/b.ts'),
+        chunks: [chunk('src/b.ts', 9, 'function two() {}', { symbol: 'two' }), chunk('src/b.ts', 1, 'function one() {}', { symbol: 'one' }), chunk('src/b.ts', 20, 'plain text')],
+      });
+      expect(await store.listOutline()).toEqual([
+        { path: 'src/b.ts', symbols: [{ name: 'one', line: 1 }, { name: 'two', line: 9 }] },
+        { path: 'src/config.ts', symbols: [{ name: 'parseConfig', line: 1 }] },
+      ]);
     });
 
     it('rewriting a file replaces its chunks: no duplicates, no orphans', async () => {
@@ -206,6 +214,10 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
         { entry: catalogEntry('ns/ab/3'), chunks: [chunk('ns/ab/3', 1, 'third record')] },
       ]);
       expect((await store.listCatalog({ pathPrefix: 'ns/a/' })).map((entry) => entry.path)).toEqual(['ns/a/1', 'ns/a/2']);
+      expect(await store.countCatalog('ns/a/')).toBe(2);
+      expect(await store.countCatalog('ns/')).toBe(3);
+      expect(await store.countCatalog('ns/c/')).toBe(0);
+      expect(await store.countCatalog()).toBe(3);
       const entries = await store.getCatalogEntries(['ns/a/1', 'ns/ab/3', 'missing']);
       expect([...entries.keys()].sort()).toEqual(['ns/a/1', 'ns/ab/3']);
       expect(entries.get('ns/a/1')?.attributes).toBe('{"kind":"note"}');
@@ -220,6 +232,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
         ]),
       ).rejects.toThrow();
       expect(await store.listCatalog({ pathPrefix: 'ns/b/' })).toEqual([]);
+      expect(await store.countCatalog('ns/b/')).toBe(0);
       expect(await store.searchLexical({ terms: ['written'], weights, limit: 5 })).toEqual([]);
 
       await store.deleteFiles(['ns/a/1', 'ns/a/2']);

@@ -1,0 +1,239 @@
+import { readFile } from 'node:fs/promises';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+import picomatch from 'picomatch';
+import type { Loci } from '../engine/create-loci.js';
+import { LociError, throwIfAborted } from '../errors/index.js';
+import type { ChatMessage, ChatModel } from '../llm/spec.js';
+import { packItems, type ContextItem } from './pack.js';
+import { buildRepoMap, pickFilesWithModel, type RepoMap } from './repo-map.js';
+import type { Reranker } from './rerank/spec.js';
+import { DEFAULT_SYSTEM_PROMPT, renderItem, renderMessages, renderPrompt, type HistoryTurn, type PromptTemplate } from './templates.js';
+import { loadTokenCounter, type TokenCounter } from './tokenizer.js';
+
+export interface ContextOptions {
+  /** Hard limit for the whole prompt, in the counter's unit (tokens by default). */
+  maxTokens?: number;
+  /** Stop adding context once the prompt reaches this (default 85 % of maxTokens). */
+  softTokens?: number;
+  /** `o200k` (default), `cl100k`, `bytes`, or a model name. */
+  tokenizer?: string;
+  /** Candidates retrieved before reranking, and kept after it. */
+  topN?: number;
+  topK?: number;
+  /** Results scoring below this are not sent (Go agent's similarity limit); default 0. */
+  threshold?: number;
+  paths?: string[];
+  /** Files always sent whole, before anything retrieved (`@path` in a question works too). */
+  include?: string[];
+  /** Aye Chat's /all: send every indexed file matching this glob mask, or fail with the size. */
+  all?: string;
+  /** Send everything when the project is small (default true: < 200 files and < 170 KB). */
+  smallProject?: boolean;
+  reranker?: Reranker;
+  /** Ask this model to pick files from a repo map; picked files get a boost in the ranking. */
+  pickFilesWith?: ChatModel;
+  /** Prepend a repo map of this many tokens to the context (0: none). */
+  repoMapTokens?: number;
+  system?: string;
+  history?: readonly HistoryTurn[];
+  template?: PromptTemplate;
+  signal?: AbortSignal;
+}
+
+export interface BuiltContext {
+  /** Size of `prompt` in the counter's unit; never above maxTokens. */
+  tokens: number;
+  unit: 'tokens' | 'bytes';
+  tokenizer: string;
+  prompt: string;
+  messages: ChatMessage[];
+  sources: Array<{ path: string; startLine: number; endLine: number }>;
+  items: ContextItem[];
+  mode: 'retrieved' | 'all' | 'small-project';
+  /** Items retrieved but left out for lack of room. */
+  skipped: number;
+  repoMap?: { files: number; truncated: boolean };
+  pickedFiles?: string[];
+}
+
+const SMALL_PROJECT = { files: 200, bytes: 170_000 };
+const PICK_WEIGHT = 0.5;
+
+/**
+ * Retrieve → rerank → pack → template. Explicit includes come first; `/all` and small
+ * projects send whole files; otherwise retrieved chunks are packed best first into the
+ * room the template leaves, and the finished prompt is measured again so it never exceeds
+ * the hard limit.
+ */
+export async function buildContext(loci: Loci, rawQuestion: string, options: ContextOptions = {}): Promise<BuiltContext> {
+  const { question, mentioned, allMask } = parseQuestion(rawQuestion);
+  if (question === '' && mentioned.length === 0 && allMask === undefined) throw new LociError('QUERY_EMPTY', 'The question is empty.');
+  const counter = await loadTokenCounter(options.tokenizer ?? 'o200k');
+  const maxTokens = options.maxTokens ?? 8000;
+  if (!Number.isInteger(maxTokens) || maxTokens < 1) throw new LociError('INVALID_ARGUMENT', `maxTokens must be a positive integer; got ${maxTokens}.`);
+  const soft = Math.min(options.softTokens ?? Math.floor(maxTokens * 0.85), maxTokens);
+  const system = options.system ?? DEFAULT_SYSTEM_PROMPT;
+  const history = options.history ?? [];
+  const base = { system, history, question: question || rawQuestion };
+  const emptyPrompt = renderPrompt({ ...base, items: [] }, options.template);
+  const overhead = counter.count(emptyPrompt) + counter.count('## Context\n\n');
+  if (overhead > maxTokens) {
+    throw new LociError('CONTEXT_TOO_LARGE', `The question, system prompt and history alone take ${overhead} ${counter.unit}; the limit is ${maxTokens}.`);
+  }
+
+  const files = await loci.files();
+  const known = new Set(files.map((file) => file.path));
+  const includes = [...(options.include ?? []), ...mentioned].map((path) => normalizePath(loci.root, path));
+  const pinned: ContextItem[] = [];
+  for (const path of [...new Set(includes)]) pinned.push({ ...(await wholeFile(loci.root, path)), pinned: true, origin: 'include' });
+  const pinnedCost = pinned.reduce((sum, item) => sum + counter.count(renderItem(item, 99)) + 2, 0);
+  if (overhead + pinnedCost > maxTokens) {
+    throw new LociError('CONTEXT_TOO_LARGE', `The included files take ${pinnedCost} ${counter.unit}; with the prompt that is over the limit of ${maxTokens}.`, {
+      details: { included: includes, size: pinnedCost, limit: maxTokens },
+    });
+  }
+
+  let mode: BuiltContext['mode'] = 'retrieved';
+  let candidates: ContextItem[] = [];
+  let repoMap: RepoMap | undefined;
+  let pickedFiles: string[] | undefined;
+  const mask = options.all ?? allMask;
+  const totalBytes = files.reduce((sum, file) => sum + file.size, 0);
+  if (mask !== undefined) {
+    mode = 'all';
+    const matches = picomatch(mask || '**', { dot: true });
+    const chosen = files.filter((file) => matches(file.path) && !includes.includes(file.path));
+    candidates = await Promise.all(chosen.map(async (file) => ({ ...(await wholeFile(loci.root, file.path)), origin: 'all' as const, score: 1 })));
+    const size = candidates.reduce((sum, item) => sum + counter.count(renderItem(item, 99)) + 2, 0);
+    if (overhead + pinnedCost + size > maxTokens) {
+      throw new LociError('CONTEXT_TOO_LARGE', `/all ${mask || '**'} matches ${candidates.length} files of ${size} ${counter.unit}; with the prompt that is over the limit of ${maxTokens}.`, {
+        hint: 'Narrow the mask (e.g. "src/**/*.ts"), or raise --max-tokens.',
+        details: { files: candidates.length, size, limit: maxTokens },
+      });
+    }
+  } else if (options.smallProject !== false && files.length > 0 && files.length < SMALL_PROJECT.files && totalBytes < SMALL_PROJECT.bytes) {
+    const whole = await Promise.all(files.filter((file) => !includes.includes(file.path)).map(async (file) => ({ ...(await wholeFile(loci.root, file.path)), origin: 'small-project' as const })));
+    const size = whole.reduce((sum, item) => sum + counter.count(renderItem(item, 99)) + 2, 0);
+    if (overhead + pinnedCost + size <= soft) {
+      mode = 'small-project';
+      // Still ranked by the question, so the model reads the likeliest files first.
+      const ranking = question ? await rankFiles(loci, question, options) : new Map<string, number>();
+      candidates = whole.map((item) => ({ ...item, score: ranking.get(item.path) ?? 0 }));
+    }
+  }
+  if (mode === 'retrieved' && question !== '') {
+    if (options.pickFilesWith || options.repoMapTokens) {
+      repoMap = buildRepoMap({ files, outline: await loci.outline() }, options.repoMapTokens || Math.floor(maxTokens / 4), (text) => counter.count(text));
+    }
+    if (options.pickFilesWith && repoMap) pickedFiles = await pickFilesWithModel(options.pickFilesWith, question, repoMap, known, options.signal);
+    candidates = await retrieve(loci, question, options, pickedFiles);
+  }
+
+  throwIfAborted(options.signal);
+  const mapItem: ContextItem[] = repoMap && options.repoMapTokens ? [{ path: '(repository map)', startLine: 1, endLine: repoMap.files, text: repoMap.text, score: Infinity, pinned: true }] : [];
+  const packed = packItems([...mapItem, ...pinned, ...candidates], {
+    hardLimit: maxTokens - overhead,
+    softLimit: soft - overhead,
+    // "[99]" is as wide as any number the item can get; +2 for the blank line between items.
+    cost: (item) => counter.count(renderItem(item, 99)) + 2,
+  });
+  let items = packed.items;
+  let prompt = renderPrompt({ ...base, items }, options.template);
+  let tokens = counter.count(prompt);
+  // BPE counts are not exactly additive: drop the weakest item until the whole fits.
+  while (tokens > maxTokens && items.length > 0) {
+    const weakest = items.reduce((worst, item) => (!item.pinned && item.score < worst.score ? item : worst), items.find((item) => !item.pinned) ?? (items[items.length - 1] as ContextItem));
+    items = items.filter((item) => item !== weakest);
+    prompt = renderPrompt({ ...base, items }, options.template);
+    tokens = counter.count(prompt);
+  }
+  return {
+    tokens,
+    unit: counter.unit,
+    tokenizer: counter.id,
+    prompt,
+    messages: renderMessages({ ...base, items }),
+    sources: items.filter((item) => item.path !== '(repository map)').map((item) => ({ path: item.path, startLine: item.startLine, endLine: item.endLine })),
+    items,
+    mode,
+    skipped: packed.skipped.length + (packed.items.length - items.length),
+    ...(repoMap ? { repoMap: { files: repoMap.files, truncated: repoMap.truncated } } : {}),
+    ...(pickedFiles ? { pickedFiles } : {}),
+  };
+}
+
+async function retrieve(loci: Loci, question: string, options: ContextOptions, picked: string[] | undefined): Promise<ContextItem[]> {
+  const topN = options.topN ?? 50;
+  const response = await loci.search(question, { topK: topN, ...(options.paths ? { paths: options.paths } : {}), ...(options.threshold !== undefined ? { threshold: options.threshold } : {}) });
+  let items: ContextItem[] = response.results.map((result) => ({
+    path: result.path,
+    startLine: result.startLine,
+    endLine: result.endLine,
+    text: result.text,
+    score: result.score,
+    language: result.language,
+    origin: 'retrieved',
+  }));
+  if (picked && picked.length > 0) {
+    // The model's pick is one more signal: a bonus for chunks of picked files, best pick highest.
+    const bonus = new Map(picked.map((path, index) => [path, PICK_WEIGHT * (1 - index / (picked.length * 2))]));
+    const top = Math.max(...items.map((item) => item.score), 1e-9);
+    items = items.map((item) => ({ ...item, score: item.score / top + (bonus.get(item.path) ?? 0) })).sort((a, b) => b.score - a.score);
+  }
+  if (options.reranker) items = await options.reranker.rerank(question, items, { topK: options.topK ?? 20, ...(options.signal ? { signal: options.signal } : {}) });
+  else if (options.topK) items = items.slice(0, options.topK);
+  return items;
+}
+
+async function rankFiles(loci: Loci, question: string, options: ContextOptions): Promise<Map<string, number>> {
+  const response = await loci.search(question, { topK: 200, files: true, ...(options.paths ? { paths: options.paths } : {}) });
+  return new Map(response.results.map((result) => [result.path, result.score]));
+}
+
+/** `@path` words are explicit includes; a leading `/all [mask]` asks for every matching file. */
+export function parseQuestion(raw: string): { question: string; mentioned: string[]; allMask: string | undefined } {
+  let text = raw.trim();
+  let allMask: string | undefined;
+  const all = /^\/all(?:\s+|$)/.exec(text);
+  if (all) {
+    text = text.slice(all[0].length);
+    // The next word is a mask only if it looks like one (a glob, a path or an extension).
+    const mask = /^(\S*[*?/.[{]\S*)(?:\s+|$)/.exec(text);
+    allMask = mask ? (mask[1] as string) : '';
+    if (mask) text = text.slice(mask[0].length);
+  }
+  const mentioned: string[] = [];
+  text = text.replace(/(^|\s)@([\w./-]+\.[\w]+|[\w./-]+\/[\w./-]+)/g, (_, space: string, path: string) => {
+    mentioned.push(path);
+    return `${space}${path}`;
+  });
+  return { question: text.trim(), mentioned, allMask };
+}
+
+function normalizePath(root: string, path: string): string {
+  const absolute = isAbsolute(path) ? path : resolve(root, path);
+  const relativePath = relative(root, absolute);
+  if (relativePath.startsWith('..') || isAbsolute(relativePath)) {
+    throw new LociError('INVALID_ARGUMENT', `Include ${path} is outside the project folder ${root}.`);
+  }
+  return relativePath.split(sep).join('/');
+}
+
+async function wholeFile(root: string, path: string): Promise<ContextItem> {
+  let text: string;
+  try {
+    text = await readFile(resolve(root, path), 'utf8');
+  } catch (error) {
+    throw new LociError('ROOT_NOT_FOUND', `Cannot read ${path} in ${root} (${(error as NodeJS.ErrnoException).code ?? 'error'}).`, { hint: 'Check the path; includes are relative to the project folder.' });
+  }
+  const trimmed = text.endsWith('\n') ? text.slice(0, -1) : text;
+  const lines = trimmed.split('\n').length;
+  return { path, startLine: 1, endLine: lines, text: trimmed, score: 1, language: languageHint(path) };
+}
+
+function languageHint(path: string): string {
+  const extension = path.slice(path.lastIndexOf('.') + 1).toLowerCase();
+  return { ts: 'typescript', tsx: 'tsx', js: 'javascript', mjs: 'javascript', py: 'python', go: 'go', rs: 'rust', java: 'java', cs: 'csharp', md: 'markdown', json: 'json', rb: 'ruby', c: 'c', h: 'c', cpp: 'cpp' }[extension] ?? '';
+}
+
+export type { TokenCounter };

@@ -1,0 +1,186 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLoci, type Loci } from '../engine/create-loci.js';
+import { openAICompatibleChat } from '../llm/openai-compatible.js';
+import { FakeChatServer } from '../llm/test-support/fake-chat-server.js';
+import { buildContext, parseQuestion } from './build-context.js';
+import { mergeOverlaps, packItems, type ContextItem } from './pack.js';
+import { buildRepoMap } from './repo-map.js';
+import { apiReranker } from './rerank/api-reranker.js';
+import { llmYesNoReranker } from './rerank/llm-yes-no.js';
+import { mmrReranker } from './rerank/mmr.js';
+import { parseTemplate, renderMessages } from './templates.js';
+import { loadTokenCounter } from './tokenizer.js';
+
+let workspace: string;
+let repo: string;
+let loci: Loci;
+const server = new FakeChatServer();
+
+beforeAll(async () => {
+  workspace = await mkdtemp(join(tmpdir(), 'loci-context-'));
+  repo = join(workspace, 'repo');
+  await mkdir(join(repo, 'src'), { recursive: true });
+  const topics = ['billing', 'refunds', 'invoices', 'shipping', 'inventory', 'search', 'auth', 'sessions', 'emails', 'reports'];
+  for (const topic of topics) {
+    const body = Array.from({ length: 40 }, (_, index) => `export function ${topic}Step${index}(input: number): number {\n  // ${topic} step ${index}\n  return input + ${index};\n}`).join('\n\n');
+    await writeFile(join(repo, 'src', `${topic}.ts`), body);
+  }
+  await writeFile(join(repo, 'README.md'), '# Shop\n\nRefunds are issued by refundsStep3 after billing confirms the charge.\n');
+  loci = createLoci({ root: repo });
+  await loci.index();
+  await server.start();
+});
+
+afterAll(async () => {
+  await loci.close();
+  await server.stop();
+  await rm(workspace, { recursive: true, force: true });
+});
+
+const item = (path: string, startLine: number, endLine: number, score: number, text?: string): ContextItem => ({
+  path,
+  startLine,
+  endLine,
+  score,
+  text: text ?? Array.from({ length: endLine - startLine + 1 }, (_, index) => `line ${startLine + index}`).join('\n'),
+});
+
+describe('packing', () => {
+  it('never exceeds the hard limit, for any items and limits (property)', () => {
+    let seed = 42;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    for (let trial = 0; trial < 500; trial++) {
+      const items = Array.from({ length: 1 + Math.floor(random() * 30) }, (_, index) => {
+        const start = 1 + Math.floor(random() * 200);
+        return item(`f${Math.floor(random() * 5)}.ts`, start, start + Math.floor(random() * 40), random(), undefined);
+      });
+      const hardLimit = 1 + Math.floor(random() * 3000);
+      const softLimit = Math.floor(random() * hardLimit * 1.5);
+      const cost = (candidate: ContextItem) => candidate.text.length + 10;
+      const packed = packItems(items, { hardLimit, softLimit, cost });
+      expect(packed.used).toBeLessThanOrEqual(hardLimit);
+      expect(packed.items.reduce((sum, chosen) => sum + cost(chosen), 0)).toBe(packed.used);
+      // No line is sent twice.
+      for (const path of new Set(packed.items.map((chosen) => chosen.path))) {
+        const ranges = packed.items.filter((chosen) => chosen.path === path).sort((a, b) => a.startLine - b.startLine);
+        for (let index = 1; index < ranges.length; index++) expect((ranges[index] as ContextItem).startLine).toBeGreaterThan((ranges[index - 1] as ContextItem).endLine);
+      }
+    }
+  });
+
+  it('skips an item that would cross the limit and tries the next; orders best file first, lines in order', () => {
+    const packed = packItems([item('a.ts', 50, 59, 0.9), item('b.ts', 1, 400, 0.8), item('a.ts', 1, 5, 0.5), item('c.ts', 1, 3, 0.1)], {
+      hardLimit: 200,
+      cost: (candidate) => candidate.text.length / 4,
+    });
+    expect(packed.items.map((chosen) => `${chosen.path}:${chosen.startLine}`)).toEqual(['a.ts:1', 'a.ts:50', 'c.ts:1']);
+    expect(packed.skipped.map((skipped) => skipped.path)).toEqual(['b.ts']);
+  });
+
+  it('merges overlapping and touching chunks of a file', () => {
+    const merged = mergeOverlaps([item('a.ts', 1, 10, 0.2), item('a.ts', 8, 15, 0.9), item('a.ts', 16, 18, 0.1), item('a.ts', 30, 31, 0.3)]);
+    expect(merged.map((chosen) => [chosen.startLine, chosen.endLine, chosen.score])).toEqual([
+      [1, 18, 0.9],
+      [30, 31, 0.3],
+    ]);
+    expect((merged[0] as ContextItem).text.split('\n')).toEqual(Array.from({ length: 18 }, (_, index) => `line ${index + 1}`));
+  });
+});
+
+describe('buildContext', () => {
+  it('keeps the whole prompt within --max-tokens for any limit (property, real tokenizer)', async () => {
+    const counter = await loadTokenCounter('o200k');
+    for (const maxTokens of [120, 200, 333, 500, 777, 1000, 1500, 2500, 4000]) {
+      const built = await buildContext(loci, 'how are refunds issued after billing', { maxTokens, smallProject: false });
+      expect(built.tokens).toBeLessThanOrEqual(maxTokens);
+      expect(counter.count(built.prompt)).toBe(built.tokens);
+      if (maxTokens >= 1000) expect(built.sources.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('gives numbered contexts with paths and lines, and messages with no context message when nothing passes', async () => {
+    const built = await buildContext(loci, 'refundsStep3', { maxTokens: 3000, smallProject: false });
+    expect(built.prompt).toMatch(/\[1\] src\/refunds\.ts:\d+-\d+/);
+    expect(built.messages.map((message) => message.role)).toEqual(['system', 'system', 'user']);
+    const none = await buildContext(loci, 'zebra quantum', { maxTokens: 3000, smallProject: false, threshold: 1e9 });
+    expect(none.sources).toEqual([]);
+    expect(none.messages.map((message) => message.role)).toEqual(['system', 'user']);
+    expect(renderMessages({ system: 's', history: [{ userQuery: 'q1', assistantResponse: 'a1' }], items: [], question: 'q2' }).map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'user']);
+  });
+
+  it('sends /all within the limit or fails with the size; includes @paths first', async () => {
+    const all = await buildContext(loci, '/all src/re*.ts what do these do', { maxTokens: 20_000 });
+    expect(all.mode).toBe('all');
+    expect(all.sources.map((source) => source.path).sort()).toEqual(['src/refunds.ts', 'src/reports.ts']);
+    await expect(buildContext(loci, '/all what does everything do', { maxTokens: 2000 })).rejects.toMatchObject({ code: 'CONTEXT_TOO_LARGE', message: expect.stringMatching(/matches 11 files of \d+ tokens/) });
+    const included = await buildContext(loci, 'explain @README.md please', { maxTokens: 1500, smallProject: false });
+    expect(included.sources[0]).toEqual({ path: 'README.md', startLine: 1, endLine: 3 });
+    await expect(buildContext(loci, 'x @src/missing.ts', { maxTokens: 1500 })).rejects.toThrow(/Cannot read src\/missing\.ts/);
+    expect(parseQuestion('/all what is here').allMask).toBe('');
+    expect(parseQuestion('/all *.md summarise @docs/a.md')).toEqual({ question: 'summarise docs/a.md', mentioned: ['docs/a.md'], allMask: '*.md' });
+  });
+
+  it('sends a small project whole', async () => {
+    const small = join(workspace, 'small');
+    await mkdir(small);
+    await writeFile(join(small, 'a.py'), 'def add(a, b):\n    return a + b\n');
+    await writeFile(join(small, 'b.py'), 'def sub(a, b):\n    return a - b\n');
+    const engine = createLoci({ root: small });
+    await engine.index();
+    const built = await buildContext(engine, 'subtract numbers', { maxTokens: 2000 });
+    await engine.close();
+    expect(built.mode).toBe('small-project');
+    expect(built.sources.map((source) => source.path)).toEqual(['b.py', 'a.py']);
+  });
+
+  it('builds a budgeted repo map and lets a model pick files', async () => {
+    const counter = await loadTokenCounter('o200k');
+    const map = buildRepoMap({ files: await loci.files(), outline: await loci.outline() }, 120, (text) => counter.count(text));
+    expect(map.size).toBeLessThanOrEqual(120);
+    expect(map.text).toMatch(/src\/billing\.ts/);
+    expect(map.truncated).toBe(true);
+    server.answer = (request) => (request.body.messages?.[0]?.content.includes('pick the files') ? '- src/shipping.ts\n- src/nope.ts\n' : 'x');
+    const chat = openAICompatibleChat({ baseUrl: server.baseUrl, model: 'tiny' });
+    const built = await buildContext(loci, 'step input number', { maxTokens: 1500, smallProject: false, pickFilesWith: chat });
+    expect(built.pickedFiles).toEqual(['src/shipping.ts']);
+    expect(built.sources[0]?.path).toBe('src/shipping.ts');
+  });
+
+  it('custom templates: placeholders checked', () => {
+    expect(() => parseTemplate('{{system}} {{oops}} {{question}}')).toThrow(/unknown placeholder \{\{oops\}\}/);
+    expect(() => parseTemplate('{{system}}')).toThrow(/no \{\{question\}\}/);
+  });
+});
+
+describe('rerankers', () => {
+  const items = [item('a.ts', 1, 2, 0.9, 'function unrelated() {}'), item('b.ts', 1, 2, 0.5, 'function refundCharge() { issue refund }'), item('c.ts', 1, 2, 0.4, 'function refundCharge() { issue refund }')];
+
+  it('LLM yes/no puts relevant snippets first and caches verdicts', async () => {
+    server.answer = (request) => (request.body.messages?.[1]?.content.includes('refund') && request.body.messages[1].content.includes('Snippet:\n```b.ts') ? 'Yes' : 'No');
+    const cache = new Map<string, boolean>();
+    const reranker = llmYesNoReranker(openAICompatibleChat({ baseUrl: server.baseUrl, model: 'tiny' }), { cache });
+    const before = server.requests.length;
+    const ranked = await reranker.rerank('how do we refund', items, { topK: 3 });
+    expect(ranked.map((chosen) => chosen.path)).toEqual(['b.ts', 'a.ts', 'c.ts']);
+    expect(server.requests.length - before).toBe(3);
+    await reranker.rerank('how do we refund', items, { topK: 3 });
+    expect(server.requests.length - before).toBe(3);
+  });
+
+  it('API rerankers speak the Cohere and Voyage wire formats', async () => {
+    for (const [format, baseUrl] of [['cohere', server.baseUrl], ['voyage', `${server.baseUrl}/voyage`]] as const) {
+      const ranked = await apiReranker({ format, baseUrl, model: 'rerank-test' }).rerank('refund charge', items, { topK: 2 });
+      expect(ranked.map((chosen) => chosen.path)).toEqual(['b.ts', 'c.ts']);
+    }
+  });
+
+  it('MMR drops near-duplicates in favour of other content', async () => {
+    const embed = async (texts: string[]) => texts.map((text) => Float32Array.from(text.includes('refund') ? [1, 0] : [0, 1]));
+    const candidates = [{ ...(items[1] as ContextItem), score: 0.9 }, { ...(items[2] as ContextItem), score: 0.85 }, { ...(items[0] as ContextItem), score: 0.3 }];
+    const ranked = await mmrReranker(embed, 0.5).rerank('q', candidates, { topK: 2 });
+    expect(ranked.map((chosen) => chosen.path)).toEqual(['b.ts', 'a.ts']);
+  });
+});

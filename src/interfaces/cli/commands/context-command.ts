@@ -1,0 +1,197 @@
+import type { Command } from 'commander';
+import { buildContext, type BuiltContext, type ContextOptions } from '../../../context/build-context.js';
+import { apiReranker } from '../../../context/rerank/api-reranker.js';
+import { llmYesNoReranker } from '../../../context/rerank/llm-yes-no.js';
+import { mmrReranker } from '../../../context/rerank/mmr.js';
+import type { Reranker } from '../../../context/rerank/spec.js';
+import { loadTemplate } from '../../../context/templates.js';
+import { embedMany } from '../../../embed/embed-many.js';
+import { createLoci, type Loci } from '../../../engine/create-loci.js';
+import { LociError } from '../../../errors/index.js';
+import { chatModelFromEnv } from '../../../llm/openai-compatible.js';
+import type { ChatModel } from '../../../llm/spec.js';
+import type { TurnFields } from '../../../memory/spec.js';
+import { loadCliConfig, resolveRoot, type CliIo } from '../cli-context.js';
+
+interface ContextFlags {
+  root?: string;
+  store?: string;
+  config?: string;
+  json?: boolean;
+  maxTokens?: string;
+  softTokens?: string;
+  tokenizer?: string;
+  topN?: string;
+  topK?: string;
+  threshold?: string;
+  path?: string[];
+  include?: string[];
+  all?: string | boolean;
+  smallProject?: boolean;
+  rerank?: string;
+  pickFiles?: boolean;
+  repoMap?: string;
+  template?: string;
+  system?: string;
+  conversation?: string;
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+function contextOptions(command: Command): Command {
+  return command
+    .option('--root <dir>', 'the indexed folder (default: the current one)')
+    .option('--store <path>', 'store folder or .db file (default <root>/.loci)')
+    .option('--config <file>', 'config file (default <root>/loci.config.json)')
+    .option('--max-tokens <n>', 'hard limit for the whole prompt', '8000')
+    .option('--soft-tokens <n>', 'stop adding context at this size (default 85% of --max-tokens)')
+    .option('--tokenizer <id>', 'o200k (default), cl100k, bytes, or a model name such as gpt-4o')
+    .option('--top-n <n>', 'chunks retrieved before reranking', '50')
+    .option('--top-k <n>', 'chunks kept after reranking', '20')
+    .option('--threshold <x>', 'drop retrieved chunks scoring below x')
+    .option('--path <glob>', 'only retrieve from paths matching this glob or folder (repeatable)', collect)
+    .option('--include <path>', 'always send this file whole (repeatable; @path in the question works too)', collect)
+    .option('--all [mask]', 'send every indexed file matching the glob mask (default all), or fail with the size')
+    .option('--no-small-project', 'never send a small project whole (default: under 200 files and 170 KB, send everything)')
+    .option('--rerank <kind>', 'none (default), mmr, llm (yes/no by the chat model), cohere or voyage (LOCI_RERANK_BASE_URL, LOCI_RERANK_MODEL, LOCI_RERANK_API_KEY)', 'none')
+    .option('--pick-files', 'let the chat model pick files from a repo map; picks boost the ranking')
+    .option('--repo-map <tokens>', 'prepend a repo map of at most this many tokens')
+    .option('--template <file>', 'custom prompt template with {{system}}, {{history}}, {{context}}, {{question}}')
+    .option('--system <text>', 'system prompt')
+    .option('--conversation <id>', 'add the relevant history of this conversation (from memory)');
+}
+
+export function registerContextCommands(program: Command, io: CliIo): void {
+  contextOptions(program.command('context'))
+    .description('Print the packed prompt for a question, without calling a model.')
+    .argument('<question...>', 'the question')
+    .option('--json', 'print {"tokens","prompt","messages","sources"}')
+    .action(async (words: string[], flags: ContextFlags) => {
+      await withEngine(io, flags, async (loci) => {
+        const built = await buildContext(loci, words.join(' '), await toOptions(loci, io, flags, words.join(' ')));
+        io.stdout.write(flags.json ? `${JSON.stringify(contextJson(built))}\n` : `${built.prompt}\n`);
+        if (!flags.json) io.stderr.write(`${built.tokens} ${built.unit} (${built.tokenizer}), ${built.sources.length} sources, mode ${built.mode}${built.skipped ? `, ${built.skipped} left out` : ''}\n`);
+      });
+    });
+
+  contextOptions(program.command('ask'))
+    .description('Answer a question with a chat model over the packed context (LOCI_LLM_BASE_URL, LOCI_LLM_MODEL, LOCI_LLM_API_KEY).')
+    .argument('<question...>', 'the question')
+    .option('--json', 'print {"answer","sources","tokens","conversationId"} instead of streaming')
+    .action(async (words: string[], flags: ContextFlags) => {
+      const question = words.join(' ');
+      const chat = chatModelFromEnv(io.env);
+      await withEngine(io, flags, async (loci) => {
+        const memory = await loci.memory();
+        const conversationId = flags.conversation ?? 'default';
+        const built = await buildContext(loci, question, await toOptions(loci, io, flags, question, chat));
+        const answer = await memory.withInteraction({ namespace: 'loci/ask', prompt: question, metadata: { conversationId, sources: built.sources.length } }, async (log) => {
+          let text = '';
+          for await (const delta of chat.stream({ messages: built.messages })) {
+            text += delta;
+            if (!flags.json) io.stdout.write(delta);
+          }
+          log.response = text;
+          return text;
+        });
+        await memory.addTurn({ conversationId, userQuery: question, assistantResponse: answer, metadata: { sources: built.sources } });
+        if (flags.json) {
+          io.stdout.write(`${JSON.stringify({ answer, sources: numbered(built), tokens: built.tokens, conversationId })}\n`);
+        } else {
+          const cited = numbered(built);
+          io.stdout.write(`\n\nSources:\n${cited.map((source) => `[${source.n}] ${source.path}:${source.startLine}-${source.endLine}`).join('\n') || '(none)'}\n`);
+        }
+      });
+    });
+}
+
+async function withEngine(io: CliIo, flags: ContextFlags, action: (loci: Loci) => Promise<void>): Promise<void> {
+  const root = resolveRoot(io, flags.root, { mustExist: true });
+  const config = loadCliConfig(io, root, [{ path: 'store', flag: '--store', value: flags.store }], flags.config);
+  const loci = createLoci({ root, config, env: io.env, inMemory: false });
+  try {
+    await action(loci);
+  } finally {
+    await loci.close();
+  }
+}
+
+async function toOptions(loci: Loci, io: CliIo, flags: ContextFlags, question: string, chat?: ChatModel): Promise<ContextOptions> {
+  const options: ContextOptions = {
+    maxTokens: int(flags.maxTokens ?? '8000', '--max-tokens'),
+    topN: int(flags.topN ?? '50', '--top-n'),
+    topK: int(flags.topK ?? '20', '--top-k'),
+    smallProject: flags.smallProject !== false,
+  };
+  if (flags.softTokens) options.softTokens = int(flags.softTokens, '--soft-tokens');
+  if (flags.tokenizer) options.tokenizer = flags.tokenizer;
+  if (flags.threshold) options.threshold = Number(flags.threshold);
+  if (flags.path) options.paths = flags.path;
+  if (flags.include) options.include = flags.include;
+  if (flags.all !== undefined) options.all = flags.all === true ? '' : String(flags.all);
+  if (flags.repoMap) options.repoMapTokens = int(flags.repoMap, '--repo-map');
+  if (flags.template) options.template = loadTemplate(flags.template);
+  if (flags.system) options.system = flags.system;
+  if (flags.pickFiles) options.pickFilesWith = chat ?? chatModelFromEnv(io.env);
+  const reranker = await rerankerFor(flags.rerank ?? 'none', loci, io, chat);
+  if (reranker) options.reranker = reranker;
+  if (flags.conversation) {
+    const memory = await loci.memory();
+    const namespaces = await memory.namespaces();
+    const namespace = `conversations/${flags.conversation}`;
+    if (namespaces.some((entry) => entry.namespace === namespace)) {
+      const history = await memory.history({ conversationId: flags.conversation, query: question, tokenBudget: Math.floor((options.maxTokens as number) / 4) });
+      options.history = history.turns.map((turn) => turn.fields as TurnFields);
+    }
+  }
+  return options;
+}
+
+async function rerankerFor(kind: string, loci: Loci, io: CliIo, chat?: ChatModel): Promise<Reranker | undefined> {
+  switch (kind) {
+    case 'none':
+      return undefined;
+    case 'mmr': {
+      const model = await loci.embedder();
+      if (!model) throw new LociError('NOT_SUPPORTED', '--rerank mmr needs vectors, and this index has none (embedder none).');
+      return mmrReranker(async (texts, signal) => (await embedMany({ model, values: texts, purpose: 'document', ...(signal ? { abortSignal: signal } : {}) })).embeddings);
+    }
+    case 'llm':
+      return llmYesNoReranker(chat ?? chatModelFromEnv(io.env));
+    case 'cohere':
+    case 'voyage': {
+      const baseUrl = io.env.LOCI_RERANK_BASE_URL ?? (kind === 'cohere' ? 'https://api.cohere.com/v2' : 'https://api.voyageai.com/v1');
+      const model = io.env.LOCI_RERANK_MODEL ?? (kind === 'cohere' ? 'rerank-v3.5' : 'rerank-2');
+      const apiKey = io.env.LOCI_RERANK_API_KEY;
+      return apiReranker({ format: kind, baseUrl, model, ...(apiKey ? { apiKey } : {}) });
+    }
+    default:
+      throw new LociError('INVALID_ARGUMENT', `--rerank must be none, mmr, llm, cohere or voyage; got "${kind}".`);
+  }
+}
+
+function numbered(built: BuiltContext) {
+  return built.items
+    .map((item, index) => ({ n: index + 1, path: item.path, startLine: item.startLine, endLine: item.endLine }))
+    .filter((source) => source.path !== '(repository map)');
+}
+
+function contextJson(built: BuiltContext) {
+  return {
+    tokens: built.tokens,
+    prompt: built.prompt,
+    messages: built.messages,
+    sources: built.sources,
+    unit: built.unit,
+    tokenizer: built.tokenizer,
+    mode: built.mode,
+    skipped: built.skipped,
+    ...(built.pickedFiles ? { pickedFiles: built.pickedFiles } : {}),
+  };
+}
+
+function int(value: string, flag: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 1) throw new LociError('INVALID_ARGUMENT', `${flag} must be a positive integer; got "${value}".`);
+  return parsed;
+}

@@ -1,0 +1,316 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { createLoci, type Loci } from '../../../engine/create-loci.js';
+import { LociError } from '../../../errors/index.js';
+import type { Memory } from '../../../memory/memory.js';
+import { parseTime } from '../../../memory/parse-time.js';
+import {
+  interactionOutcomes,
+  memoryKinds,
+  type InteractionOutcome,
+  type MemoryFilter,
+  type MemoryHit,
+  type MemoryInput,
+  type MemoryKind,
+  type MemoryRecord,
+} from '../../../memory/spec.js';
+import { loadCliConfig, resolveRoot, type CliIo } from '../cli-context.js';
+
+interface CommonFlags {
+  root?: string;
+  store?: string;
+  config?: string;
+  json?: boolean;
+  namespace?: string[];
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+function common(command: Command): Command {
+  return command
+    .option('--root <dir>', 'project folder whose store holds the memory (default: the current one)')
+    .option('--store <path>', 'store folder (default <root>/.loci); memory lives in its memory.db')
+    .option('--config <file>', 'config file (default <root>/loci.config.json)')
+    .option('--json', 'print JSON');
+}
+
+async function withMemory<T>(io: CliIo, flags: CommonFlags, action: (memory: Memory, loci: Loci) => Promise<T>): Promise<T> {
+  const root = resolveRoot(io, flags.root, { mustExist: true });
+  const config = loadCliConfig(io, root, [{ path: 'store', flag: '--store', value: flags.store }], flags.config);
+  const loci = createLoci({ root, config, env: io.env, inMemory: false });
+  try {
+    return await action(await loci.memory(), loci);
+  } finally {
+    await loci.close();
+  }
+}
+
+export function registerMemoryCommand(program: Command, io: CliIo): void {
+  const memory = program.command('memory').description('Agent memory: add, search, list, forget, export and import records.');
+
+  common(memory.command('add'))
+    .description('Add a record (a note by default) to a namespace.')
+    .argument('<text...>', 'the text to remember')
+    .requiredOption('--namespace <ns>', 'namespace, e.g. agent/boss or user/42/session/7', collect)
+    .option('--kind <kind>', `one of ${memoryKinds.join(', ')}`, 'note')
+    .option('--id <id>', 'record id (default: generated); an existing id is replaced')
+    .option('--time <time>', 'when it happened: ISO date, epoch ms or "1:56 pm on 8 May, 2023"')
+    .option('--ttl <duration>', 'forget after this long, e.g. 90m, 12h, 30d')
+    .option('--metadata <json>', 'a JSON object kept with the record')
+    .option('--outcome <outcome>', `interactions: ${interactionOutcomes.join(', ')}`)
+    .option('--response <text>', 'interactions: the response; turns: the assistant reply')
+    .option('--feedback <text>', 'interactions: feedback or the error message')
+    .option('--conversation <id>', 'turns: the conversation id')
+    .option('--no-dedupe', 'keep a near-identical note as its own record')
+    .action(async (words: string[], flags: CommonFlags & AddFlags) => {
+      const input = addInput(words.join(' '), flags);
+      const record = await withMemory(io, flags, (store) => store.add(input, { dedupe: flags.dedupe !== false }));
+      io.stdout.write(flags.json ? `${JSON.stringify({ record: publicRecord(record) })}\n` : `${record.mergedCount > 0 ? 'merged into' : 'added'} ${record.namespace}/${record.id}\n`);
+    });
+
+  common(memory.command('search'))
+    .description('Recall the records most relevant to a query (BM25 + vector + recency).')
+    .argument('<query...>', 'what to recall')
+    .option('--namespace <ns>', 'search this namespace and those under it (repeatable; default all)', collect)
+    .option('--top-k <n>', 'number of results')
+    .option('--kind <kind>', 'only this kind (repeatable)', collect)
+    .option('--outcome <outcome>', 'only interactions with this outcome')
+    .option('--since <time>', 'only records at or after this time')
+    .option('--min-similarity <x>', 'only records at least this similar (cosine)')
+    .option('--mode <mode>', 'hybrid, lexical or vector')
+    .action(async (words: string[], flags: CommonFlags & SearchFlags) => {
+      const query = words.join(' ');
+      if (query.trim() === '') throw new LociError('QUERY_EMPTY', 'The recall query is empty.');
+      const hits = await withMemory(io, flags, (store) =>
+        store.recall(query, {
+          ...(flags.namespace ? { namespaces: flags.namespace } : {}),
+          ...(flags.topK !== undefined ? { topK: positiveInt(flags.topK, '--top-k') } : {}),
+          ...(flags.kind ? { kinds: kinds(flags.kind) } : {}),
+          ...(flags.outcome ? { outcome: outcome(flags.outcome) } : {}),
+          ...(flags.since ? { since: time(flags.since, '--since') } : {}),
+          ...(flags.minSimilarity !== undefined ? { minSimilarity: finite(flags.minSimilarity, '--min-similarity') } : {}),
+          ...(flags.mode ? { mode: mode(flags.mode) } : {}),
+        }),
+      );
+      io.stdout.write(flags.json ? `${JSON.stringify({ results: hits.map(publicHit) })}\n` : formatHits(hits));
+    });
+
+  common(memory.command('list'))
+    .description('List records (oldest first), or the namespaces with --namespaces.')
+    .option('--namespace <ns>', 'only this namespace and those under it (repeatable)', collect)
+    .option('--kind <kind>', 'only this kind (repeatable)', collect)
+    .option('--limit <n>', 'at most this many records')
+    .option('--namespaces', 'list namespaces with their record counts instead')
+    .action(async (flags: CommonFlags & { kind?: string[]; limit?: string; namespaces?: boolean }) => {
+      await withMemory(io, flags, async (store) => {
+        if (flags.namespaces) {
+          const namespaces = await store.namespaces();
+          io.stdout.write(flags.json ? `${JSON.stringify({ namespaces })}\n` : namespaces.map((entry) => `${entry.namespace}  ${entry.records}`).join('\n') + (namespaces.length ? '\n' : 'No records.\n'));
+          return;
+        }
+        const records = await store.list({
+          ...(flags.namespace ? { namespaces: flags.namespace } : {}),
+          ...(flags.kind ? { kinds: kinds(flags.kind) } : {}),
+          ...(flags.limit !== undefined ? { limit: positiveInt(flags.limit, '--limit') } : {}),
+        });
+        io.stdout.write(flags.json ? `${JSON.stringify({ records: records.map(publicRecord) })}\n` : formatRecords(records));
+      });
+    });
+
+  common(memory.command('forget'))
+    .description('Delete records by id or by filter.')
+    .argument('[ids...]', 'record ids')
+    .option('--namespace <ns>', 'only in this namespace and those under it (repeatable)', collect)
+    .option('--kind <kind>', 'only this kind (repeatable)', collect)
+    .option('--before <time>', 'only records older than this time')
+    .option('--outcome <outcome>', 'only interactions with this outcome')
+    .option('--expired', 'purge records past their TTL (nothing else)')
+    .option('--all', 'every record (needed when no other filter is given)')
+    .action(async (ids: string[], flags: CommonFlags & { kind?: string[]; before?: string; outcome?: string; expired?: boolean; all?: boolean }) => {
+      const forgotten = await withMemory(io, flags, (store) => {
+        if (flags.expired) return store.gc();
+        const filter: MemoryFilter & { all?: boolean } = {
+          ...(ids.length > 0 ? { ids } : {}),
+          ...(flags.namespace ? { namespaces: flags.namespace } : {}),
+          ...(flags.kind ? { kinds: kinds(flags.kind) } : {}),
+          ...(flags.before ? { before: time(flags.before, '--before') } : {}),
+          ...(flags.outcome ? { outcome: outcome(flags.outcome) } : {}),
+          ...(flags.all ? { all: true } : {}),
+        };
+        return store.forget(filter);
+      });
+      if (ids.length > 0 && forgotten === 0) throw new LociError('RECORD_NOT_FOUND', `No memory record with id ${ids.join(', ')}.`);
+      io.stdout.write(flags.json ? `${JSON.stringify({ forgotten })}\n` : `forgot ${forgotten} record${forgotten === 1 ? '' : 's'}\n`);
+    });
+
+  common(memory.command('export'))
+    .description('Export records (with their vectors) as JSON.')
+    .option('--namespace <ns>', 'only this namespace and those under it (repeatable)', collect)
+    .option('--out <file>', 'write to this file instead of stdout')
+    .action(async (flags: CommonFlags & { out?: string }) => {
+      const data = await withMemory(io, flags, (store) => store.export(flags.namespace ? { namespaces: flags.namespace, includeExpired: false } : {}));
+      const text = `${JSON.stringify(data)}\n`;
+      if (flags.out) {
+        await writeFile(resolve(io.cwd, flags.out), text);
+        io.stderr.write(`exported ${data.records.length} records to ${flags.out}\n`);
+      } else io.stdout.write(text);
+    });
+
+  common(memory.command('import'))
+    .description('Import a loci export, a Go agent {name}_vector_store.json or a Unity memory_log.json.')
+    .argument('<file>', 'the JSON file')
+    .option('--namespace <ns>', 'namespace for files that carry none (Go, Unity)', collect)
+    .option('--vectors-from <embedder>', "the embedder id that made a foreign file's vectors; kept only if it is the current one")
+    .option('--no-overwrite', 'skip records whose id already exists')
+    .action(async (file: string, flags: CommonFlags & { vectorsFrom?: string; overwrite?: boolean }) => {
+      const path = resolve(io.cwd, file);
+      let data: unknown;
+      try {
+        data = JSON.parse(await readFile(path, 'utf8'));
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT') throw new LociError('ROOT_NOT_FOUND', `Import file not found: ${path}.`);
+        throw new LociError('IMPORT_INVALID', `Cannot import ${path}: it is not valid JSON (${(error as Error).message}).`);
+      }
+      if (flags.namespace && flags.namespace.length > 1) throw new LociError('INVALID_ARGUMENT', 'import takes one --namespace.');
+      const summary = await withMemory(io, flags, (store) =>
+        store.import(data, {
+          ...(flags.namespace?.[0] ? { namespace: flags.namespace[0] } : {}),
+          ...(flags.vectorsFrom ? { vectorsFrom: flags.vectorsFrom } : {}),
+          overwrite: flags.overwrite !== false,
+        }),
+      );
+      io.stdout.write(
+        flags.json
+          ? `${JSON.stringify(summary)}\n`
+          : `imported ${summary.imported} records (${summary.format}); vectors kept ${summary.keptVectors}, re-embedded ${summary.reembedded}${summary.skippedExisting ? `, skipped ${summary.skippedExisting} existing` : ''}\n`,
+      );
+    });
+}
+
+interface AddFlags {
+  kind: string;
+  id?: string;
+  time?: string;
+  ttl?: string;
+  metadata?: string;
+  outcome?: string;
+  response?: string;
+  feedback?: string;
+  conversation?: string;
+  dedupe?: boolean;
+}
+
+interface SearchFlags {
+  topK?: string;
+  kind?: string[];
+  outcome?: string;
+  since?: string;
+  minSimilarity?: string;
+  mode?: string;
+}
+
+function addInput(text: string, flags: CommonFlags & AddFlags): MemoryInput {
+  if (text.trim() === '') throw new LociError('INVALID_ARGUMENT', 'Nothing to remember: the text is empty.');
+  if (!flags.namespace || flags.namespace.length !== 1) throw new LociError('INVALID_ARGUMENT', 'add takes exactly one --namespace.');
+  const kind = kinds([flags.kind])[0] as MemoryKind;
+  const input: MemoryInput = { namespace: flags.namespace[0] as string, kind, text };
+  if (flags.id) input.id = flags.id;
+  if (flags.time) input.time = time(flags.time, '--time');
+  if (flags.ttl) input.ttlMs = duration(flags.ttl);
+  if (flags.metadata) input.metadata = jsonObject(flags.metadata, '--metadata');
+  if (kind === 'interaction') {
+    input.fields = {
+      prompt: text,
+      response: flags.response ?? '',
+      outcome: outcome(flags.outcome ?? 'success'),
+      ...(flags.feedback ? { feedback: flags.feedback } : {}),
+    };
+  } else if (kind === 'turn') {
+    if (!flags.conversation || flags.response === undefined) throw new LociError('INVALID_ARGUMENT', 'A turn needs --conversation <id> and --response <assistant reply>; the text is the user query.');
+    input.fields = { conversationId: flags.conversation, userQuery: text, assistantResponse: flags.response };
+    input.text = `User: ${text}\nAssistant: ${flags.response}`;
+  } else if (flags.outcome || flags.response || flags.conversation) {
+    throw new LociError('INVALID_ARGUMENT', '--outcome/--response/--conversation apply to --kind interaction or turn only.');
+  }
+  return input;
+}
+
+function kinds(values: string[]): MemoryKind[] {
+  const out = values.flatMap((value) => value.split(','));
+  for (const kind of out) {
+    if (!(memoryKinds as readonly string[]).includes(kind)) throw new LociError('INVALID_ARGUMENT', `--kind must be one of ${memoryKinds.join(', ')}; got "${kind}".`);
+  }
+  return out as MemoryKind[];
+}
+
+function outcome(value: string): InteractionOutcome {
+  if (!(interactionOutcomes as readonly string[]).includes(value)) throw new LociError('INVALID_ARGUMENT', `--outcome must be one of ${interactionOutcomes.join(', ')}; got "${value}".`);
+  return value as InteractionOutcome;
+}
+
+function mode(value: string): 'hybrid' | 'lexical' | 'vector' {
+  if (value !== 'hybrid' && value !== 'lexical' && value !== 'vector') throw new LociError('INVALID_ARGUMENT', `--mode must be hybrid, lexical or vector; got "${value}".`);
+  return value;
+}
+
+function time(value: string, flag: string): number {
+  const parsed = /^\d+$/.test(value) ? Number(value) : parseTime(value);
+  if (parsed === undefined) throw new LociError('INVALID_ARGUMENT', `${flag} "${value}" is not a time; use an ISO date (2024-05-08), epoch ms or "1:56 pm on 8 May, 2023".`);
+  return parsed;
+}
+
+function duration(value: string): number {
+  const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)$/.exec(value.trim());
+  if (!match) throw new LociError('INVALID_ARGUMENT', `--ttl "${value}" is not a duration; use e.g. 90m, 12h, 30d.`);
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[match[2] as 'ms'];
+  return Number(match[1]) * unit;
+}
+
+function jsonObject(value: string, flag: string): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(value);
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+  } catch {
+    // fall through to the error below
+  }
+  throw new LociError('INVALID_ARGUMENT', `${flag} must be a JSON object, e.g. '{"source":"chat"}'.`);
+}
+
+function positiveInt(value: string, flag: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 1) throw new LociError('INVALID_ARGUMENT', `${flag} must be a positive integer; got "${value}".`);
+  return parsed;
+}
+
+function finite(value: string, flag: string): number {
+  const parsed = Number(value);
+  if (value.trim() === '' || !Number.isFinite(parsed)) throw new LociError('INVALID_ARGUMENT', `${flag} must be a number; got "${value}".`);
+  return parsed;
+}
+
+/** The record as clients see it (the search context stays internal). */
+function publicRecord(record: MemoryRecord) {
+  const { context: _context, ...rest } = record;
+  return rest;
+}
+
+function publicHit(hit: MemoryHit) {
+  return { ...publicRecord(hit.record), score: Math.round(hit.score * 1e4) / 1e4, signals: hit.signals };
+}
+
+function formatHits(hits: MemoryHit[]): string {
+  if (hits.length === 0) return 'No memories found.\n';
+  return `${hits.map((hit, index) => `${index + 1}. [${hit.record.namespace}/${hit.record.id}] ${hit.record.kind} ${new Date(hit.record.time).toISOString()}  (score ${hit.score.toFixed(3)})\n   ${oneLine(hit.record.text)}`).join('\n')}\n`;
+}
+
+function formatRecords(records: MemoryRecord[]): string {
+  if (records.length === 0) return 'No records.\n';
+  return `${records.map((record) => `${record.namespace}/${record.id}  ${record.kind}  ${new Date(record.time).toISOString()}  ${oneLine(record.text)}`).join('\n')}\n`;
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 160 ? `${flat.slice(0, 157)}…` : flat;
+}

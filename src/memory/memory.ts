@@ -1,0 +1,505 @@
+import { estimateTokens } from '../chunk/index.js';
+import type { LociConfig } from '../config/schema.js';
+import type { EmbeddingModel } from '../embed/spec.js';
+import { LociError, throwIfAborted } from '../errors/index.js';
+import type { Retriever } from '../retrieve/search.js';
+import { storeRetriever } from '../retrieve/search.js';
+import { WarmIndex } from '../retrieve/warm/warm-index.js';
+import type { Store } from '../store/spec.js';
+import { KnowledgeStores } from './knowledge.js';
+import { namespacePrefix, normalizeNamespace } from './namespace.js';
+import { recall as recallRecords } from './recall.js';
+import { RecordStore } from './record-store.js';
+import { checkId, checkSize, newMemoryId, recordOf, searchableText } from './records.js';
+import type {
+  HistoryOptions,
+  HistoryResult,
+  InteractionInput,
+  InteractionOutcome,
+  MemoryFilter,
+  MemoryHit,
+  MemoryInput,
+  MemoryKind,
+  MemoryRecord,
+  RecallOptions,
+  TurnFields,
+  TurnInput,
+} from './spec.js';
+import { interactionOutcomes, memoryKinds } from './spec.js';
+import { exportRecords, importRecords, type ImportOptions, type ImportSummary, type MemoryExport } from './transfer.js';
+
+export interface MemoryContext {
+  store: Store;
+  model: EmbeddingModel | undefined;
+  config: LociConfig['memory'];
+  /** Keep an in-memory index for fast recall (default true). */
+  inMemory?: boolean;
+  /** Where the vector graph of a large memory is kept between processes. */
+  graphFile?: string;
+}
+
+export interface AddOptions {
+  /** Merge notes and knowledge into a near-identical record of the same namespace (default true). */
+  dedupe?: boolean;
+  signal?: AbortSignal;
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** What a wrapped command reports back to the interaction log. */
+export interface InteractionLog {
+  response?: string;
+  feedback?: string;
+  outcome?: InteractionOutcome;
+  multiStep?: boolean;
+  metadata?: Record<string, unknown>;
+}
+
+const DAY_MS = 86_400_000;
+const RECORD_CACHE_LIMIT = 200_000;
+const DEDUPE_KINDS: ReadonlySet<MemoryKind> = new Set(['note', 'knowledge']);
+
+/**
+ * Agent memory: namespaced records (turns, interactions, knowledge, notes) persisted in
+ * their own store and recalled by BM25 + vector + recency.
+ */
+export class Memory {
+  readonly records: RecordStore;
+  readonly knowledge: KnowledgeStores;
+  private warm: WarmIndex | undefined;
+  private readonly tails = new Map<string, string[]>();
+  private readonly cache = new Map<string, MemoryRecord>();
+  private cacheToken: string | undefined;
+
+  constructor(private readonly context: MemoryContext) {
+    this.records = new RecordStore(context.store, context.model);
+    this.knowledge = new KnowledgeStores(this, context.config);
+  }
+
+  /** Adds one record; a note or knowledge record near-identical to one in its namespace is merged into it. */
+  async add(input: MemoryInput, options: AddOptions = {}): Promise<MemoryRecord> {
+    return (await this.addMany([input], options))[0] as MemoryRecord;
+  }
+
+  /** Validates every input first, then writes; nothing is written when any input is bad. */
+  async addMany(inputs: readonly MemoryInput[], options: AddOptions = {}): Promise<MemoryRecord[]> {
+    const now = Date.now();
+    const records = inputs.map((input, index) => toRecord(input, now, index));
+    const seen = new Set<string>();
+    for (const record of records) {
+      const key = `${record.namespace}/#${record.id}`;
+      if (seen.has(key)) throw new LociError('INVALID_ARGUMENT', `Record id ${record.id} appears twice in namespace ${record.namespace}.`);
+      seen.add(key);
+    }
+    const result = options.dedupe === false ? records : await this.mergeDuplicates(records, options.signal);
+    await this.attachContext(result);
+    await this.records.write(result, options);
+    for (const record of result) this.remember(record);
+    return result;
+  }
+
+  /** Appends a dialog turn to its conversation. */
+  async addTurn(turn: TurnInput): Promise<MemoryRecord> {
+    requireText(turn.conversationId, 'conversationId');
+    requireText(turn.userQuery, 'userQuery');
+    if (typeof turn.assistantResponse !== 'string') throw new LociError('INVALID_ARGUMENT', 'assistantResponse must be a string.');
+    const fields: TurnFields = { conversationId: turn.conversationId, userQuery: turn.userQuery, assistantResponse: turn.assistantResponse };
+    return this.add(
+      {
+        namespace: turn.namespace ?? conversationNamespace(turn.conversationId),
+        kind: 'turn',
+        text: searchableText('turn', '', fields),
+        fields,
+        ...pick(turn, ['id', 'time', 'ttlMs', 'metadata']),
+      },
+      { dedupe: false },
+    );
+  }
+
+  /** Logs one command execution with its outcome; its prompt is what recall matches. */
+  async logInteraction(interaction: InteractionInput): Promise<MemoryRecord> {
+    requireText(interaction.prompt, 'prompt');
+    if (!interactionOutcomes.includes(interaction.outcome)) {
+      throw new LociError('INVALID_ARGUMENT', `outcome must be one of ${interactionOutcomes.join(', ')}; got ${String(interaction.outcome)}.`);
+    }
+    const fields = {
+      prompt: interaction.prompt,
+      response: interaction.response ?? '',
+      outcome: interaction.outcome,
+      ...(interaction.feedback !== undefined ? { feedback: interaction.feedback } : {}),
+      ...(interaction.multiStep !== undefined ? { multiStep: interaction.multiStep } : {}),
+    };
+    return this.add({ namespace: interaction.namespace, kind: 'interaction', text: interaction.prompt, fields, ...pick(interaction, ['id', 'time', 'ttlMs', 'metadata']) }, { dedupe: false });
+  }
+
+  /**
+   * Runs one command and always logs it, even when it throws (the Unity seed's `finally`):
+   * success when it returns, cancelled when aborted, error otherwise. The command may fill
+   * in the response, feedback, outcome or metadata through the log it is given.
+   */
+  async withInteraction<T>(
+    input: Omit<InteractionInput, 'outcome' | 'response'> & { response?: string },
+    run: (log: InteractionLog) => Promise<T> | T,
+  ): Promise<T> {
+    const log: InteractionLog = {};
+    let outcome: InteractionOutcome = 'error';
+    let failure: unknown;
+    try {
+      const result = await run(log);
+      outcome = log.outcome ?? 'success';
+      if (log.response === undefined && result !== undefined) log.response = typeof result === 'string' ? result : safeJson(result);
+      return result;
+    } catch (error) {
+      failure = error;
+      outcome = log.outcome ?? (isAbort(error) ? 'cancelled' : 'error');
+      log.feedback ??= error instanceof Error ? error.message : String(error);
+      throw error;
+    } finally {
+      try {
+        await this.logInteraction({
+          ...input,
+          outcome,
+          ...(log.response !== undefined || input.response !== undefined ? { response: log.response ?? input.response } : {}),
+          ...(log.feedback !== undefined || input.feedback !== undefined ? { feedback: log.feedback ?? input.feedback } : {}),
+          ...(log.multiStep !== undefined || input.multiStep !== undefined ? { multiStep: log.multiStep ?? input.multiStep } : {}),
+          ...(log.metadata || input.metadata ? { metadata: { ...input.metadata, ...log.metadata } } : {}),
+        } as InteractionInput);
+      } catch (logError) {
+        // The command's own error matters more; a logging failure surfaces only on success.
+        if (failure === undefined) throw logError;
+      }
+    }
+  }
+
+  /** Most relevant records for a query (BM25 + vector + recency), scoped to namespaces. */
+  async recall(query: string, options: RecallOptions = {}): Promise<MemoryHit[]> {
+    if (options.namespaces) await this.requireNamespaces(options.namespaces);
+    return recallRecords(
+      {
+        lookup: (paths) => this.lookup(paths),
+        retriever: await this.retriever(),
+        model: this.context.model,
+        weights: this.context.config.weights,
+        recencyHalfLifeMs: this.context.config.recencyHalfLifeDays * DAY_MS,
+      },
+      query,
+      { topK: this.context.config.topK, ...options, ...(options.namespaces ? { namespaces: options.namespaces.map(normalizeNamespace) } : {}) },
+    );
+  }
+
+  /**
+   * The turns of a conversation that fit a token budget: the latest ones first (up to
+   * `recentShare` of the budget), then older turns relevant to the query, then more
+   * recent ones while room is left. Returned in conversation order.
+   */
+  async history(options: HistoryOptions): Promise<HistoryResult> {
+    requireText(options.conversationId, 'conversationId');
+    if (!Number.isFinite(options.tokenBudget) || options.tokenBudget < 1) throw new LociError('INVALID_ARGUMENT', `tokenBudget must be a positive number; got ${options.tokenBudget}.`);
+    const namespace = normalizeNamespace(options.namespace ?? conversationNamespace(options.conversationId));
+    const turns = (await this.records.list({ namespaces: [namespace], kinds: ['turn'] }, options.now)).filter(
+      (record) => (record.fields as TurnFields | undefined)?.conversationId === options.conversationId,
+    );
+    const cost = new Map(turns.map((turn) => [turn.id, estimateTokens(turn.text) + 4]));
+    const chosen = new Set<string>();
+    let tokens = 0;
+    const take = (record: MemoryRecord, limit: number): boolean => {
+      const size = cost.get(record.id) as number;
+      if (chosen.has(record.id) || tokens + size > limit) return false;
+      chosen.add(record.id);
+      tokens += size;
+      return true;
+    };
+    const recentLimit = options.query ? options.tokenBudget * (options.recentShare ?? 0.5) : options.tokenBudget;
+    const recentIds: string[] = [];
+    for (let index = turns.length - 1; index >= 0; index--) {
+      if (!take(turns[index] as MemoryRecord, recentLimit)) break;
+      recentIds.push((turns[index] as MemoryRecord).id);
+    }
+    const relevantIds: string[] = [];
+    if (options.query && options.query.trim() !== '' && chosen.size < turns.length) {
+      throwIfAborted(options.signal);
+      const hits = await this.recall(options.query, { namespaces: [namespace], kinds: ['turn'], topK: 20, ...(options.now !== undefined ? { now: options.now } : {}) });
+      for (const hit of hits) {
+        if ((hit.record.fields as TurnFields | undefined)?.conversationId !== options.conversationId) continue;
+        if (take(hit.record, options.tokenBudget)) relevantIds.push(hit.record.id);
+      }
+      for (let index = turns.length - 1; index >= 0; index--) {
+        const turn = turns[index] as MemoryRecord;
+        if (chosen.has(turn.id)) continue;
+        if (!take(turn, options.tokenBudget)) break;
+        recentIds.push(turn.id);
+      }
+    }
+    return { turns: turns.filter((turn) => chosen.has(turn.id)), tokens, recentIds, relevantIds, omitted: turns.length - chosen.size };
+  }
+
+  /** A record by id, within a namespace when given (faster), else wherever it is. */
+  async get(id: string, namespace?: string): Promise<MemoryRecord | undefined> {
+    checkId(id);
+    return namespace ? this.records.get(normalizeNamespace(namespace), id) : this.records.find(id);
+  }
+
+  /** Changes a record's text, metadata, fields or expiry; it is re-indexed and re-embedded if its text changed. */
+  async update(id: string, patch: { namespace?: string; text?: string; metadata?: Record<string, unknown>; fields?: MemoryRecord['fields']; ttlMs?: number | null }): Promise<MemoryRecord> {
+    const existing = await this.get(id, patch.namespace);
+    if (!existing) throw new LociError('RECORD_NOT_FOUND', `No memory record with id ${id}${patch.namespace ? ` in namespace ${patch.namespace}` : ''}.`);
+    const updated: MemoryRecord = { ...existing, updatedAt: Date.now() };
+    if (patch.text !== undefined) updated.text = requireText(patch.text, 'text');
+    if (patch.fields !== undefined) updated.fields = patch.fields;
+    if (patch.metadata !== undefined) updated.metadata = { ...existing.metadata, ...patch.metadata };
+    if (patch.ttlMs === null) delete updated.expiresAt;
+    else if (patch.ttlMs !== undefined) updated.expiresAt = Date.now() + patch.ttlMs;
+    if (updated.kind === 'turn' || updated.kind === 'interaction') updated.text = searchableText(updated.kind, updated.text, updated.fields);
+    checkSize(updated);
+    await this.records.write([updated]);
+    return updated;
+  }
+
+  /** Deletes records matching the filter (ids, namespaces, kinds, age, outcome); returns how many. */
+  async forget(filter: MemoryFilter & { all?: boolean }): Promise<number> {
+    const restricts = Boolean(filter.ids?.length || filter.namespaces?.length || filter.kinds?.length || filter.before !== undefined || filter.outcome);
+    if (!restricts && !filter.all) {
+      throw new LociError('INVALID_ARGUMENT', 'forget needs a filter (ids, namespaces, kinds, before or outcome).', { hint: 'Pass all: true (CLI: --all) to forget every record.' });
+    }
+    if (filter.namespaces) await this.requireNamespaces(filter.namespaces);
+    const doomed = await this.records.list({ ...filter, includeExpired: true });
+    await this.records.delete(doomed);
+    return doomed.length;
+  }
+
+  async list(filter: MemoryFilter & { limit?: number; offset?: number } = {}): Promise<MemoryRecord[]> {
+    if (filter.namespaces) await this.requireNamespaces(filter.namespaces);
+    const all = await this.records.list(filter);
+    const offset = filter.offset ?? 0;
+    return all.slice(offset, filter.limit !== undefined ? offset + filter.limit : undefined);
+  }
+
+  /** Every namespace that holds records, with its record count. */
+  async namespaces(): Promise<Array<{ namespace: string; records: number }>> {
+    const counts = new Map<string, number>();
+    for (const entry of await this.context.store.listCatalog()) {
+      const namespace = entry.path.slice(0, entry.path.lastIndexOf('/#'));
+      counts.set(namespace, (counts.get(namespace) ?? 0) + 1);
+    }
+    return [...counts].map(([namespace, records]) => ({ namespace, records })).sort((a, b) => (a.namespace < b.namespace ? -1 : 1));
+  }
+
+  /** Purges expired records (and, with maxAgeMs, records older than that); returns how many. */
+  async gc(options: { maxAgeMs?: number; now?: number } = {}): Promise<number> {
+    const now = options.now ?? Date.now();
+    const all = await this.records.list({ includeExpired: true }, now);
+    const doomed = all.filter((record) => (record.expiresAt !== undefined && record.expiresAt <= now) || (options.maxAgeMs !== undefined && now - record.time > options.maxAgeMs));
+    await this.records.delete(doomed);
+    return doomed.length;
+  }
+
+  async export(filter: MemoryFilter = {}): Promise<MemoryExport> {
+    if (filter.namespaces) await this.requireNamespaces(filter.namespaces);
+    return exportRecords(this.records, await this.records.list(filter));
+  }
+
+  /** Imports a loci export, a Go agent vector store or a Unity memory log; validated whole before anything is written. */
+  async import(data: unknown, options: ImportOptions = {}): Promise<ImportSummary> {
+    return importRecords(this, data, options);
+  }
+
+  /** Saves the vector graph (if one was built) so the next process starts warm. */
+  async persist(): Promise<void> {
+    if (this.warm?.usesVectorGraph) await this.warm.persist();
+  }
+
+  /** Throws NAMESPACE_NOT_FOUND naming the namespaces that hold no records. */
+  async requireNamespaces(namespaces: readonly string[]): Promise<void> {
+    const missing: string[] = [];
+    for (const namespace of namespaces) {
+      if ((await this.context.store.countCatalog(namespacePrefix(namespace))) === 0) missing.push(namespace);
+    }
+    if (missing.length > 0) {
+      const known = (await this.namespaces()).slice(0, 20).map((entry) => entry.namespace);
+      throw new LociError('NAMESPACE_NOT_FOUND', `No memory records in namespace${missing.length > 1 ? 's' : ''} ${missing.join(', ')}.`, {
+        hint: known.length > 0 ? `Known namespaces: ${known.join(', ')}.` : 'The memory is empty; add a record first (loci memory add).',
+        details: { missing, known },
+      });
+    }
+  }
+
+  /**
+   * Parsed records by path. Parsed records are cached until any process commits a write
+   * (the store's change token moves), so repeated recalls skip the catalog round trip.
+   */
+  private async lookup(paths: string[]): Promise<Map<string, MemoryRecord>> {
+    const token = await this.context.store.changeToken();
+    if (token !== this.cacheToken || this.cache.size > RECORD_CACHE_LIMIT) {
+      this.cache.clear();
+      this.cacheToken = token;
+    }
+    const found = new Map<string, MemoryRecord>();
+    const missing: string[] = [];
+    for (const path of paths) {
+      const cached = this.cache.get(path);
+      if (cached) found.set(path, cached);
+      else missing.push(path);
+    }
+    if (missing.length > 0) {
+      for (const [path, entry] of await this.context.store.getCatalogEntries(missing)) {
+        const record = recordOf(entry);
+        if (!record) continue;
+        found.set(path, record);
+        this.cache.set(path, record);
+      }
+    }
+    return found;
+  }
+
+  private async retriever(): Promise<Retriever> {
+    const embedderId = this.records.embedderId;
+    if (this.context.inMemory === false) return storeRetriever(this.context.store, embedderId, MEMORY_FIELD_WEIGHTS);
+    this.warm ??= new WarmIndex(this.context.store, {
+      weights: MEMORY_FIELD_WEIGHTS,
+      embedderId,
+      dimensions: this.context.model?.dimensions ?? 0,
+      ...(this.context.graphFile ? { graphFile: this.context.graphFile } : {}),
+    });
+    const warm = this.warm;
+    await warm.refresh();
+    return {
+      lexical: async (terms, limit, filter) => warm.searchLexical(terms, limit, filter),
+      vector: async (vector, limit, filter) => warm.searchVectors(vector, limit, filter),
+    };
+  }
+
+  /** Notes and knowledge whose normalised text, or vector, matches a record in the same namespace merge into it. */
+  private async mergeDuplicates(records: MemoryRecord[], signal?: AbortSignal): Promise<MemoryRecord[]> {
+    const result: MemoryRecord[] = [];
+    const byKey = new Map<string, MemoryRecord>();
+    const existingByNamespace = new Map<string, Map<string, MemoryRecord>>();
+    for (const record of records) {
+      if (!DEDUPE_KINDS.has(record.kind)) {
+        result.push(record);
+        continue;
+      }
+      throwIfAborted(signal);
+      let existing = existingByNamespace.get(record.namespace);
+      if (!existing) {
+        existing = new Map();
+        if ((await this.context.store.countCatalog(namespacePrefix(record.namespace))) > 0) {
+          for (const old of await this.records.list({ namespaces: [record.namespace], kinds: ['note', 'knowledge'] })) existing.set(dedupeKey(old), old);
+        }
+        existingByNamespace.set(record.namespace, existing);
+      }
+      const key = dedupeKey(record);
+      let twin = byKey.get(`${record.namespace}\n${key}`) ?? existing.get(key);
+      if (!twin && this.context.model && existing.size > 0) twin = await this.similarRecord(record);
+      if (twin && twin.id !== record.id) {
+        const merged: MemoryRecord = { ...twin, time: Math.max(twin.time, record.time), updatedAt: record.updatedAt, mergedCount: twin.mergedCount + 1 };
+        if (record.metadata) merged.metadata = { ...twin.metadata, ...record.metadata };
+        const index = result.indexOf(twin);
+        if (index >= 0) result[index] = merged;
+        else result.push(merged);
+        byKey.set(`${record.namespace}\n${key}`, merged);
+        continue;
+      }
+      byKey.set(`${record.namespace}\n${key}`, record);
+      result.push(record);
+    }
+    return result;
+  }
+
+  /**
+   * Gives each new turn, note or interaction the text of the records just before it in its
+   * namespace as context (config memory.contextWindow): a reply is then found by the words
+   * of the message it answers. Measured on LoCoMo: Recall@10 0.66 → 0.79 with two.
+   */
+  private async attachContext(records: MemoryRecord[]): Promise<void> {
+    const window = this.context.config.contextWindow;
+    if (window === 0) return;
+    for (const record of records) {
+      if (record.kind === 'knowledge' || record.context !== undefined || record.mergedCount > 0) continue;
+      const tail = await this.tailOf(record.namespace);
+      if (tail.length > 0) record.context = tail.join('\n').slice(-4000);
+      this.remember(record);
+    }
+  }
+
+  /** The latest record texts of a namespace, loaded once per process and then kept up to date. */
+  private async tailOf(namespace: string): Promise<string[]> {
+    let tail = this.tails.get(namespace);
+    if (!tail) {
+      tail = [];
+      if ((await this.context.store.countCatalog(namespacePrefix(namespace))) > 0) {
+        const latest = (await this.records.list({ namespaces: [namespace] })).filter((record) => record.kind !== 'knowledge');
+        tail = latest.slice(-this.context.config.contextWindow).map((record) => record.text);
+      }
+      this.tails.set(namespace, tail);
+    }
+    return tail;
+  }
+
+  private remember(record: MemoryRecord): void {
+    const tail = this.tails.get(record.namespace);
+    if (!tail || record.kind === 'knowledge' || tail.at(-1) === record.text) return;
+    tail.push(record.text);
+    if (tail.length > this.context.config.contextWindow) tail.shift();
+  }
+
+  private async similarRecord(record: MemoryRecord): Promise<MemoryRecord | undefined> {
+    const [best] = await this.recall(record.text.slice(0, 2000), { namespaces: [record.namespace], kinds: [record.kind], topK: 1, mode: 'vector', minSimilarity: this.context.config.dedupeSimilarity });
+    return best?.record;
+  }
+}
+
+/**
+ * Memory has no paths or symbols; the heading field carries titles, dates and context at
+ * half the body's weight (measured on LoCoMo: same recall as 1.0, better nDCG).
+ */
+const MEMORY_FIELD_WEIGHTS = { path: 0, symbols: 1, heading: 0.5, body: 1 };
+
+export function conversationNamespace(conversationId: string): string {
+  return `conversations/${conversationId.replace(/[^A-Za-z0-9._:@+-]/g, '_')}`;
+}
+
+function toRecord(input: MemoryInput, now: number, index: number): MemoryRecord {
+  if (!input || typeof input !== 'object') throw new LociError('INVALID_ARGUMENT', `Memory input ${index} is not an object.`);
+  const kind = input.kind ?? 'note';
+  if (!memoryKinds.includes(kind)) throw new LociError('INVALID_ARGUMENT', `Unknown memory kind "${String(kind)}"; use one of ${memoryKinds.join(', ')}.`);
+  const namespace = normalizeNamespace(typeof input.namespace === 'string' ? input.namespace : '');
+  const text = requireText(input.text, `text of memory input ${index}`);
+  const time = input.time ?? now;
+  if (!Number.isFinite(time)) throw new LociError('INVALID_ARGUMENT', `time of memory input ${index} is not a valid epoch-ms number.`);
+  const record: MemoryRecord = { id: input.id !== undefined ? checkId(input.id) : newMemoryId(), namespace, kind, text, time, updatedAt: now, mergedCount: 0 };
+  if (input.ttlMs !== undefined) {
+    if (!(input.ttlMs > 0)) throw new LociError('INVALID_ARGUMENT', `ttlMs must be positive; got ${input.ttlMs}.`);
+    record.expiresAt = time + input.ttlMs;
+  }
+  if (input.fields) record.fields = input.fields;
+  if (input.metadata) record.metadata = input.metadata;
+  if (input.context !== undefined && input.context.trim() !== '') record.context = input.context.slice(0, 4000);
+  checkSize(record);
+  return record;
+}
+
+function dedupeKey(record: MemoryRecord): string {
+  return `${record.kind}\n${record.text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim()}`;
+}
+
+function requireText(value: unknown, name: string): string {
+  if (typeof value !== 'string' || value.trim() === '') throw new LociError('INVALID_ARGUMENT', `${name} must be a non-empty string.`);
+  return value;
+}
+
+function pick<T extends object, K extends keyof T>(source: T, keys: K[]): Partial<Pick<T, K>> {
+  const out: Partial<Pick<T, K>> = {};
+  for (const key of keys) if (source[key] !== undefined) out[key] = source[key];
+  return out;
+}
+
+function isAbort(error: unknown): boolean {
+  return (error instanceof Error && error.name === 'AbortError') || (error instanceof LociError && error.code === 'ABORTED');
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}

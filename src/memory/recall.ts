@@ -1,0 +1,104 @@
+import { embedMany } from '../embed/embed-many.js';
+import type { EmbeddingModel } from '../embed/spec.js';
+import { LociError, throwIfAborted } from '../errors/index.js';
+import type { Retriever } from '../retrieve/search.js';
+import { queryTerms } from '../retrieve/tokenize.js';
+import type { ScoredRow, SearchFilter } from '../store/spec.js';
+import { namespacePrefix } from './namespace.js';
+import type { MemoryHit, MemoryRecord, RecallOptions } from './spec.js';
+
+export interface MemoryWeights {
+  lexical: number;
+  vector: number;
+  recency: number;
+}
+
+export interface RecallContext {
+  /** Records by path (the store's catalog, possibly through a cache). */
+  lookup(paths: string[]): Promise<Map<string, MemoryRecord>>;
+  retriever: Retriever;
+  model: EmbeddingModel | undefined;
+  weights: MemoryWeights;
+  recencyHalfLifeMs: number;
+}
+
+const CANDIDATES = 100;
+
+/**
+ * Hybrid recall: BM25 and vector candidates inside the requested namespaces (filtered
+ * before ranking), grouped per record, then min-max normalised and combined with a
+ * recency decay. Kind, outcome, time and expiry filters apply before the top-k cut.
+ */
+export async function recall(context: RecallContext, query: string, options: RecallOptions = {}): Promise<MemoryHit[]> {
+  if (typeof query !== 'string' || query.trim() === '') throw new LociError('QUERY_EMPTY', 'The recall query is empty.');
+  const topK = options.topK ?? 5;
+  const mode = options.mode ?? 'hybrid';
+  const filter: SearchFilter = {};
+  if (options.namespaces && options.namespaces.length > 0) filter.pathPrefixes = options.namespaces.map(namespacePrefix);
+  if (options.kinds && options.kinds.length > 0) filter.languages = [...options.kinds];
+  const pool = Math.max(CANDIDATES, topK * 10);
+
+  let lexical: ScoredRow[] = [];
+  let vector: ScoredRow[] = [];
+  if (mode !== 'vector') lexical = await context.retriever.lexical(queryTerms(query), pool, filter);
+  if (mode !== 'lexical' && context.model) {
+    throwIfAborted(options.signal);
+    const { embeddings } = await embedMany({ model: context.model, values: [query], purpose: 'query', ...(options.signal ? { abortSignal: options.signal } : {}) });
+    vector = await context.retriever.vector(embeddings[0] as Float32Array, pool, filter);
+  } else if (mode === 'vector') {
+    throw new LociError('NOT_SUPPORTED', 'This memory has no vectors (embedder none), so vector recall cannot run.', { hint: 'Use mode lexical or hybrid.' });
+  }
+
+  const best = (rows: ScoredRow[]) => {
+    const byPath = new Map<string, number>();
+    for (const row of rows) if (!byPath.has(row.path) || (byPath.get(row.path) as number) < row.score) byPath.set(row.path, row.score);
+    return byPath;
+  };
+  const lexicalByPath = best(lexical);
+  const vectorByPath = best(vector);
+  const paths = [...new Set([...lexicalByPath.keys(), ...vectorByPath.keys()])];
+  const records = await context.lookup(paths);
+  const now = options.now ?? Date.now();
+  const normalizeLexical = minMax([...lexicalByPath.values()]);
+  const normalizeVector = minMax([...vectorByPath.values()]);
+  const hits: MemoryHit[] = [];
+  for (const path of paths) {
+    const record = records.get(path);
+    if (!record || !passes(record, options, now)) continue;
+    const lexicalScore = lexicalByPath.get(path);
+    const vectorScore = vectorByPath.get(path);
+    if (options.minSimilarity !== undefined && (vectorScore === undefined || vectorScore < options.minSimilarity)) continue;
+    const recency = 2 ** (-Math.max(0, now - record.time) / context.recencyHalfLifeMs);
+    const single = lexical.length === 0 || vector.length === 0;
+    let score: number;
+    if (single && lexical.length > 0) score = lexicalScore ?? 0;
+    else if (single) score = vectorScore ?? 0;
+    else score = context.weights.lexical * normalizeLexical(lexicalScore) + context.weights.vector * normalizeVector(vectorScore);
+    score += context.weights.recency * recency;
+    if (options.minScore !== undefined && score < options.minScore) continue;
+    const signals: MemoryHit['signals'] = { recency };
+    if (lexicalScore !== undefined) signals.lexical = lexicalScore;
+    if (vectorScore !== undefined) signals.vector = vectorScore;
+    hits.push({ record, score, signals });
+  }
+  return hits.sort((a, b) => b.score - a.score || b.record.time - a.record.time).slice(0, topK);
+}
+
+function passes(record: MemoryRecord, options: RecallOptions, now: number): boolean {
+  if (record.expiresAt !== undefined && record.expiresAt <= now) return false;
+  if (options.since !== undefined && record.time < options.since) return false;
+  if (options.until !== undefined && record.time > options.until) return false;
+  if (options.outcome) {
+    const outcome = record.kind === 'interaction' ? (record.fields as { outcome?: string } | undefined)?.outcome : undefined;
+    if (outcome !== options.outcome) return false;
+  }
+  return true;
+}
+
+/** Missing scores normalise to 0; a single distinct score to 1. */
+function minMax(values: number[]): (value: number | undefined) => number {
+  if (values.length === 0) return () => 0;
+  const low = Math.min(...values);
+  const high = Math.max(...values);
+  return (value) => (value === undefined ? 0 : high > low ? (value - low) / (high - low) : 1);
+}

@@ -1,0 +1,117 @@
+import { CHUNKER_FINGERPRINT } from '../chunk/index.js';
+import { embedderIdOf, type EmbeddingModel } from '../embed/spec.js';
+import { throwIfAborted } from '../errors/index.js';
+import { embedChunks } from '../indexing/embed-chunks.js';
+import type { PreparedChunk } from '../indexing/prepare-chunks.js';
+import type { CatalogEntry, FileWrite, Store } from '../store/spec.js';
+import { namespacePrefix, recordPath } from './namespace.js';
+import { catalogEntryOf, prepareRecord, recordOf } from './records.js';
+import type { MemoryFilter, MemoryRecord } from './spec.js';
+
+/** Records per transaction: big enough to amortise the commit, small enough to stay responsive. */
+const WRITE_BATCH = 256;
+
+/**
+ * Records on top of the store: each record is one catalog entry (its fields as JSON
+ * attributes) plus its chunks, lexical rows and vectors, written atomically.
+ */
+export class RecordStore {
+  constructor(
+    readonly store: Store,
+    readonly model: EmbeddingModel | undefined,
+  ) {}
+
+  get embedderId(): string {
+    return this.model ? embedderIdOf(this.model) : 'none';
+  }
+
+  /** Chunks, embeds (through the cache) and writes records; each batch is one transaction. */
+  async write(records: readonly MemoryRecord[], options: { signal?: AbortSignal; onProgress?: (done: number, total: number) => void } = {}): Promise<void> {
+    for (let start = 0; start < records.length; start += WRITE_BATCH) {
+      throwIfAborted(options.signal);
+      const batch = records.slice(start, start + WRITE_BATCH);
+      const prepared: PreparedChunk[][] = [];
+      for (const record of batch) prepared.push(await prepareRecord(record));
+      if (this.model) await embedChunks(prepared.flat(), this.model, this.store, options.signal);
+      const writes: FileWrite[] = batch.map((record, index) => {
+        const chunks = prepared[index] as PreparedChunk[];
+        return { entry: catalogEntryOf(record, chunks.length, CHUNKER_FINGERPRINT, this.embedderId), chunks: chunks.map((chunk) => chunk.write) };
+      });
+      await this.store.writeFiles(writes);
+      options.onProgress?.(Math.min(start + WRITE_BATCH, records.length), records.length);
+    }
+  }
+
+  async get(namespace: string, id: string): Promise<MemoryRecord | undefined> {
+    const entry = await this.store.getCatalogEntry(recordPath(namespace, id));
+    return entry ? recordOf(entry) : undefined;
+  }
+
+  /** Finds a record by id alone (ids are unique per namespace; the first match wins). */
+  async find(id: string): Promise<MemoryRecord | undefined> {
+    const suffix = `/#${id}`;
+    for (const entry of await this.store.listCatalog()) {
+      if (entry.path.endsWith(suffix)) return recordOf(entry);
+    }
+    return undefined;
+  }
+
+  /** Records matching a filter, oldest first. */
+  async list(filter: MemoryFilter = {}, now = Date.now()): Promise<MemoryRecord[]> {
+    const entries: CatalogEntry[] = [];
+    if (filter.namespaces && filter.namespaces.length > 0) {
+      const seen = new Set<string>();
+      for (const namespace of filter.namespaces) {
+        for (const entry of await this.store.listCatalog({ pathPrefix: namespacePrefix(namespace) })) {
+          if (!seen.has(entry.path)) entries.push(entry);
+          seen.add(entry.path);
+        }
+      }
+    } else {
+      entries.push(...(await this.store.listCatalog()));
+    }
+    const ids = filter.ids ? new Set(filter.ids) : undefined;
+    const kinds = filter.kinds ? new Set(filter.kinds) : undefined;
+    const records: MemoryRecord[] = [];
+    for (const entry of entries) {
+      const record = recordOf(entry);
+      if (!record) continue;
+      if (ids && !ids.has(record.id)) continue;
+      if (kinds && !kinds.has(record.kind)) continue;
+      if (filter.before !== undefined && record.time >= filter.before) continue;
+      if (filter.outcome && (record.kind !== 'interaction' || (record.fields as { outcome?: string } | undefined)?.outcome !== filter.outcome)) continue;
+      if (!filter.includeExpired && record.expiresAt !== undefined && record.expiresAt <= now) continue;
+      records.push(record);
+    }
+    return records.sort((a, b) => a.time - b.time || (a.id < b.id ? -1 : 1));
+  }
+
+  async delete(records: readonly MemoryRecord[]): Promise<void> {
+    const paths = records.map((record) => recordPath(record.namespace, record.id));
+    for (let start = 0; start < paths.length; start += WRITE_BATCH) await this.store.deleteFiles(paths.slice(start, start + WRITE_BATCH));
+  }
+
+  /** The vector of a record's first chunk, from the embedding cache (exports carry it). */
+  async vectorOf(record: MemoryRecord): Promise<Float32Array | undefined> {
+    if (!this.model) return undefined;
+    const [first] = await prepareRecord(record);
+    if (!first) return undefined;
+    return (await this.store.getCachedVectors(this.embedderId, [first.write.contentHash])).get(first.write.contentHash);
+  }
+
+  /**
+   * Seeds the embedding cache with vectors that came with an import, for single-chunk
+   * records whose vectors are known to come from this embedder; writing then uses them.
+   */
+  async seedVectors(pairs: ReadonlyArray<{ record: MemoryRecord; vector: Float32Array }>): Promise<number> {
+    if (!this.model) return 0;
+    const vectors = new Map<string, Float32Array>();
+    for (const { record, vector } of pairs) {
+      const chunks = await prepareRecord(record);
+      if (chunks.length !== 1 || vector.length !== this.model.dimensions) continue;
+      vectors.set((chunks[0] as PreparedChunk).write.contentHash, vector);
+    }
+    if (vectors.size > 0) await this.store.putCachedVectors(this.embedderId, vectors);
+    return vectors.size;
+  }
+}

@@ -1,0 +1,93 @@
+import { chunkFile } from '../chunk/index.js';
+import { LociError } from '../errors/index.js';
+import { sha256Hex } from '../indexing/hash.js';
+import { prepareChunks, type PreparedChunk } from '../indexing/prepare-chunks.js';
+import { lexicalFieldsOf } from '../retrieve/lexical-fields.js';
+import type { CatalogEntry } from '../store/spec.js';
+import { recordPath } from './namespace.js';
+import type { InteractionFields, KnowledgeFields, MemoryKind, MemoryRecord, TurnFields } from './spec.js';
+
+export const MAX_RECORD_CHARS = 100_000;
+const CHUNKING = { tokenBudget: 500, windowLines: 100, windowOverlap: 10 };
+
+/** The text a record is searched by, derived from its fields where it has them. */
+export function searchableText(kind: MemoryKind, text: string, fields: MemoryRecord['fields']): string {
+  if (kind === 'turn' && fields) {
+    const turn = fields as TurnFields;
+    return `User: ${turn.userQuery}\nAssistant: ${turn.assistantResponse}`;
+  }
+  if (kind === 'interaction' && fields) return (fields as InteractionFields).prompt;
+  return text;
+}
+
+export function checkSize(record: Pick<MemoryRecord, 'id' | 'text'>): void {
+  if (record.text.length > MAX_RECORD_CHARS) {
+    throw new LociError('INVALID_ARGUMENT', `Memory record ${record.id} is ${record.text.length} characters; the limit is ${MAX_RECORD_CHARS}.`, {
+      hint: 'Split it into several records (e.g. one per section), or store a summary.',
+      details: { id: record.id, length: record.text.length, limit: MAX_RECORD_CHARS },
+    });
+  }
+}
+
+/** Chunks a record for the store; the record's kind doubles as the chunk "language" for filters. */
+export async function prepareRecord(record: MemoryRecord): Promise<PreparedChunk[]> {
+  const path = recordPath(record.namespace, record.id);
+  const title = record.kind === 'knowledge' ? (record.fields as KnowledgeFields | undefined)?.headingPath.join(' > ') : undefined;
+  const drafts = await chunkFile({ path, text: record.text, language: 'text', ...CHUNKING, ...(title ? { title } : {}) });
+  const prepared = prepareChunks(drafts, { path, language: record.kind, pathIsContent: false });
+  // The record's date is searchable as words ("May 2023", "2023-05-08") in the heading
+  // field, so "what happened in May 2023" finds it; the embedding input is left alone.
+  const when = dateWords(record.time);
+  const context = record.context ?? '';
+  for (const chunk of prepared) {
+    const write = chunk.write;
+    Object.assign(write, lexicalFieldsOf({ path: '', symbols: (write.symbols ?? []).join(' '), heading: [...(write.headingPath ?? []), when, context].join(' '), body: write.text }));
+  }
+  return prepared;
+}
+
+const monthNames = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const dayNames = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+
+/** "Monday 8 May 2023 2023-05-08" (UTC). */
+export function dateWords(time: number): string {
+  const date = new Date(time);
+  if (!Number.isFinite(date.getTime())) return '';
+  const iso = date.toISOString().slice(0, 10);
+  return `${dayNames[date.getUTCDay()]} ${date.getUTCDate()} ${monthNames[date.getUTCMonth()]} ${date.getUTCFullYear()} ${iso}`;
+}
+
+export function catalogEntryOf(record: MemoryRecord, chunkCount: number, chunker: string, embedder: string): CatalogEntry {
+  return {
+    path: recordPath(record.namespace, record.id),
+    size: record.text.length,
+    mtimeMs: record.time,
+    contentHash: sha256Hex(record.text),
+    language: record.kind,
+    chunker,
+    embedder,
+    chunkCount,
+    indexedAt: record.updatedAt,
+    attributes: JSON.stringify(record),
+  };
+}
+
+export function recordOf(entry: CatalogEntry): MemoryRecord | undefined {
+  if (!entry.attributes) return undefined;
+  try {
+    return JSON.parse(entry.attributes) as MemoryRecord;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Sortable, unique ids: base-36 time then randomness. */
+export function newMemoryId(): string {
+  const random = Array.from(crypto.getRandomValues(new Uint8Array(6)), (byte) => byte.toString(36).padStart(2, '0')).join('');
+  return `m${Date.now().toString(36)}${random}`;
+}
+
+export function checkId(id: string): string {
+  if (!/^[^/\s]{1,200}$/.test(id)) throw new LociError('INVALID_ARGUMENT', `Invalid memory id "${id}": 1–200 characters, no slashes or spaces.`);
+  return id;
+}

@@ -1,0 +1,154 @@
+/** What kind of thing a memory is; each kind has its own fields. */
+export type MemoryKind = 'turn' | 'interaction' | 'knowledge' | 'note';
+export const memoryKinds: readonly MemoryKind[] = ['turn', 'interaction', 'knowledge', 'note'];
+
+export type InteractionOutcome = 'success' | 'error' | 'cancelled';
+export const interactionOutcomes: readonly InteractionOutcome[] = ['success', 'error', 'cancelled'];
+
+/** A dialog turn (DeepWiki's {user_query, assistant_response}). */
+export interface TurnFields {
+  conversationId: string;
+  userQuery: string;
+  assistantResponse: string;
+}
+
+/** One command execution and how it went (the Unity seed's InteractionRecord). */
+export interface InteractionFields {
+  prompt: string;
+  response: string;
+  outcome: InteractionOutcome;
+  feedback?: string;
+  multiStep?: boolean;
+}
+
+/** A section of an agent's knowledge file (the Go seed's per-agent vector store). */
+export interface KnowledgeFields {
+  source: string;
+  headingPath: string[];
+}
+
+export interface MemoryRecord {
+  id: string;
+  /** Slash-separated, nestable: `agent/boss/session/42`. A scope includes its descendants. */
+  namespace: string;
+  kind: MemoryKind;
+  /** The searchable text. */
+  text: string;
+  /** When it happened (epoch ms). */
+  time: number;
+  updatedAt: number;
+  /** After this time (epoch ms) the record is gone from results and purged. */
+  expiresAt?: number;
+  /** How many near-identical records were merged into this one. */
+  mergedCount: number;
+  /**
+   * Text around the record that helps find it (e.g. the message it answers): searchable
+   * with the record, never returned as its text.
+   */
+  context?: string;
+  fields?: TurnFields | InteractionFields | KnowledgeFields;
+  metadata?: Record<string, unknown>;
+}
+
+export interface MemoryInput {
+  namespace: string;
+  text: string;
+  kind?: MemoryKind;
+  id?: string;
+  time?: number;
+  /** Time to live in ms from `time`. */
+  ttlMs?: number;
+  /** Text around the record that helps find it (e.g. the message it answers). */
+  context?: string;
+  fields?: MemoryRecord['fields'];
+  metadata?: Record<string, unknown>;
+}
+
+export interface RecallOptions {
+  /** Namespaces to search (each with its descendants). Default: all. */
+  namespaces?: string[];
+  topK?: number;
+  kinds?: MemoryKind[];
+  outcome?: InteractionOutcome;
+  /** Only records at or after / before these times (epoch ms). */
+  since?: number;
+  until?: number;
+  /** Drop results whose fused score is below this. */
+  minScore?: number;
+  /** Drop results whose cosine similarity is below this (needs vectors). */
+  minSimilarity?: number;
+  mode?: 'hybrid' | 'lexical' | 'vector';
+  /** "Now" for recency (default Date.now()); tests and evals pin it. */
+  now?: number;
+  explain?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface MemoryHit {
+  record: MemoryRecord;
+  score: number;
+  signals: { lexical?: number; vector?: number; recency?: number };
+}
+
+export interface MemoryFilter {
+  namespaces?: string[];
+  kinds?: MemoryKind[];
+  ids?: string[];
+  /** Records whose time is before this (epoch ms). */
+  before?: number;
+  outcome?: InteractionOutcome;
+  /** Include records past their expiry (list and export only). */
+  includeExpired?: boolean;
+}
+
+/** A dialog turn to append (DeepWiki's {id, user_query, assistant_response}). */
+export interface TurnInput {
+  conversationId: string;
+  userQuery: string;
+  assistantResponse: string;
+  /** Default `conversations/<conversationId>`. */
+  namespace?: string;
+  id?: string;
+  time?: number;
+  ttlMs?: number;
+  metadata?: Record<string, unknown>;
+}
+
+/** One command execution to log (the Unity seed's InteractionRecord). */
+export interface InteractionInput {
+  namespace: string;
+  prompt: string;
+  response?: string;
+  outcome: InteractionOutcome;
+  feedback?: string;
+  multiStep?: boolean;
+  id?: string;
+  time?: number;
+  ttlMs?: number;
+  metadata?: Record<string, unknown>;
+}
+
+export interface HistoryOptions {
+  conversationId: string;
+  /** Default `conversations/<conversationId>`. */
+  namespace?: string;
+  /** Older turns relevant to this are added after the latest ones. */
+  query?: string;
+  /** Total size of the returned turns, in (estimated) tokens. */
+  tokenBudget: number;
+  /** Share of the budget kept for the latest turns before relevant older ones (default 0.5). */
+  recentShare?: number;
+  now?: number;
+  signal?: AbortSignal;
+}
+
+export interface HistoryResult {
+  /** Chosen turns in conversation order. */
+  turns: MemoryRecord[];
+  tokens: number;
+  /** Ids of the turns chosen for being recent, and for being relevant to the query. */
+  recentIds: string[];
+  relevantIds: string[];
+  /** Turns in the conversation that were left out. */
+  omitted: number;
+}
