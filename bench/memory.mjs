@@ -53,16 +53,20 @@ try {
   await memory.recall('warm up', { topK: 10 });
   reporter.row({ bench: 'memory-recall', mode: 'first recall (loads index)', records: total + singles, ms: round(performance.now() - started), rssMB: rssMB() });
 
-  for (const scope of ['one namespace', 'all namespaces']) {
-    for (const mode of ['hybrid', 'lexical', 'vector']) {
-      const times = [];
-      for (let index = 0; index < questions.length; index++) {
-        const options = { topK: 10, mode, ...(scope === 'one namespace' ? { namespaces: [`agent/a${index % namespaceCount}`] } : {}) };
-        const begin = performance.now();
-        await memory.recall(questions[index], options);
-        times.push(performance.now() - begin);
+  // Two passes: the first reads each candidate record from SQLite, the repeat finds the
+  // parsed records in the memory's cache (as an agent asking about the same things does).
+  for (const pass of ['first pass', 'repeat']) {
+    for (const scope of ['one namespace', 'all namespaces']) {
+      for (const mode of ['hybrid', 'lexical', 'vector']) {
+        const times = [];
+        for (let index = 0; index < questions.length; index++) {
+          const options = { topK: 10, mode, ...(scope === 'one namespace' ? { namespaces: [`agent/a${index % namespaceCount}`] } : {}) };
+          const begin = performance.now();
+          await memory.recall(questions[index], options);
+          times.push(performance.now() - begin);
+        }
+        reporter.row({ bench: 'memory-recall', mode: `${mode}, ${scope}, ${pass}`, records: total + singles, queries: questions.length, ...summarize(times) });
       }
-      reporter.row({ bench: 'memory-recall', mode: `${mode}, ${scope}`, records: total + singles, queries: questions.length, ...summarize(times) });
     }
   }
   reporter.row({ bench: 'machine', ...machine(), rssMB: rssMB() });

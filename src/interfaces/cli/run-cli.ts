@@ -6,6 +6,7 @@ import { registerEvalCommand } from './commands/eval-command.js';
 import { registerIndexCommand } from './commands/index-command.js';
 import { registerContextCommands } from './commands/context-command.js';
 import { registerMemoryCommand } from './commands/memory-command.js';
+import { registerServeCommands } from './commands/serve-command.js';
 import { registerSearchCommand } from './commands/search-command.js';
 import { registerStatusCommand } from './commands/status-command.js';
 import { exitCodeFor, exitCodes } from './exit-codes.js';
@@ -27,6 +28,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   registerEvalCommand(program, io);
   registerMemoryCommand(program, io);
   registerContextCommands(program, io);
+  registerServeCommands(program, io);
   const override = (command: Command): void => {
     for (const child of command.commands) {
       child.exitOverride();

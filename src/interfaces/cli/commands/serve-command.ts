@@ -1,0 +1,80 @@
+import { serve } from '@hono/node-server';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Command } from 'commander';
+import { LociError } from '../../../errors/index.js';
+import { createHttpApp } from '../../http/http-app.js';
+import { createMcpServer } from '../../mcp/mcp-server.js';
+import { Roots } from '../../shared/roots.js';
+import { loadCliConfig, resolveRoot, type CliIo } from '../cli-context.js';
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+function servedRoots(io: CliIo, flags: { root?: string[]; config?: string }): Roots {
+  const paths = (flags.root ?? ['.']).map((root) => resolveRoot(io, root, { mustExist: true }));
+  return new Roots(paths, (root) => loadCliConfig(io, root, [], flags.config), io.env);
+}
+
+/** Resolves when the process is asked to stop (Ctrl-C, SIGTERM). */
+function untilStopped(): Promise<void> {
+  return new Promise((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
+}
+
+export function registerServeCommands(program: Command, io: CliIo): void {
+  program
+    .command('serve')
+    .description('Serve the HTTP API (and MCP at /mcp) over one or more indexed folders.')
+    .option('--root <dir>', 'a folder to serve (repeatable; default the current one)', collect)
+    .option('--host <host>', 'address to bind; anything but loopback needs --token', '127.0.0.1')
+    .option('--port <port>', 'port (0 picks a free one)', '7411')
+    .option('--token <token>', 'bearer token required on every request (or LOCI_TOKEN)')
+    .option('--max-body <bytes>', 'largest request body', '1048576')
+    .option('--index', 'start indexing every root in the background at startup')
+    .option('--config <file>', 'config file (default <root>/loci.config.json)')
+    .action(async (flags: { root?: string[]; host: string; port: string; token?: string; maxBody: string; index?: boolean; config?: string }) => {
+      const token = flags.token ?? io.env.LOCI_TOKEN;
+      if (!LOOPBACK.has(flags.host) && !token) {
+        throw new LociError('INVALID_ARGUMENT', `Refusing to listen on ${flags.host} without a token: anyone who can reach it could read the index.`, {
+          hint: 'Pass --token <secret> (or set LOCI_TOKEN), or bind 127.0.0.1.',
+        });
+      }
+      const port = Number(flags.port);
+      const maxBodyBytes = Number(flags.maxBody);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new LociError('INVALID_ARGUMENT', `--port must be 0–65535; got "${flags.port}".`);
+      if (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 1024) throw new LociError('INVALID_ARGUMENT', `--max-body must be at least 1024 bytes; got "${flags.maxBody}".`);
+      const roots = servedRoots(io, flags);
+      const app = createHttpApp({ roots, maxBodyBytes, ...(token ? { token } : {}) });
+      const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+        const started = serve({ fetch: app.fetch, hostname: flags.host, port }, (info) => {
+          io.stderr.write(`loci serving ${roots.list().map((root) => `${root.name}=${root.path}`).join(', ')} on http://${flags.host}:${info.port}${token ? ' (bearer token required)' : ''}\n`);
+          resolve(started);
+        });
+      });
+      if (flags.index) for (const root of roots.list()) roots.startIndexing(root);
+      await untilStopped();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await roots.close();
+    });
+
+  program
+    .command('mcp')
+    .description('Run the MCP server over stdio (for Claude Code, Cursor, Continue).')
+    .option('--root <dir>', 'a folder to serve (repeatable; default the current one)', collect)
+    .option('--config <file>', 'config file (default <root>/loci.config.json)')
+    .action(async (flags: { root?: string[]; config?: string }) => {
+      const roots = servedRoots(io, flags);
+      const server = createMcpServer(roots);
+      const transport = new StdioServerTransport();
+      const closed = new Promise<void>((resolve) => {
+        transport.onclose = () => resolve();
+        process.stdin.once('end', () => resolve());
+      });
+      await server.connect(transport);
+      await Promise.race([closed, untilStopped()]);
+      await server.close();
+      await roots.close();
+    });
+}

@@ -1,0 +1,170 @@
+import { timingSafeEqual } from 'node:crypto';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { z } from 'zod';
+import { buildContext } from '../../context/build-context.js';
+import { LociError, isLociError, type ErrorCategory } from '../../errors/index.js';
+import { memoryKinds } from '../../memory/spec.js';
+import { LOCI_VERSION } from '../../version.js';
+import { createMcpServer } from '../mcp/mcp-server.js';
+import type { Roots } from '../shared/roots.js';
+import { openApiDocument } from './openapi.js';
+import { contextBody, recallBody, recordBody, searchBody, updateBody } from './schemas.js';
+
+export interface HttpAppOptions {
+  roots: Roots;
+  /** Bearer token required on every request except /health (when set). */
+  token?: string;
+  /** Largest accepted request body (default 1 MiB). */
+  maxBodyBytes?: number;
+}
+
+const statusOf: Record<ErrorCategory, 400 | 404 | 409 | 502 | 503 | 501 | 500> = {
+  usage: 400,
+  'not-found': 404,
+  conflict: 409,
+  provider: 502,
+  aborted: 503,
+  unsupported: 501,
+  internal: 500,
+};
+
+/**
+ * The HTTP API (and the MCP streamable-HTTP endpoint at /mcp) over the served roots.
+ * Errors are JSON `{"error":{"code","message","hint"}}` with a status from the error's category.
+ */
+export function createHttpApp(options: HttpAppOptions): Hono {
+  const { roots } = options;
+  const app = new Hono();
+
+  app.onError((error, c) => {
+    if (isLociError(error)) return c.json({ error: { code: error.code, message: error.message, hint: error.hint } }, statusOf[error.category]);
+    return c.json({ error: { code: 'INTERNAL', message: `Unexpected error: ${(error as Error).message}` } }, 500);
+  });
+  app.notFound((c) => c.json({ error: { code: 'NOT_FOUND', message: `No route ${c.req.method} ${c.req.path}.`, hint: 'See /openapi.json for the routes.' } }, 404));
+
+  app.get('/health', (c) => c.json({ ok: true, version: LOCI_VERSION, roots: roots.list().map((root) => root.name) }));
+  app.use('*', async (c, next) => {
+    if (!options.token || c.req.path === '/health') return next();
+    const header = c.req.header('authorization') ?? '';
+    const given = Buffer.from(header.startsWith('Bearer ') ? header.slice(7) : '');
+    const expected = Buffer.from(options.token);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      return c.json({ error: { code: 'UNAUTHORIZED', message: 'Missing or wrong bearer token.', hint: 'Send Authorization: Bearer <token> (the --token the server was started with).' } }, 401);
+    }
+    return next();
+  });
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: options.maxBodyBytes ?? 1024 * 1024,
+      onError: (c) => c.json({ error: { code: 'PAYLOAD_TOO_LARGE', message: `Request body over ${options.maxBodyBytes ?? 1024 * 1024} bytes.` } }, 413),
+    }),
+  );
+
+  app.get('/openapi.json', (c) => c.json(openApiDocument()));
+
+  app.post('/v1/search', async (c) => {
+    const body = await parse(c, searchBody);
+    const { root, query, ...rest } = body;
+    const response = await roots.get(root).loci.search(query, stripUndefined(rest));
+    return c.json({ results: response.results, warnings: response.warnings });
+  });
+
+  app.post('/v1/context', async (c) => {
+    const body = await parse(c, contextBody);
+    const { root, question, ...rest } = body;
+    const built = await buildContext(roots.get(root).loci, question, stripUndefined(rest));
+    return c.json({ tokens: built.tokens, prompt: built.prompt, messages: built.messages, sources: built.sources });
+  });
+
+  app.post('/v1/index', async (c) => {
+    const body = await parse(c, z.strictObject({ root: z.string().optional() }), true);
+    const root = roots.get(body.root);
+    return c.json({ root: root.name, indexing: roots.startIndexing(root) }, 202);
+  });
+  app.get('/v1/index', async (c) => {
+    const root = roots.get(c.req.query('root'));
+    const status = await root.loci.status({ checkChanges: false }).catch((error: unknown) => {
+      if (isLociError(error) && error.code === 'INDEX_NOT_FOUND') return undefined;
+      throw error;
+    });
+    return c.json({ root: root.name, path: root.path, indexing: root.indexing, files: status?.files ?? 0, chunks: status?.chunks ?? 0, embedder: status?.embedder ?? null });
+  });
+
+  app.post('/v1/memory/records', async (c) => {
+    const { root, dedupe, ...input } = await parse(c, recordBody);
+    const memory = await roots.get(root).loci.memory();
+    const record = await memory.add(stripUndefined(input) as Parameters<typeof memory.add>[0], dedupe === undefined ? {} : { dedupe });
+    return c.json({ record }, 201);
+  });
+  app.get('/v1/memory/records', async (c) => {
+    const memory = await roots.get(c.req.query('root')).loci.memory();
+    const namespaces = c.req.queries('namespace');
+    const kinds = c.req.queries('kind');
+    const limit = c.req.query('limit');
+    if (kinds?.some((kind) => !(memoryKinds as readonly string[]).includes(kind))) throw new LociError('INVALID_ARGUMENT', `kind must be one of ${memoryKinds.join(', ')}.`);
+    if (limit !== undefined && !/^\d+$/.test(limit)) throw new LociError('INVALID_ARGUMENT', `limit must be a positive integer; got "${limit}".`);
+    const records = await memory.list({ ...(namespaces ? { namespaces } : {}), ...(kinds ? { kinds: kinds as never } : {}), ...(limit ? { limit: Number(limit) } : {}) });
+    return c.json({ records });
+  });
+  app.get('/v1/memory/records/:id', async (c) => {
+    const memory = await roots.get(c.req.query('root')).loci.memory();
+    const record = await memory.get(c.req.param('id'), c.req.query('namespace'));
+    if (!record) throw new LociError('RECORD_NOT_FOUND', `No memory record with id ${c.req.param('id')}.`);
+    return c.json({ record });
+  });
+  app.patch('/v1/memory/records/:id', async (c) => {
+    const patch = await parse(c, updateBody);
+    const memory = await roots.get(c.req.query('root')).loci.memory();
+    return c.json({ record: await memory.update(c.req.param('id'), stripUndefined(patch) as Parameters<typeof memory.update>[1]) });
+  });
+  app.delete('/v1/memory/records/:id', async (c) => {
+    const memory = await roots.get(c.req.query('root')).loci.memory();
+    const namespace = c.req.query('namespace');
+    const forgotten = await memory.forget({ ids: [c.req.param('id')], ...(namespace ? { namespaces: [namespace] } : {}) });
+    if (forgotten === 0) throw new LociError('RECORD_NOT_FOUND', `No memory record with id ${c.req.param('id')}.`);
+    return c.json({ forgotten });
+  });
+  app.post('/v1/memory/recall', async (c) => {
+    const { root, query, ...rest } = await parse(c, recallBody);
+    const memory = await roots.get(root).loci.memory();
+    const hits = await memory.recall(query, stripUndefined(rest) as Parameters<typeof memory.recall>[1]);
+    return c.json({ results: hits.map((hit) => ({ ...hit.record, context: undefined, score: hit.score, signals: hit.signals })) });
+  });
+
+  // MCP over streamable HTTP, stateless: one server and transport per request.
+  app.all('/mcp', async (c) => {
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const server = createMcpServer(roots);
+    await server.connect(transport);
+    try {
+      return await transport.handleRequest(c.req.raw);
+    } finally {
+      void server.close();
+    }
+  });
+
+  return app;
+}
+
+async function parse<T extends z.ZodType>(c: Context, schema: T, optional = false): Promise<z.infer<T>> {
+  const text = await c.req.text();
+  if (optional && text.trim() === '') return schema.parse({});
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new LociError('INVALID_ARGUMENT', 'The request body is not valid JSON.', { hint: 'Send Content-Type: application/json with a JSON object.' });
+  }
+  const result = schema.safeParse(json);
+  if (!result.success) {
+    throw new LociError('INVALID_ARGUMENT', `Invalid request: ${result.error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`).join('; ')}.`);
+  }
+  return result.data;
+}
+
+function stripUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as T;
+}

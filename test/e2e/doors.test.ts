@@ -1,0 +1,160 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliPath, runLoci } from '../support/run-cli.js';
+import { writeSampleRepo } from '../support/sample-repo.js';
+
+let workspace: string;
+let repo: string;
+let server: ChildProcess;
+let base: string;
+const token = 'test-token-123';
+
+beforeAll(async () => {
+  workspace = await mkdtemp(join(tmpdir(), 'loci-doors-'));
+  repo = join(workspace, 'repo');
+  await mkdir(repo);
+  await writeSampleRepo(repo);
+  expect((await runLoci(['index', repo], { cwd: workspace })).code).toBe(0);
+  server = spawn(process.execPath, [cliPath, 'serve', '--root', repo, '--port', '0', '--token', token, '--max-body', '4096'], { cwd: workspace, env: { PATH: process.env.PATH ?? '' } });
+  base = await new Promise<string>((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${seen}`)), 20_000);
+    server.stderr?.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      const match = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(seen);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1] as string);
+      }
+    });
+  });
+});
+
+afterAll(async () => {
+  server?.kill('SIGTERM');
+  await rm(workspace, { recursive: true, force: true });
+});
+
+const call = (path: string, init: RequestInit = {}, auth = true) =>
+  fetch(`${base}${path}`, { ...init, headers: { 'content-type': 'application/json', ...(auth ? { authorization: `Bearer ${token}` } : {}), ...(init.headers as Record<string, string>) } });
+const post = (path: string, body: unknown) => call(path, { method: 'POST', body: JSON.stringify(body) });
+
+describe('HTTP API', () => {
+  it('serves health without auth and everything else only with the token', async () => {
+    expect(await (await call('/health', {}, false)).json()).toMatchObject({ ok: true, roots: ['repo'] });
+    const denied = await call('/v1/search', { method: 'POST', body: '{"query":"refund"}' }, false);
+    expect(denied.status).toBe(401);
+    expect((await denied.json()).error.code).toBe('UNAUTHORIZED');
+    expect((await call('/v1/search', { method: 'POST', body: '{"query":"refund"}', headers: { authorization: 'Bearer wrong-token-123' } }, false)).status).toBe(401);
+  });
+
+  it('searches, builds context and reports index status', async () => {
+    const search = await (await post('/v1/search', { query: 'refund the charge', topK: 3 })).json();
+    expect(search.results.length).toBeGreaterThan(0);
+    expect(search.results[0]).toMatchObject({ path: expect.any(String), startLine: expect.any(Number), text: expect.any(String) });
+    const context = await (await post('/v1/context', { question: 'how are refunds charged', maxTokens: 600 })).json();
+    expect(context.tokens).toBeLessThanOrEqual(600);
+    expect(Object.keys(context)).toEqual(['tokens', 'prompt', 'messages', 'sources']);
+    const started = await post('/v1/index', {});
+    expect(started.status).toBe(202);
+    let status = await (await call('/v1/index')).json();
+    for (let attempt = 0; attempt < 100 && status.indexing.running; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      status = await (await call('/v1/index')).json();
+    }
+    expect(status).toMatchObject({ root: 'repo', indexing: { running: false }, files: expect.any(Number) });
+    expect(status.files).toBeGreaterThan(0);
+  });
+
+  it('does memory CRUD and recall', async () => {
+    const created = await post('/v1/memory/records', { namespace: 'agent/go', text: 'The boss is weak to ice', metadata: { from: 'go' } });
+    expect(created.status).toBe(201);
+    const { record } = await created.json();
+    expect((await (await call(`/v1/memory/records/${record.id}?namespace=agent/go`)).json()).record.text).toBe('The boss is weak to ice');
+    const patched = await (await call(`/v1/memory/records/${record.id}`, { method: 'PATCH', body: JSON.stringify({ text: 'The boss is weak to fire' }) })).json();
+    expect(patched.record.text).toBe('The boss is weak to fire');
+    const recall = await (await post('/v1/memory/recall', { query: 'what is the boss weak to', namespaces: ['agent/go'] })).json();
+    expect(recall.results[0]).toMatchObject({ id: record.id, text: 'The boss is weak to fire', score: expect.any(Number) });
+    expect((await (await call('/v1/memory/records?namespace=agent/go')).json()).records).toHaveLength(1);
+    expect((await call(`/v1/memory/records/${record.id}`, { method: 'DELETE' })).status).toBe(200);
+    expect((await call(`/v1/memory/records/${record.id}`)).status).toBe(404);
+    const unknown = await post('/v1/memory/recall', { query: 'x', namespaces: ['agent/nobody'] });
+    expect(unknown.status).toBe(404);
+    expect((await unknown.json()).error.code).toBe('NAMESPACE_NOT_FOUND');
+  });
+
+  it('rejects bad JSON, bad fields, oversized bodies and path escapes with JSON errors', async () => {
+    const bad = await call('/v1/search', { method: 'POST', body: '{oops' });
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).error).toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringMatching(/not valid JSON/) });
+    const wrong = await post('/v1/search', { query: 'x', topK: 'many' });
+    expect(wrong.status).toBe(400);
+    expect((await wrong.json()).error.message).toMatch(/topK/);
+    const big = await post('/v1/memory/records', { namespace: 'n', text: 'x'.repeat(10_000) });
+    expect(big.status).toBe(413);
+    for (const include of ['../../../../etc/passwd', '/etc/passwd']) {
+      const escape = await post('/v1/context', { question: 'read it', include: [include] });
+      expect(escape.status).toBe(400);
+      expect((await escape.json()).error.message).toMatch(/outside the project folder/);
+    }
+    const mention = await post('/v1/context', { question: 'read @../secret.txt' });
+    expect(mention.status).toBe(400);
+    expect((await call('/v1/nothing')).status).toBe(404);
+    const openapi = await (await call('/openapi.json')).json();
+    expect(openapi.openapi).toBe('3.1.0');
+    expect(Object.keys(openapi.paths)).toEqual(expect.arrayContaining(['/v1/search', '/v1/context', '/v1/index', '/v1/memory/records', '/v1/memory/recall']));
+  });
+
+  it('refuses a non-loopback address without a token', async () => {
+    const run = await runLoci(['serve', '--root', repo, '--host', '0.0.0.0', '--port', '0'], { cwd: workspace });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/Refusing to listen on 0\.0\.0\.0 without a token/);
+  });
+});
+
+describe('MCP', () => {
+  async function exercise(client: Client) {
+    const tools = (await client.listTools()).tools.map((tool) => tool.name).sort();
+    expect(tools).toEqual(['get_context', 'index_status', 'recall', 'remember', 'search_code']);
+    const search = await client.callTool({ name: 'search_code', arguments: { query: 'refund the charge', topK: 2 } });
+    expect(search.isError).toBeFalsy();
+    expect((search.structuredContent as { results: unknown[] }).results.length).toBeGreaterThan(0);
+    const remembered = await client.callTool({ name: 'remember', arguments: { namespace: 'user/alice', text: 'Alice prefers tabs over spaces' } });
+    expect(remembered.isError).toBeFalsy();
+    const recalled = await client.callTool({ name: 'recall', arguments: { query: 'indentation preference', namespaces: ['user/alice'] } });
+    expect(JSON.stringify(recalled.content)).toMatch(/tabs over spaces/);
+    const failed = await client.callTool({ name: 'recall', arguments: { query: 'x', namespaces: ['user/nobody'] } });
+    expect(failed.isError).toBe(true);
+    expect(JSON.stringify(failed.content)).toMatch(/NAMESPACE_NOT_FOUND/);
+    const context = await client.callTool({ name: 'get_context', arguments: { question: 'how are refunds charged', maxTokens: 500 } });
+    expect((context.structuredContent as { tokens: number }).tokens).toBeLessThanOrEqual(500);
+    const status = await client.callTool({ name: 'index_status', arguments: {} });
+    expect((status.structuredContent as { files: number }).files).toBeGreaterThan(0);
+  }
+
+  it('works over stdio with the official client', async () => {
+    const client = new Client({ name: 'loci-test', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [cliPath, 'mcp', '--root', repo], env: { PATH: process.env.PATH ?? '' }, stderr: 'pipe' }));
+    try {
+      await exercise(client);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('works over streamable HTTP with the official client, behind the token', async () => {
+    const client = new Client({ name: 'loci-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    try {
+      await exercise(client);
+    } finally {
+      await client.close();
+    }
+  });
+});
