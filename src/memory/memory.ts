@@ -1,4 +1,3 @@
-import { estimateTokens } from '../chunk/index.js';
 import type { LociConfig } from '../config/schema.js';
 import type { EmbeddingModel } from '../embed/spec.js';
 import { LociError, throwIfAborted } from '../errors/index.js';
@@ -10,7 +9,9 @@ import { KnowledgeStores } from './knowledge.js';
 import { namespacePrefix, normalizeNamespace } from './namespace.js';
 import { recall as recallRecords } from './recall.js';
 import { RecordStore } from './record-store.js';
-import { checkId, checkSize, newMemoryId, recordOf, searchableText } from './records.js';
+import { checkId, checkSize, recordOf, searchableText } from './records.js';
+import { conversationHistory } from './history.js';
+import { conversationNamespace, dedupeKey, isAbort, pick, requireText, safeJson, toRecord, type AddOptions, type InteractionLog, type MemoryContext } from './inputs.js';
 import type {
   HistoryOptions,
   HistoryResult,
@@ -28,31 +29,8 @@ import type {
 import { interactionOutcomes, memoryKinds } from './spec.js';
 import { exportRecords, importRecords, type ImportOptions, type ImportSummary, type MemoryExport } from './transfer.js';
 
-export interface MemoryContext {
-  store: Store;
-  model: EmbeddingModel | undefined;
-  config: LociConfig['memory'];
-  /** Keep an in-memory index for fast recall (default true). */
-  inMemory?: boolean;
-  /** Where the vector graph of a large memory is kept between processes. */
-  graphFile?: string;
-}
-
-export interface AddOptions {
-  /** Merge notes and knowledge into a near-identical record of the same namespace (default true). */
-  dedupe?: boolean;
-  signal?: AbortSignal;
-  onProgress?: (done: number, total: number) => void;
-}
-
-/** What a wrapped command reports back to the interaction log. */
-export interface InteractionLog {
-  response?: string;
-  feedback?: string;
-  outcome?: InteractionOutcome;
-  multiStep?: boolean;
-  metadata?: Record<string, unknown>;
-}
+export type { AddOptions, InteractionLog, MemoryContext } from './inputs.js';
+export { conversationNamespace } from './inputs.js';
 
 const DAY_MS = 86_400_000;
 const RECORD_CACHE_LIMIT = 200_000;
@@ -187,49 +165,11 @@ export class Memory {
   }
 
   /**
-   * The turns of a conversation that fit a token budget: the latest ones first (up to
-   * `recentShare` of the budget), then older turns relevant to the query, then more
-   * recent ones while room is left. Returned in conversation order.
+   * The turns of a conversation that fit a token budget: the latest ones first, then older
+   * turns relevant to the query (see history.ts).
    */
-  async history(options: HistoryOptions): Promise<HistoryResult> {
-    requireText(options.conversationId, 'conversationId');
-    if (!Number.isFinite(options.tokenBudget) || options.tokenBudget < 1) throw new LociError('INVALID_ARGUMENT', `tokenBudget must be a positive number; got ${options.tokenBudget}.`);
-    const namespace = normalizeNamespace(options.namespace ?? conversationNamespace(options.conversationId));
-    const turns = (await this.records.list({ namespaces: [namespace], kinds: ['turn'] }, options.now)).filter(
-      (record) => (record.fields as TurnFields | undefined)?.conversationId === options.conversationId,
-    );
-    const cost = new Map(turns.map((turn) => [turn.id, estimateTokens(turn.text) + 4]));
-    const chosen = new Set<string>();
-    let tokens = 0;
-    const take = (record: MemoryRecord, limit: number): boolean => {
-      const size = cost.get(record.id) as number;
-      if (chosen.has(record.id) || tokens + size > limit) return false;
-      chosen.add(record.id);
-      tokens += size;
-      return true;
-    };
-    const recentLimit = options.query ? options.tokenBudget * (options.recentShare ?? 0.5) : options.tokenBudget;
-    const recentIds: string[] = [];
-    for (let index = turns.length - 1; index >= 0; index--) {
-      if (!take(turns[index] as MemoryRecord, recentLimit)) break;
-      recentIds.push((turns[index] as MemoryRecord).id);
-    }
-    const relevantIds: string[] = [];
-    if (options.query && options.query.trim() !== '' && chosen.size < turns.length) {
-      throwIfAborted(options.signal);
-      const hits = await this.recall(options.query, { namespaces: [namespace], kinds: ['turn'], topK: 20, ...(options.now !== undefined ? { now: options.now } : {}) });
-      for (const hit of hits) {
-        if ((hit.record.fields as TurnFields | undefined)?.conversationId !== options.conversationId) continue;
-        if (take(hit.record, options.tokenBudget)) relevantIds.push(hit.record.id);
-      }
-      for (let index = turns.length - 1; index >= 0; index--) {
-        const turn = turns[index] as MemoryRecord;
-        if (chosen.has(turn.id)) continue;
-        if (!take(turn, options.tokenBudget)) break;
-        recentIds.push(turn.id);
-      }
-    }
-    return { turns: turns.filter((turn) => chosen.has(turn.id)), tokens, recentIds, relevantIds, omitted: turns.length - chosen.size };
+  history(options: HistoryOptions): Promise<HistoryResult> {
+    return conversationHistory(this, options);
   }
 
   /** A record by id, within a namespace when given (faster), else wherever it is. */
@@ -453,53 +393,3 @@ export class Memory {
  */
 const MEMORY_FIELD_WEIGHTS = { path: 0, symbols: 1, heading: 0.5, body: 1 };
 
-export function conversationNamespace(conversationId: string): string {
-  return `conversations/${conversationId.replace(/[^A-Za-z0-9._:@+-]/g, '_')}`;
-}
-
-function toRecord(input: MemoryInput, now: number, index: number): MemoryRecord {
-  if (!input || typeof input !== 'object') throw new LociError('INVALID_ARGUMENT', `Memory input ${index} is not an object.`);
-  const kind = input.kind ?? 'note';
-  if (!memoryKinds.includes(kind)) throw new LociError('INVALID_ARGUMENT', `Unknown memory kind "${String(kind)}"; use one of ${memoryKinds.join(', ')}.`);
-  const namespace = normalizeNamespace(typeof input.namespace === 'string' ? input.namespace : '');
-  const text = requireText(input.text, `text of memory input ${index}`);
-  const time = input.time ?? now;
-  if (!Number.isFinite(time)) throw new LociError('INVALID_ARGUMENT', `time of memory input ${index} is not a valid epoch-ms number.`);
-  const record: MemoryRecord = { id: input.id !== undefined ? checkId(input.id) : newMemoryId(), namespace, kind, text, time, updatedAt: now, mergedCount: 0 };
-  if (input.ttlMs !== undefined) {
-    if (!(input.ttlMs > 0)) throw new LociError('INVALID_ARGUMENT', `ttlMs must be positive; got ${input.ttlMs}.`);
-    record.expiresAt = time + input.ttlMs;
-  }
-  if (input.fields) record.fields = input.fields;
-  if (input.metadata) record.metadata = input.metadata;
-  if (input.context !== undefined && input.context.trim() !== '') record.context = input.context.slice(0, 4000);
-  checkSize(record);
-  return record;
-}
-
-function dedupeKey(record: MemoryRecord): string {
-  return `${record.kind}\n${record.text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim()}`;
-}
-
-function requireText(value: unknown, name: string): string {
-  if (typeof value !== 'string' || value.trim() === '') throw new LociError('INVALID_ARGUMENT', `${name} must be a non-empty string.`);
-  return value;
-}
-
-function pick<T extends object, K extends keyof T>(source: T, keys: K[]): Partial<Pick<T, K>> {
-  const out: Partial<Pick<T, K>> = {};
-  for (const key of keys) if (source[key] !== undefined) out[key] = source[key];
-  return out;
-}
-
-function isAbort(error: unknown): boolean {
-  return (error instanceof Error && error.name === 'AbortError') || (error instanceof LociError && error.code === 'ABORTED');
-}
-
-function safeJson(value: unknown): string {
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
-}

@@ -1,0 +1,52 @@
+import { estimateTokens } from '../chunk/index.js';
+import { LociError, throwIfAborted } from '../errors/index.js';
+import { conversationNamespace, requireText } from './inputs.js';
+import type { Memory } from './memory.js';
+import { normalizeNamespace } from './namespace.js';
+import type { HistoryOptions, HistoryResult, MemoryRecord, TurnFields } from './spec.js';
+
+/**
+ * The turns of a conversation that fit a token budget: the latest ones first (up to
+ * `recentShare` of the budget), then older turns relevant to the query, then more recent
+ * ones while room is left. Returned in conversation order.
+ */
+export async function conversationHistory(memory: Memory, options: HistoryOptions): Promise<HistoryResult> {
+  requireText(options.conversationId, 'conversationId');
+  if (!Number.isFinite(options.tokenBudget) || options.tokenBudget < 1) throw new LociError('INVALID_ARGUMENT', `tokenBudget must be a positive number; got ${options.tokenBudget}.`);
+  const namespace = normalizeNamespace(options.namespace ?? conversationNamespace(options.conversationId));
+  const turns = (await memory.records.list({ namespaces: [namespace], kinds: ['turn'] }, options.now)).filter(
+    (record) => (record.fields as TurnFields | undefined)?.conversationId === options.conversationId,
+  );
+  const cost = new Map(turns.map((turn) => [turn.id, estimateTokens(turn.text) + 4]));
+  const chosen = new Set<string>();
+  let tokens = 0;
+  const take = (record: MemoryRecord, limit: number): boolean => {
+    const size = cost.get(record.id) as number;
+    if (chosen.has(record.id) || tokens + size > limit) return false;
+    chosen.add(record.id);
+    tokens += size;
+    return true;
+  };
+  const recentLimit = options.query ? options.tokenBudget * (options.recentShare ?? 0.5) : options.tokenBudget;
+  const recentIds: string[] = [];
+  for (let index = turns.length - 1; index >= 0; index--) {
+    if (!take(turns[index] as MemoryRecord, recentLimit)) break;
+    recentIds.push((turns[index] as MemoryRecord).id);
+  }
+  const relevantIds: string[] = [];
+  if (options.query && options.query.trim() !== '' && chosen.size < turns.length) {
+    throwIfAborted(options.signal);
+    const hits = await memory.recall(options.query, { namespaces: [namespace], kinds: ['turn'], topK: 20, ...(options.now !== undefined ? { now: options.now } : {}) });
+    for (const hit of hits) {
+      if ((hit.record.fields as TurnFields | undefined)?.conversationId !== options.conversationId) continue;
+      if (take(hit.record, options.tokenBudget)) relevantIds.push(hit.record.id);
+    }
+    for (let index = turns.length - 1; index >= 0; index--) {
+      const turn = turns[index] as MemoryRecord;
+      if (chosen.has(turn.id)) continue;
+      if (!take(turn, options.tokenBudget)) break;
+      recentIds.push(turn.id);
+    }
+  }
+  return { turns: turns.filter((turn) => chosen.has(turn.id)), tokens, recentIds, relevantIds, omitted: turns.length - chosen.size };
+}
