@@ -93,6 +93,13 @@ const memorySchema = z.strictObject({
   knowledgeTopK: z.number().int().min(1).max(100).default(2),
 });
 
+const llmSchema = z.strictObject({
+  /** OpenAI-compatible endpoint for `loci ask`, reranking and file picks (LOCI_LLM_BASE_URL). The key only ever comes from LOCI_LLM_API_KEY. */
+  baseUrl: z.url().optional(),
+  model: z.string().min(1).optional(),
+  timeoutMs: z.number().int().min(100).max(600_000).default(60_000),
+});
+
 export const configSchema = z.strictObject({
   /** Store location: a folder for the embedded store. Default `<root>/.loci`. */
   store: z.string().min(1).optional(),
@@ -103,6 +110,7 @@ export const configSchema = z.strictObject({
   chunking: chunkingSchema.prefault({}),
   search: searchSchema.prefault({}),
   memory: memorySchema.prefault({}),
+  llm: llmSchema.prefault({}),
 });
 
 export type LociConfig = z.infer<typeof configSchema>;

@@ -9,7 +9,7 @@ import { KnowledgeStores } from './knowledge.js';
 import { namespacePrefix, normalizeNamespace } from './namespace.js';
 import { recall as recallRecords } from './recall.js';
 import { RecordStore } from './record-store.js';
-import { checkId, checkSize, recordOf, searchableText } from './records.js';
+import { checkId, checkSize, searchableText } from './records.js';
 import { conversationHistory } from './history.js';
 import { conversationNamespace, dedupeKey, isAbort, pick, requireText, safeJson, toRecord, type AddOptions, type InteractionLog, type MemoryContext } from './inputs.js';
 import type {
@@ -33,7 +33,6 @@ export type { AddOptions, InteractionLog, MemoryContext } from './inputs.js';
 export { conversationNamespace } from './inputs.js';
 
 const DAY_MS = 86_400_000;
-const RECORD_CACHE_LIMIT = 200_000;
 const DEDUPE_KINDS: ReadonlySet<MemoryKind> = new Set(['note', 'knowledge']);
 
 /**
@@ -45,8 +44,6 @@ export class Memory {
   readonly knowledge: KnowledgeStores;
   private warm: WarmIndex | undefined;
   private readonly tails = new Map<string, string[]>();
-  private readonly cache = new Map<string, MemoryRecord>();
-  private cacheToken: string | undefined;
 
   constructor(private readonly context: MemoryContext) {
     this.records = new RecordStore(context.store, context.model);
@@ -153,7 +150,7 @@ export class Memory {
     if (options.namespaces) await this.requireNamespaces(options.namespaces);
     return recallRecords(
       {
-        lookup: (paths) => this.lookup(paths),
+        lookup: (paths) => this.records.byPaths(paths),
         retriever: await this.retriever(),
         model: this.context.model,
         weights: this.context.config.weights,
@@ -262,34 +259,6 @@ export class Memory {
     }
   }
 
-  /**
-   * Parsed records by path. Parsed records are cached until any process commits a write
-   * (the store's change token moves), so repeated recalls skip the catalog round trip.
-   */
-  private async lookup(paths: string[]): Promise<Map<string, MemoryRecord>> {
-    const token = await this.context.store.changeToken();
-    if (token !== this.cacheToken || this.cache.size > RECORD_CACHE_LIMIT) {
-      this.cache.clear();
-      this.cacheToken = token;
-    }
-    const found = new Map<string, MemoryRecord>();
-    const missing: string[] = [];
-    for (const path of paths) {
-      const cached = this.cache.get(path);
-      if (cached) found.set(path, cached);
-      else missing.push(path);
-    }
-    if (missing.length > 0) {
-      for (const [path, entry] of await this.context.store.getCatalogEntries(missing)) {
-        const record = recordOf(entry);
-        if (!record) continue;
-        found.set(path, record);
-        this.cache.set(path, record);
-      }
-    }
-    return found;
-  }
-
   private async retriever(): Promise<Retriever> {
     const embedderId = this.records.embedderId;
     if (this.context.inMemory === false) return storeRetriever(this.context.store, embedderId, MEMORY_FIELD_WEIGHTS);
@@ -311,34 +280,33 @@ export class Memory {
   private async mergeDuplicates(records: MemoryRecord[], signal?: AbortSignal): Promise<MemoryRecord[]> {
     const result: MemoryRecord[] = [];
     const byKey = new Map<string, MemoryRecord>();
-    const existingByNamespace = new Map<string, Map<string, MemoryRecord>>();
+    const populated = new Map<string, boolean>();
     for (const record of records) {
       if (!DEDUPE_KINDS.has(record.kind)) {
         result.push(record);
         continue;
       }
       throwIfAborted(signal);
-      let existing = existingByNamespace.get(record.namespace);
-      if (!existing) {
-        existing = new Map();
-        if ((await this.context.store.countCatalog(namespacePrefix(record.namespace))) > 0) {
-          for (const old of await this.records.list({ namespaces: [record.namespace], kinds: ['note', 'knowledge'] })) existing.set(dedupeKey(old), old);
+      const key = `${record.namespace}\n${dedupeKey(record)}`;
+      let twin = byKey.get(key);
+      if (!twin) {
+        let hasRecords = populated.get(record.namespace);
+        if (hasRecords === undefined) {
+          hasRecords = (await this.context.store.countCatalog(namespacePrefix(record.namespace))) > 0;
+          populated.set(record.namespace, hasRecords);
         }
-        existingByNamespace.set(record.namespace, existing);
+        if (hasRecords) twin = await this.storedTwin(record);
       }
-      const key = dedupeKey(record);
-      let twin = byKey.get(`${record.namespace}\n${key}`) ?? existing.get(key);
-      if (!twin && this.context.model && existing.size > 0) twin = await this.similarRecord(record);
       if (twin && twin.id !== record.id) {
         const merged: MemoryRecord = { ...twin, time: Math.max(twin.time, record.time), updatedAt: record.updatedAt, mergedCount: twin.mergedCount + 1 };
         if (record.metadata) merged.metadata = { ...twin.metadata, ...record.metadata };
         const index = result.indexOf(twin);
         if (index >= 0) result[index] = merged;
         else result.push(merged);
-        byKey.set(`${record.namespace}\n${key}`, merged);
+        byKey.set(key, merged);
         continue;
       }
-      byKey.set(`${record.namespace}\n${key}`, record);
+      byKey.set(key, record);
       result.push(record);
     }
     return result;
@@ -381,9 +349,19 @@ export class Memory {
     if (tail.length > this.context.config.contextWindow) tail.shift();
   }
 
-  private async similarRecord(record: MemoryRecord): Promise<MemoryRecord | undefined> {
-    const [best] = await this.recall(record.text.slice(0, 2000), { namespaces: [record.namespace], kinds: [record.kind], topK: 1, mode: 'vector', minSimilarity: this.context.config.dedupeSimilarity });
-    return best?.record;
+  /**
+   * A stored record of the same kind and namespace that this one duplicates: the same
+   * normalised text, or a vector at least `dedupeSimilarity` similar. One indexed recall
+   * finds both, so adding a note costs the same in a namespace of ten or of a million.
+   */
+  private async storedTwin(record: MemoryRecord): Promise<MemoryRecord | undefined> {
+    const key = dedupeKey(record);
+    const query = record.text.slice(0, 2000);
+    const hits = /[\p{L}\p{N}]/u.test(query) ? await this.recall(query, { namespaces: [record.namespace], kinds: [record.kind], topK: 5 }) : [];
+    const same = hits.find((hit) => dedupeKey(hit.record) === key);
+    if (same) return same.record;
+    const threshold = this.context.config.dedupeSimilarity;
+    return hits.find((hit) => this.context.model && (hit.signals.vector ?? -1) >= threshold)?.record;
   }
 }
 

@@ -10,12 +10,17 @@ import type { MemoryFilter, MemoryRecord } from './spec.js';
 
 /** Records per transaction: big enough to amortise the commit, small enough to stay responsive. */
 const WRITE_BATCH = 256;
+/** Parsed records kept for recall before the cache is dropped and refilled. */
+const RECORD_CACHE_LIMIT = 200_000;
 
 /**
  * Records on top of the store: each record is one catalog entry (its fields as JSON
  * attributes) plus its chunks, lexical rows and vectors, written atomically.
  */
 export class RecordStore {
+  private readonly cache = new Map<string, MemoryRecord>();
+  private cacheToken: string | undefined;
+
   constructor(
     readonly store: Store,
     readonly model: EmbeddingModel | undefined,
@@ -40,6 +45,34 @@ export class RecordStore {
       await this.store.writeFiles(writes);
       options.onProgress?.(Math.min(start + WRITE_BATCH, records.length), records.length);
     }
+  }
+
+  /**
+   * Parsed records by path. Parsed records are cached until any process commits a write
+   * (the store's change token moves), so repeated recalls skip the catalog round trip.
+   */
+  async byPaths(paths: string[]): Promise<Map<string, MemoryRecord>> {
+    const token = await this.store.changeToken();
+    if (token !== this.cacheToken || this.cache.size > RECORD_CACHE_LIMIT) {
+      this.cache.clear();
+      this.cacheToken = token;
+    }
+    const found = new Map<string, MemoryRecord>();
+    const missing: string[] = [];
+    for (const path of paths) {
+      const cached = this.cache.get(path);
+      if (cached) found.set(path, cached);
+      else missing.push(path);
+    }
+    if (missing.length > 0) {
+      for (const [path, entry] of await this.store.getCatalogEntries(missing)) {
+        const record = recordOf(entry);
+        if (!record) continue;
+        found.set(path, record);
+        this.cache.set(path, record);
+      }
+    }
+    return found;
   }
 
   async get(namespace: string, id: string): Promise<MemoryRecord | undefined> {

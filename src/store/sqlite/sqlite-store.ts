@@ -1,6 +1,5 @@
 import { statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
-import type { ChunkKind } from '../../chunk/spec.js';
 import { compileFilter } from '../../retrieve/filter-match.js';
 import { ftsAnyOf } from '../../retrieve/fts-query.js';
 import { TopK } from '../../retrieve/warm/top-k.js';
@@ -20,6 +19,8 @@ import type {
   VectorQuery,
 } from '../spec.js';
 import { filterToSql } from './filter-sql.js';
+import { symbolKeys, toCatalogEntry, toChunkRecord, type CatalogRow, type ChunkRow } from './rows.js';
+import { prepareStatements, type Statements } from './statements.js';
 import { openDatabase, wrapSqliteError } from './open-database.js';
 import { decodeVector, encodeVector } from './vector-codec.js';
 
@@ -30,41 +31,13 @@ export interface SqliteStoreOptions {
   create?: boolean;
 }
 
-interface CatalogRow {
-  path: string;
-  size: number;
-  mtime_ms: number;
-  content_hash: string;
-  language: string;
-  chunker: string;
-  embedder: string;
-  chunk_count: number;
-  indexed_at: number;
-  attributes: string | null;
-}
-
-interface ChunkRow {
-  id: number;
-  chunk_id: string;
-  content_hash: string;
-  path: string;
-  start_line: number;
-  end_line: number;
-  language: string;
-  kind: string;
-  symbol: string | null;
-  symbols: string;
-  heading_path: string;
-  text: string;
-}
-
 export function openSqliteStore(options: SqliteStoreOptions): Store {
   return new SqliteStore(options.file, openDatabase({ file: options.file, create: options.create ?? false }));
 }
 
 class SqliteStore implements Store {
   readonly kind = 'sqlite';
-  private readonly statements;
+  private readonly statements: Statements;
   /** Lexicon ids are immutable once assigned, so a cached id is always right. */
   private termIds: Map<string, number> | undefined;
   private writes = 0;
@@ -73,47 +46,7 @@ class SqliteStore implements Store {
     readonly location: string,
     private readonly db: Database.Database,
   ) {
-    this.statements = {
-      catalogAll: db.prepare('SELECT * FROM files ORDER BY path'),
-      catalogUnder: db.prepare('SELECT * FROM files WHERE path >= ? AND path < ? ORDER BY path'),
-      outline: db.prepare('SELECT path, start_line, symbol FROM chunks WHERE symbol IS NOT NULL ORDER BY path, start_line').raw(),
-      countUnder: db.prepare('SELECT count(*) FROM files WHERE path >= ? AND path < ?').pluck(),
-      catalogMany: db.prepare('SELECT * FROM files WHERE path IN (SELECT value FROM json_each(?))'),
-      catalogOne: db.prepare('SELECT * FROM files WHERE path = ?'),
-      chunkIdsOfPath: db.prepare('SELECT id FROM chunks WHERE path = ?').pluck(),
-      deleteFts: db.prepare('DELETE FROM chunk_fts WHERE rowid = ?'),
-      deleteTerms: db.prepare('DELETE FROM chunk_terms WHERE chunk = ?'),
-      deleteSymbols: db.prepare('DELETE FROM symbol_names WHERE chunk = ?'),
-      insertSymbol: db.prepare('INSERT INTO symbol_names (name, chunk) VALUES (?, ?)'),
-      insertTerms: db.prepare('INSERT INTO chunk_terms (chunk, data) VALUES (?, ?)'),
-      insertTerm: db.prepare('INSERT INTO lexicon (term) VALUES (?) ON CONFLICT(term) DO NOTHING'),
-      termId: db.prepare('SELECT id FROM lexicon WHERE term = ?').pluck(),
-      lexiconAfter: db.prepare('SELECT id, term FROM lexicon WHERE id > ? ORDER BY id').raw(),
-      liveRowIds: db.prepare('SELECT id FROM chunks ORDER BY id').pluck(),
-      deleteChunksOfPath: db.prepare('DELETE FROM chunks WHERE path = ?'),
-      deleteFile: db.prepare('DELETE FROM files WHERE path = ?'),
-      insertChunk: db.prepare(`INSERT INTO chunks (chunk_id, content_hash, path, start_line, end_line, language, kind, symbol, symbols, heading_path, text)
-        VALUES (@chunkId, @contentHash, @path, @startLine, @endLine, @language, @kind, @symbol, @symbols, @headingPath, @text)`),
-      insertFts: db.prepare('INSERT INTO chunk_fts (rowid, path, symbols, heading, body) VALUES (?, ?, ?, ?, ?)'),
-      insertVector: db.prepare('INSERT OR IGNORE INTO embeddings (embedder, content_hash, vector, created_at) VALUES (?, ?, ?, ?)'),
-      upsertFile: db.prepare(`INSERT INTO files (path, size, mtime_ms, content_hash, language, chunker, embedder, chunk_count, indexed_at, attributes)
-        VALUES (@path, @size, @mtimeMs, @contentHash, @language, @chunker, @embedder, @chunkCount, @indexedAt, @attributes)
-        ON CONFLICT(path) DO UPDATE SET size = excluded.size, mtime_ms = excluded.mtime_ms, content_hash = excluded.content_hash,
-          language = excluded.language, chunker = excluded.chunker, embedder = excluded.embedder,
-          chunk_count = excluded.chunk_count, indexed_at = excluded.indexed_at, attributes = excluded.attributes`),
-      touchFile: db.prepare('UPDATE files SET size = ?, mtime_ms = ? WHERE path = ?'),
-      meta: db.prepare('SELECT key, value FROM meta'),
-      getMeta: db.prepare('SELECT value FROM meta WHERE key = ?').pluck(),
-      setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
-      cachedVectors: db.prepare('SELECT content_hash, vector FROM embeddings WHERE embedder = ? AND content_hash IN (SELECT value FROM json_each(?))'),
-      chunksByIds: db.prepare('SELECT * FROM chunks WHERE id IN (SELECT value FROM json_each(?))'),
-      vectorRows: db.prepare(`SELECT c.id, c.path, c.language, e.vector FROM chunks c
-        JOIN embeddings e ON e.embedder = ? AND e.content_hash = c.content_hash`),
-      scanRows: db.prepare(`SELECT c.id, c.path, c.language, t.data, e.vector FROM chunks c
-        JOIN chunk_terms t ON t.chunk = c.id
-        LEFT JOIN embeddings e ON e.embedder = ? AND e.content_hash = c.content_hash
-        WHERE c.id > ? ORDER BY c.id`),
-    };
+    this.statements = prepareStatements(db);
   }
 
   async getMeta(): Promise<IndexMeta> {
@@ -436,48 +369,4 @@ class SqliteStore implements Store {
       throw wrapSqliteError(error, this.location);
     }
   }
-}
-
-/** Each symbol under its whole qualified name and its last segment, lower-cased. */
-function symbolKeys(symbols: string[]): Set<string> {
-  const keys = new Set<string>();
-  for (const symbol of symbols) {
-    const lower = symbol.toLowerCase();
-    keys.add(lower);
-    keys.add(lower.slice(lower.lastIndexOf('.') + 1));
-  }
-  return keys;
-}
-
-function toCatalogEntry(row: CatalogRow): CatalogEntry {
-  return {
-    path: row.path,
-    size: row.size,
-    mtimeMs: row.mtime_ms,
-    contentHash: row.content_hash,
-    language: row.language,
-    chunker: row.chunker,
-    embedder: row.embedder,
-    chunkCount: row.chunk_count,
-    indexedAt: row.indexed_at,
-    ...(row.attributes !== null ? { attributes: row.attributes } : {}),
-  };
-}
-
-function toChunkRecord(row: ChunkRow): ChunkRecord {
-  const record: ChunkRecord = {
-    rowId: row.id,
-    chunkId: row.chunk_id,
-    contentHash: row.content_hash,
-    path: row.path,
-    startLine: row.start_line,
-    endLine: row.end_line,
-    language: row.language,
-    kind: row.kind as ChunkKind,
-    symbols: JSON.parse(row.symbols) as string[],
-    headingPath: JSON.parse(row.heading_path) as string[],
-    text: row.text,
-  };
-  if (row.symbol !== null) record.symbol = row.symbol;
-  return record;
 }

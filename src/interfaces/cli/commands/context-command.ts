@@ -80,8 +80,8 @@ export function registerContextCommands(program: Command, io: CliIo): void {
     .option('--json', 'print {"answer","sources","tokens","conversationId"} instead of streaming')
     .action(async (words: string[], flags: ContextFlags) => {
       const question = words.join(' ');
-      const chat = chatModelFromEnv(io.env);
       await withEngine(io, flags, async (loci) => {
+        const chat = chatModelFromEnv(io.env, loci.config.llm);
         const memory = await loci.memory();
         const conversationId = flags.conversation ?? 'default';
         const built = await buildContext(loci, question, await toOptions(loci, io, flags, question, chat));
@@ -132,7 +132,7 @@ async function toOptions(loci: Loci, io: CliIo, flags: ContextFlags, question: s
   if (flags.repoMap) options.repoMapTokens = int(flags.repoMap, '--repo-map');
   if (flags.template) options.template = loadTemplate(flags.template);
   if (flags.system) options.system = flags.system;
-  if (flags.pickFiles) options.pickFilesWith = chat ?? chatModelFromEnv(io.env);
+  if (flags.pickFiles) options.pickFilesWith = chat ?? chatModelFromEnv(io.env, loci.config.llm);
   const reranker = await rerankerFor(flags.rerank ?? 'none', loci, io, chat);
   if (reranker) options.reranker = reranker;
   if (flags.conversation) {
@@ -157,7 +157,7 @@ async function rerankerFor(kind: string, loci: Loci, io: CliIo, chat?: ChatModel
       return mmrReranker(async (texts, signal) => (await embedMany({ model, values: texts, purpose: 'document', ...(signal ? { abortSignal: signal } : {}) })).embeddings);
     }
     case 'llm':
-      return llmYesNoReranker(chat ?? chatModelFromEnv(io.env));
+      return llmYesNoReranker(chat ?? chatModelFromEnv(io.env, loci.config.llm));
     case 'cohere':
     case 'voyage': {
       const baseUrl = io.env.LOCI_RERANK_BASE_URL ?? (kind === 'cohere' ? 'https://api.cohere.com/v2' : 'https://api.voyageai.com/v1');

@@ -1,0 +1,80 @@
+import type Database from 'better-sqlite3';
+
+/** Every statement the SQLite store runs, prepared once per connection. */
+/** The store's prepared statements, by name. */
+export interface Statements {
+  catalogAll: Database.Statement;
+  catalogUnder: Database.Statement;
+  outline: Database.Statement;
+  countUnder: Database.Statement;
+  catalogMany: Database.Statement;
+  catalogOne: Database.Statement;
+  chunkIdsOfPath: Database.Statement;
+  deleteFts: Database.Statement;
+  deleteTerms: Database.Statement;
+  deleteSymbols: Database.Statement;
+  insertSymbol: Database.Statement;
+  insertTerms: Database.Statement;
+  insertTerm: Database.Statement;
+  termId: Database.Statement;
+  lexiconAfter: Database.Statement;
+  liveRowIds: Database.Statement;
+  deleteChunksOfPath: Database.Statement;
+  deleteFile: Database.Statement;
+  insertChunk: Database.Statement;
+  insertFts: Database.Statement;
+  insertVector: Database.Statement;
+  upsertFile: Database.Statement;
+  touchFile: Database.Statement;
+  meta: Database.Statement;
+  getMeta: Database.Statement;
+  setMeta: Database.Statement;
+  cachedVectors: Database.Statement;
+  chunksByIds: Database.Statement;
+  vectorRows: Database.Statement;
+  scanRows: Database.Statement;
+}
+
+export function prepareStatements(db: Database.Database): Statements {
+  return {
+    catalogAll: db.prepare('SELECT * FROM files ORDER BY path'),
+    catalogUnder: db.prepare('SELECT * FROM files WHERE path >= ? AND path < ? ORDER BY path'),
+    outline: db.prepare('SELECT path, start_line, symbol FROM chunks WHERE symbol IS NOT NULL ORDER BY path, start_line').raw(),
+    countUnder: db.prepare('SELECT count(*) FROM files WHERE path >= ? AND path < ?').pluck(),
+    catalogMany: db.prepare('SELECT * FROM files WHERE path IN (SELECT value FROM json_each(?))'),
+    catalogOne: db.prepare('SELECT * FROM files WHERE path = ?'),
+    chunkIdsOfPath: db.prepare('SELECT id FROM chunks WHERE path = ?').pluck(),
+    deleteFts: db.prepare('DELETE FROM chunk_fts WHERE rowid = ?'),
+    deleteTerms: db.prepare('DELETE FROM chunk_terms WHERE chunk = ?'),
+    deleteSymbols: db.prepare('DELETE FROM symbol_names WHERE chunk = ?'),
+    insertSymbol: db.prepare('INSERT INTO symbol_names (name, chunk) VALUES (?, ?)'),
+    insertTerms: db.prepare('INSERT INTO chunk_terms (chunk, data) VALUES (?, ?)'),
+    insertTerm: db.prepare('INSERT INTO lexicon (term) VALUES (?) ON CONFLICT(term) DO NOTHING'),
+    termId: db.prepare('SELECT id FROM lexicon WHERE term = ?').pluck(),
+    lexiconAfter: db.prepare('SELECT id, term FROM lexicon WHERE id > ? ORDER BY id').raw(),
+    liveRowIds: db.prepare('SELECT id FROM chunks ORDER BY id').pluck(),
+    deleteChunksOfPath: db.prepare('DELETE FROM chunks WHERE path = ?'),
+    deleteFile: db.prepare('DELETE FROM files WHERE path = ?'),
+    insertChunk: db.prepare(`INSERT INTO chunks (chunk_id, content_hash, path, start_line, end_line, language, kind, symbol, symbols, heading_path, text)
+      VALUES (@chunkId, @contentHash, @path, @startLine, @endLine, @language, @kind, @symbol, @symbols, @headingPath, @text)`),
+    insertFts: db.prepare('INSERT INTO chunk_fts (rowid, path, symbols, heading, body) VALUES (?, ?, ?, ?, ?)'),
+    insertVector: db.prepare('INSERT OR IGNORE INTO embeddings (embedder, content_hash, vector, created_at) VALUES (?, ?, ?, ?)'),
+    upsertFile: db.prepare(`INSERT INTO files (path, size, mtime_ms, content_hash, language, chunker, embedder, chunk_count, indexed_at, attributes)
+      VALUES (@path, @size, @mtimeMs, @contentHash, @language, @chunker, @embedder, @chunkCount, @indexedAt, @attributes)
+      ON CONFLICT(path) DO UPDATE SET size = excluded.size, mtime_ms = excluded.mtime_ms, content_hash = excluded.content_hash,
+        language = excluded.language, chunker = excluded.chunker, embedder = excluded.embedder,
+        chunk_count = excluded.chunk_count, indexed_at = excluded.indexed_at, attributes = excluded.attributes`),
+    touchFile: db.prepare('UPDATE files SET size = ?, mtime_ms = ? WHERE path = ?'),
+    meta: db.prepare('SELECT key, value FROM meta'),
+    getMeta: db.prepare('SELECT value FROM meta WHERE key = ?').pluck(),
+    setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
+    cachedVectors: db.prepare('SELECT content_hash, vector FROM embeddings WHERE embedder = ? AND content_hash IN (SELECT value FROM json_each(?))'),
+    chunksByIds: db.prepare('SELECT * FROM chunks WHERE id IN (SELECT value FROM json_each(?))'),
+    vectorRows: db.prepare(`SELECT c.id, c.path, c.language, e.vector FROM chunks c
+      JOIN embeddings e ON e.embedder = ? AND e.content_hash = c.content_hash`),
+    scanRows: db.prepare(`SELECT c.id, c.path, c.language, t.data, e.vector FROM chunks c
+      JOIN chunk_terms t ON t.chunk = c.id
+      LEFT JOIN embeddings e ON e.embedder = ? AND e.content_hash = c.content_hash
+      WHERE c.id > ? ORDER BY c.id`),
+  };
+}
