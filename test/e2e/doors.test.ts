@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -115,6 +116,73 @@ describe('HTTP API', () => {
     const run = await runLoci(['serve', '--root', repo, '--host', '0.0.0.0', '--port', '0'], { cwd: workspace });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/Refusing to listen on 0\.0\.0\.0 without a token/);
+  });
+});
+
+describe('client examples in docs/clients', () => {
+  const clients = new URL('../../docs/clients/', import.meta.url);
+  const routeOf: Record<string, string> = { Search: '/v1/search', Remember: '/v1/memory/records', Recall: '/v1/memory/recall' };
+
+  /** Every key at any depth of a JSON value. */
+  const keysOf = (value: unknown, into = new Set<string>()): Set<string> => {
+    if (Array.isArray(value)) for (const entry of value) keysOf(entry, into);
+    else if (value && typeof value === 'object') for (const [key, entry] of Object.entries(value)) keysOf(entry, into.add(key));
+    return into;
+  };
+
+  /** Field names per type: `json:"x"` tags in Go structs, JsonPropertyName("x") in C# classes. */
+  const fieldsByType = (source: string, typePattern: RegExp, fieldPattern: RegExp) => {
+    const out = new Map<string, string[]>();
+    const starts = [...source.matchAll(typePattern)];
+    starts.forEach((match, index) => {
+      const body = source.slice(match.index, starts[index + 1]?.index ?? source.length);
+      out.set(match[1] as string, [...body.matchAll(fieldPattern)].map((field) => field[1] as string));
+    });
+    return out;
+  };
+
+  async function checkAgainstApi(types: Map<string, string[]>) {
+    const openapi = await (await call('/openapi.json')).json();
+    const samples: Record<string, unknown> = {
+      Search: { query: 'refund the charge', topK: 2 },
+      Remember: { namespace: 'docs/clients', text: 'client example memory' },
+      Recall: { query: 'client example', namespaces: ['docs/clients'] },
+    };
+    expect((await post('/v1/memory/records', samples.Remember)).status).toBe(201);
+    let checked = 0;
+    for (const [name, fields] of types) {
+      const kind = name.replace(/(Request|Response)$/, '');
+      const route = routeOf[kind];
+      if (!route || fields.length === 0) continue;
+      if (name.endsWith('Request')) {
+        const properties = Object.keys(openapi.paths[route].post.requestBody.content['application/json'].schema.properties);
+        expect(properties, `${name} fields must exist in the OpenAPI schema of ${route}`).toEqual(expect.arrayContaining(fields));
+      } else {
+        const reply = await (await post(route, samples[kind])).json();
+        expect([...keysOf(reply)], `${name} fields must appear in a real ${route} reply`).toEqual(expect.arrayContaining(fields));
+      }
+      checked++;
+    }
+    return checked;
+  }
+
+  it('Go structs match the OpenAPI request schemas and real replies', async () => {
+    const source = await readFile(new URL('loci.go', clients), 'utf8');
+    const types = fieldsByType(source, /^type (\w+) struct/gm, /json:"(\w+)/g);
+    expect(await checkAgainstApi(types)).toBeGreaterThanOrEqual(5);
+  });
+
+  it('C# classes match the OpenAPI request schemas and real replies', async () => {
+    const source = await readFile(new URL('LociClient.cs', clients), 'utf8');
+    const types = fieldsByType(source, /^public sealed class (\w+)/gm, /JsonPropertyName\("(\w+)"\)/g);
+    types.set('RecallResponse', [...(types.get('RecallResponse') ?? []), ...(types.get('RecallHit') ?? [])]);
+    expect(await checkAgainstApi(types)).toBeGreaterThanOrEqual(3);
+  });
+
+  it('the curl script runs against the server', async () => {
+    const out = execFileSync('bash', [new URL('curl.sh', clients).pathname], { env: { PATH: process.env.PATH ?? '', LOCI_URL: base, LOCI_TOKEN: token }, encoding: 'utf8' });
+    expect(out).toMatch(/"results"/);
+    expect(out).toMatch(/"tokens"/);
   });
 });
 
