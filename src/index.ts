@@ -40,5 +40,6 @@ export type { Reranker, RerankOptions } from './context/rerank/spec.js';
 export { llmYesNoReranker } from './context/rerank/llm-yes-no.js';
 export { apiReranker, type ApiRerankerOptions } from './context/rerank/api-reranker.js';
 export { mmrReranker } from './context/rerank/mmr.js';
+export { crossEncoderReranker, type CrossEncoderOptions } from './context/rerank/cross-encoder.js';
 export { openAICompatibleChat, chatModelFromEnv, type OpenAICompatibleChatOptions } from './llm/openai-compatible.js';
 export type { ChatModel, ChatMessage, ChatRequest, ChatResult } from './llm/spec.js';

@@ -184,3 +184,18 @@ describe('rerankers', () => {
     expect(ranked.map((chosen) => chosen.path)).toEqual(['b.ts', 'a.ts']);
   });
 });
+
+describe('cross-encoder reranker (tiny ONNX model built by the test)', () => {
+  it('reads query and snippet together and ranks the related snippet first', async () => {
+    const { writeTinyModelFolder } = await import('../embed/local/test-support/tiny-model-folder.js');
+    const { crossEncoderReranker } = await import('./rerank/cross-encoder.js');
+    const folder = join(workspace, 'tiny-cross-encoder');
+    await writeTinyModelFolder(folder, { refunds: ['refund', 'charge', 'money', 'back'], cats: ['cat', 'sofa', 'sleeps'], files: ['json', 'parse', 'file'] }, 8, 'cross-encoder');
+    const reranker = await crossEncoderReranker({ model: folder, dtype: 'fp32', batchSize: 2 });
+    const candidates = [item('cats.ts', 1, 1, 0.9, 'cat sleeps sofa'), item('json.ts', 1, 1, 0.8, 'parse json file'), item('refund.ts', 1, 1, 0.1, 'refund charge money')];
+    const ranked = await reranker.rerank('give the money back', candidates, { topK: 3 });
+    expect(ranked.map((chosen) => chosen.path)).toEqual(['refund.ts', expect.any(String), expect.any(String)]);
+    expect((ranked[0] as ContextItem).score).toBeGreaterThan((ranked[1] as ContextItem).score);
+    await expect(crossEncoderReranker({ model: join(workspace, 'missing-model') })).rejects.toMatchObject({ code: 'EMBEDDER_UNAVAILABLE' });
+  });
+});

@@ -20,7 +20,7 @@ interface FeatureExtractor {
   (texts: string[], options: { pooling: 'mean'; normalize: boolean }): Promise<{ data: Float32Array; dims: number[] }>;
 }
 
-interface TransformersModule {
+export interface TransformersModule {
   env: { allowRemoteModels: boolean; allowLocalModels: boolean; localModelPath: string; cacheDir: string | null };
   pipeline(task: 'feature-extraction', model: string, options: { dtype?: string; local_files_only?: boolean }): Promise<FeatureExtractor>;
 }
@@ -28,7 +28,7 @@ interface TransformersModule {
 const INSTALL_HINT = 'Install it with: ONNXRUNTIME_NODE_INSTALL=skip npm install @huggingface/transformers';
 
 /** Imported on first use only: the package and its ONNX runtime are large and optional. */
-async function loadTransformers(): Promise<TransformersModule> {
+export async function loadTransformers(): Promise<TransformersModule> {
   try {
     return (await import('@huggingface/transformers')) as unknown as TransformersModule;
   } catch (error) {
@@ -40,11 +40,10 @@ async function loadTransformers(): Promise<TransformersModule> {
 }
 
 /**
- * Local ONNX sentence embeddings through transformers.js (what Continue and Aye Chat run):
- * a hub id or a local folder, quantised weights by default, mean pooling, L2-normalised.
+ * Points transformers.js at a hub id or a local folder (never the network for a folder or
+ * offline), and returns the name to load it by.
  */
-export async function createTransformersEmbedder(options: TransformersOptions): Promise<EmbeddingModel> {
-  const transformers = await loadTransformers();
+export function locateModel(transformers: TransformersModule, options: { model: string; offline?: boolean; cacheDir?: string }): { modelName: string; isFolder: boolean } {
   const isFolder = isAbsolute(options.model) || options.model.startsWith('.') || existsSync(options.model);
   let modelName = options.model;
   if (isFolder) {
@@ -56,6 +55,16 @@ export async function createTransformersEmbedder(options: TransformersOptions): 
   transformers.env.allowLocalModels = true;
   transformers.env.allowRemoteModels = !(options.offline || isFolder);
   if (options.cacheDir) transformers.env.cacheDir = options.cacheDir;
+  return { modelName, isFolder };
+}
+
+/**
+ * Local ONNX sentence embeddings through transformers.js (what Continue and Aye Chat run):
+ * a hub id or a local folder, quantised weights by default, mean pooling, L2-normalised.
+ */
+export async function createTransformersEmbedder(options: TransformersOptions): Promise<EmbeddingModel> {
+  const transformers = await loadTransformers();
+  const { modelName, isFolder } = locateModel(transformers, options);
   let extractor: FeatureExtractor;
   try {
     extractor = await transformers.pipeline('feature-extraction', modelName, {

@@ -77,3 +77,42 @@ export function tinyBertOnnx(embeddings: Float32Array, vocabularySize: number, d
     [8, 'message', [[1, 'string', ''], [2, 'varint', 13]]],
   ]);
 }
+
+/**
+ * A BERT-shaped cross-encoder: logits = (Σ rows of segment A) · (Σ rows of segment B), split
+ * by token_type_ids. Query and snippet that share topic words score high, unrelated ones
+ * near zero: a real (tiny) relevance model for exercising the reranker end to end.
+ */
+export function tinyCrossEncoderOnnx(embeddings: Float32Array, vocabularySize: number, dimensions: number): Uint8Array {
+  const keepdims = (value: number): Field => [5, 'message', [[1, 'string', 'keepdims'], [20, 'varint', 2], [3, 'varint', value]]];
+  const toFloat: Field = [5, 'message', [[1, 'string', 'to'], [20, 'varint', 2], [3, 'varint', FLOAT]]];
+  const graph: Field[] = [
+    node('Gather', ['embeddings', 'input_ids'], ['gathered']),
+    node('Cast', ['attention_mask'], ['mask_float'], [toFloat]),
+    node('Cast', ['token_type_ids'], ['type_float'], [toFloat]),
+    node('Mul', ['mask_float', 'type_float'], ['mask_b']),
+    node('Sub', ['mask_float', 'mask_b'], ['mask_a']),
+    node('Unsqueeze', ['mask_a', 'axis_2'], ['mask_a3']),
+    node('Unsqueeze', ['mask_b', 'axis_2'], ['mask_b3']),
+    node('Mul', ['gathered', 'mask_a3'], ['rows_a']),
+    node('Mul', ['gathered', 'mask_b3'], ['rows_b']),
+    node('ReduceSum', ['rows_a', 'axis_1'], ['sum_a'], [keepdims(0)]),
+    node('ReduceSum', ['rows_b', 'axis_1'], ['sum_b'], [keepdims(0)]),
+    node('Mul', ['sum_a', 'sum_b'], ['product']),
+    node('ReduceSum', ['product', 'axis_1'], ['logits'], [keepdims(1)]),
+    [2, 'string', 'tiny-cross-encoder'],
+    tensor('embeddings', FLOAT, [vocabularySize, dimensions], new Uint8Array(embeddings.buffer, embeddings.byteOffset, embeddings.byteLength)),
+    tensor('axis_1', INT64, [1], new Uint8Array(new BigInt64Array([1n]).buffer)),
+    tensor('axis_2', INT64, [1], new Uint8Array(new BigInt64Array([2n]).buffer)),
+    valueInfo('input_ids', INT64, ['batch', 'sequence']),
+    valueInfo('attention_mask', INT64, ['batch', 'sequence']),
+    valueInfo('token_type_ids', INT64, ['batch', 'sequence']),
+  ];
+  graph.push([12, 'message', [[1, 'string', 'logits'], [2, 'message', tensorType(FLOAT, ['batch', 1])]]]);
+  return encodeMessage([
+    [1, 'varint', 8],
+    [2, 'string', 'loci-tests'],
+    [7, 'message', graph],
+    [8, 'message', [[1, 'string', ''], [2, 'varint', 13]]],
+  ]);
+}

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { tinyBertOnnx } from './onnx-writer.js';
+import { tinyBertOnnx, tinyCrossEncoderOnnx } from './onnx-writer.js';
 
 const special = ['[PAD]', '[UNK]', '[CLS]', '[SEP]'];
 
@@ -9,7 +9,7 @@ const special = ['[PAD]', '[UNK]', '[CLS]', '[SEP]'];
  * tokenizer_config.json, onnx/model.onnx) whose word vectors are given by hand: words
  * that share a topic share a direction, so similarity is meaningful.
  */
-export async function writeTinyModelFolder(folder: string, topics: Record<string, string[]>, dimensions = 8): Promise<string[]> {
+export async function writeTinyModelFolder(folder: string, topics: Record<string, string[]>, dimensions = 8, kind: 'feature-extraction' | 'cross-encoder' = 'feature-extraction'): Promise<string[]> {
   const words = [...special];
   const vectors: number[][] = special.map(() => new Array<number>(dimensions).fill(0));
   Object.values(topics).forEach((topicWords, topicIndex) => {
@@ -23,8 +23,19 @@ export async function writeTinyModelFolder(folder: string, topics: Record<string
   const embeddings = Float32Array.from(vectors.flat());
   const vocab = Object.fromEntries(words.map((word, index) => [word, index]));
   await mkdir(join(folder, 'onnx'), { recursive: true });
-  await writeFile(join(folder, 'onnx', 'model.onnx'), tinyBertOnnx(embeddings, words.length, dimensions));
-  await writeFile(join(folder, 'config.json'), JSON.stringify({ model_type: 'bert', architectures: ['BertModel'], hidden_size: dimensions, vocab_size: words.length, max_position_embeddings: 512 }));
+  const crossEncoder = kind === 'cross-encoder';
+  await writeFile(join(folder, 'onnx', 'model.onnx'), crossEncoder ? tinyCrossEncoderOnnx(embeddings, words.length, dimensions) : tinyBertOnnx(embeddings, words.length, dimensions));
+  await writeFile(
+    join(folder, 'config.json'),
+    JSON.stringify({
+      model_type: 'bert',
+      architectures: [crossEncoder ? 'BertForSequenceClassification' : 'BertModel'],
+      hidden_size: dimensions,
+      vocab_size: words.length,
+      max_position_embeddings: 512,
+      ...(crossEncoder ? { num_labels: 1, id2label: { 0: 'LABEL_0' }, label2id: { LABEL_0: 0 } } : {}),
+    }),
+  );
   await writeFile(join(folder, 'tokenizer_config.json'), JSON.stringify({ tokenizer_class: 'BertTokenizer', do_lower_case: true, model_max_length: 512, cls_token: '[CLS]', sep_token: '[SEP]', pad_token: '[PAD]', unk_token: '[UNK]' }));
   const specialToken = (content: string, id: number) => ({ id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true });
   await writeFile(

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { buildContext, type BuiltContext, type ContextOptions } from '../../../context/build-context.js';
 import { apiReranker } from '../../../context/rerank/api-reranker.js';
+import { crossEncoderReranker } from '../../../context/rerank/cross-encoder.js';
 import { llmYesNoReranker } from '../../../context/rerank/llm-yes-no.js';
 import { mmrReranker } from '../../../context/rerank/mmr.js';
 import type { Reranker } from '../../../context/rerank/spec.js';
@@ -53,7 +54,7 @@ function contextOptions(command: Command): Command {
     .option('--include <path>', 'always send this file whole (repeatable; @path in the question works too)', collect)
     .option('--all [mask]', 'send every indexed file matching the glob mask (default all), or fail with the size')
     .option('--no-small-project', 'never send a small project whole (default: under 200 files and 170 KB, send everything)')
-    .option('--rerank <kind>', 'none (default), mmr, llm (yes/no by the chat model), cohere or voyage (LOCI_RERANK_BASE_URL, LOCI_RERANK_MODEL, LOCI_RERANK_API_KEY)', 'none')
+    .option('--rerank <kind>', 'none (default), mmr, llm (yes/no by the chat model), cross-encoder (transformers.js, LOCI_RERANK_MODEL), cohere or voyage (LOCI_RERANK_BASE_URL, LOCI_RERANK_MODEL, LOCI_RERANK_API_KEY)', 'none')
     .option('--pick-files', 'let the chat model pick files from a repo map; picks boost the ranking')
     .option('--repo-map <tokens>', 'prepend a repo map of at most this many tokens')
     .option('--template <file>', 'custom prompt template with {{system}}, {{history}}, {{context}}, {{question}}')
@@ -156,6 +157,8 @@ async function rerankerFor(kind: string, loci: Loci, io: CliIo, chat?: ChatModel
       if (!model) throw new LociError('NOT_SUPPORTED', '--rerank mmr needs vectors, and this index has none (embedder none).');
       return mmrReranker(async (texts, signal) => (await embedMany({ model, values: texts, purpose: 'document', ...(signal ? { abortSignal: signal } : {}) })).embeddings);
     }
+    case 'cross-encoder':
+      return crossEncoderReranker({ model: io.env.LOCI_RERANK_MODEL ?? 'Xenova/ms-marco-MiniLM-L-6-v2', offline: loci.config.embedderOptions.offline });
     case 'llm':
       return llmYesNoReranker(chat ?? chatModelFromEnv(io.env, loci.config.llm));
     case 'cohere':
@@ -166,7 +169,7 @@ async function rerankerFor(kind: string, loci: Loci, io: CliIo, chat?: ChatModel
       return apiReranker({ format: kind, baseUrl, model, ...(apiKey ? { apiKey } : {}) });
     }
     default:
-      throw new LociError('INVALID_ARGUMENT', `--rerank must be none, mmr, llm, cohere or voyage; got "${kind}".`);
+      throw new LociError('INVALID_ARGUMENT', `--rerank must be none, mmr, llm, cross-encoder, cohere or voyage; got "${kind}".`);
   }
 }
 
