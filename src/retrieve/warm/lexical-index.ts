@@ -43,6 +43,7 @@ export class LexicalIndex {
   private deadSlots = 0;
   private liveTokens = 0;
   private accumulator = new Float64Array(1024);
+  private members: Uint8Array | undefined;
 
   constructor(
     readonly weights: LexicalWeights,
@@ -111,11 +112,40 @@ export class LexicalIndex {
     const rows = this.slotOfRow.size;
     if (rows === 0 || limit <= 0) return [];
     const averageLength = this.liveTokens / rows;
+    // A selective prefix (a namespace, a folder): score only its rows, either document at a
+    // time or by marking them so postings of other rows are skipped.
+    let members: Uint8Array | undefined;
+    let candidates: number[] | undefined;
     if (accept?.prefixes) {
-      const candidates = this.folders.under(accept.prefixes);
-      // A selective prefix (a namespace, a folder): score just its rows, document at a time.
-      if (candidates.length * 8 < rows) return this.searchSlots(terms, limit, accept, candidates, rows, averageLength);
+      candidates = this.folders.under(accept.prefixes);
+      if (candidates.length * 8 < rows) {
+        // Pick the cheaper walk: every posting of the query terms, or every term of the
+        // marked rows (a short linear scan each). Both give the same scores.
+        const unique = new Set(terms);
+        let postingsCost = 0;
+        for (const term of unique) {
+          const termId = this.termIds.get(term);
+          postingsCost += termId === undefined ? 0 : (this.postings.get(termId)?.length ?? 0);
+        }
+        if (candidates.length * unique.size * 4 < postingsCost) return this.searchSlots(terms, limit, accept, candidates, rows, averageLength);
+        members = this.membership();
+        for (const slot of candidates) members[slot] = 1;
+      }
     }
+    try {
+      return this.scoreTermAtATime(terms, limit, accept, rows, averageLength, members);
+    } finally {
+      if (members && candidates) for (const slot of candidates) members[slot] = 0;
+    }
+  }
+
+  /** A zeroed byte per slot, reused across searches (callers clear what they set). */
+  private membership(): Uint8Array {
+    if (!this.members || this.members.length < this.slotRowIds.length) this.members = new Uint8Array(this.slotRowIds.length);
+    return this.members;
+  }
+
+  private scoreTermAtATime(terms: readonly string[], limit: number, accept: RowFilter | undefined, rows: number, averageLength: number, members: Uint8Array | undefined): ScoredRow[] {
     const accumulator = this.accumulator;
     const touched: number[] = [];
     for (const term of new Set(terms)) {
@@ -128,7 +158,7 @@ export class LexicalIndex {
       const { slots, weighted, length } = postings;
       for (let index = 0; index < length; index++) {
         const slot = slots[index] as number;
-        if (this.slotAlive[slot] === 0) continue;
+        if (this.slotAlive[slot] === 0 || (members !== undefined && members[slot] === 0)) continue;
         const frequency = weighted[index] as number;
         if (frequency <= 0) continue;
         const norm = K1 * (1 - B + (B * (this.slotLengths[slot] as number)) / averageLength);

@@ -123,28 +123,32 @@ describe('FlatVectorIndex prefix filters', () => {
 });
 
 describe('LexicalIndex prefix filters', () => {
-  it('scores a selective prefix document-at-a-time exactly as the postings path does', async () => {
+  it('scores a selective prefix (document at a time, or over marked postings) exactly as the plain filter does', async () => {
     const { LexicalIndex } = await import('./lexical-index.js');
     const { compileFilter } = await import('../filter-match.js');
     const termIds = new Map<string, number>();
     const words = ['alpha', 'beta', 'gamma', 'delta', 'omega', 'sigma', 'tau', 'phi'];
     words.forEach((word, index) => termIds.set(word, index + 1));
-    const index = new LexicalIndex({ path: 1, symbols: 2, heading: 0.5, body: 1 }, termIds);
-    let seed = 11;
-    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
-    for (let row = 1; row <= 2000; row++) {
-      const chosen = [...new Set(Array.from({ length: 1 + Math.floor(random() * 5) }, () => 1 + Math.floor(random() * words.length)))].sort((a, b) => a - b);
-      const frequencies = new Uint16Array(chosen.length * 4).map(() => Math.floor(random() * 3));
-      const fieldLengths = [1, 2, 3, 10 + Math.floor(random() * 20)];
-      index.add(row, { path: `ns/n${row % 40}/#r${row}`, language: 'note' }, { termIds: Uint32Array.from(chosen), frequencies, fieldLengths } as never);
-    }
-    for (let row = 1; row <= 2000; row += 7) index.remove(row);
-    for (const prefixes of [['ns/n7/'], ['ns/n1'], ['ns/n3/', 'ns/n4/']]) {
-      const accept = compileFilter({ pathPrefixes: prefixes });
-      const plain = (path: string, language: string) => (accept as (p: string, l: string) => boolean)(path, language);
-      const fast = index.search(['alpha', 'gamma', 'phi', 'unknown'], 15, accept);
-      expect(fast.length).toBeGreaterThan(0);
-      expect(fast).toEqual(index.search(['alpha', 'gamma', 'phi', 'unknown'], 15, plain));
+    for (const folders of [40, 10]) {
+      const index = new LexicalIndex({ path: 1, symbols: 2, heading: 0.5, body: 1 }, termIds);
+      let seed = 11;
+      const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+      for (let row = 1; row <= 2000; row++) {
+        const chosen = [...new Set(Array.from({ length: 1 + Math.floor(random() * 5) }, () => 1 + Math.floor(random() * words.length)))].sort((a, b) => a - b);
+        const frequencies = new Uint16Array(chosen.length * 4).map(() => Math.floor(random() * 3));
+        const fieldLengths = [1, 2, 3, 10 + Math.floor(random() * 20)];
+        index.add(row, { path: `ns/n${row % folders}/#r${row}`, language: 'note' }, { termIds: Uint32Array.from(chosen), frequencies, fieldLengths } as never);
+      }
+      for (let row = 1; row <= 2000; row += 7) index.remove(row);
+      for (const prefixes of [['ns/n7/'], ['ns/n1'], ['ns/n3/', 'ns/n4/']]) {
+        const accept = compileFilter({ pathPrefixes: prefixes });
+        const plain = (path: string, language: string) => (accept as (p: string, l: string) => boolean)(path, language);
+        const fast = index.search(['alpha', 'gamma', 'phi', 'unknown'], 15, accept);
+        expect(fast.length).toBeGreaterThan(0);
+        expect(fast).toEqual(index.search(['alpha', 'gamma', 'phi', 'unknown'], 15, plain));
+        // One term: few postings, so the marked-postings walk is the cheaper one.
+        expect(index.search(['phi'], 15, accept)).toEqual(index.search(['phi'], 15, plain));
+      }
     }
   });
 });
