@@ -93,6 +93,14 @@ const memorySchema = z.strictObject({
   knowledgeTopK: z.number().int().min(1).max(100).default(2),
 });
 
+const cacheSchema = z.strictObject({
+  /**
+   * Cached vectors no indexed chunk uses (another branch's files, an older embedder) kept for
+   * re-use; beyond this many the oldest are dropped after each index run and by `loci gc`.
+   */
+  maxUnreferencedVectors: z.number().int().min(0).max(100_000_000).default(100_000),
+});
+
 const llmSchema = z.strictObject({
   /** OpenAI-compatible endpoint for `loci ask`, reranking and file picks (LOCI_LLM_BASE_URL). The key only ever comes from LOCI_LLM_API_KEY. */
   baseUrl: z.url().optional(),
@@ -111,6 +119,7 @@ export const configSchema = z.strictObject({
   search: searchSchema.prefault({}),
   memory: memorySchema.prefault({}),
   llm: llmSchema.prefault({}),
+  cache: cacheSchema.prefault({}),
 });
 
 export type LociConfig = z.infer<typeof configSchema>;

@@ -26,6 +26,7 @@ export async function collectStatus(options: CollectStatusOptions): Promise<Inde
     files: counts.files,
     chunks: counts.chunks,
     vectors: counts.vectors,
+    cachedVectors: counts.cachedEmbeddings,
     bytesOnDisk: counts.bytesOnDisk,
   };
   if (options.lastRun) status.lastRun = options.lastRun;

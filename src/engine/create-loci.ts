@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { readdir, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { sha256Hex } from '../indexing/hash.js';
 import { CHUNKER_FINGERPRINT } from '../chunk/index.js';
@@ -12,7 +14,7 @@ import { indexDocuments, type LociDocument } from '../indexing/index-documents.j
 import { runIndex } from '../indexing/run-index.js';
 import { searchIndex, storeRetriever, type Retriever } from '../retrieve/search.js';
 import { WarmIndex } from '../retrieve/warm/warm-index.js';
-import type { SearchOptions, SearchResponse } from '../retrieve/search-types.js';
+import type { SearchOptions, SearchResponse, SearchResult } from '../retrieve/search-types.js';
 import { describeLocation, openStore, resolveStoreLocation, type StoreLocation } from '../store/location.js';
 import type { Store } from '../store/spec.js';
 import { Memory } from '../memory/memory.js';
@@ -38,6 +40,15 @@ export interface CreateLociOptions {
   inMemory?: boolean;
 }
 
+export interface GcSummary {
+  removedVectors: number;
+  keptUnreferenced: number;
+  removedGraphFiles: string[];
+  expiredMemories: number;
+  bytesBefore: number;
+  bytesAfter: number;
+}
+
 export interface RunOptions {
   signal?: AbortSignal;
   onProgress?: IndexProgressListener;
@@ -53,6 +64,11 @@ export interface Loci {
   indexDocuments(documents: readonly LociDocument[], options?: RunOptions & { prune?: boolean }): Promise<IndexSummary>;
   search(query: string, options?: SearchOptions): Promise<SearchResponse>;
   status(options?: { checkChanges?: boolean; signal?: AbortSignal }): Promise<IndexStatus>;
+  /**
+   * Garbage collection: cached vectors beyond `cache.maxUnreferencedVectors` that no indexed
+   * chunk uses, vector graphs of other embedders, expired memories; `compact` also shrinks the file.
+   */
+  gc(options?: { compact?: boolean }): Promise<GcSummary>;
   /** Indexed files (path, size, language), sorted by path. */
   files(): Promise<Array<{ path: string; size: number; language: string }>>;
   /** Symbols each indexed file defines, in line order (for repo maps). */
@@ -65,6 +81,24 @@ export interface Loci {
 }
 
 registerBuiltInEmbedders();
+
+/**
+ * Flags results whose file changed (size or mtime) or vanished since it was indexed: one
+ * stat per distinct file in the results. Documents indexed from memory (mtime 0) are skipped.
+ */
+async function markStale(root: string, store: Store, results: SearchResult[]): Promise<void> {
+  if (results.length === 0) return;
+  const entries = await store.getCatalogEntries([...new Set(results.map((result) => result.path))]);
+  const staleness = new Map<string, boolean>();
+  await Promise.all(
+    [...entries.values()].map(async (entry) => {
+      if (entry.mtimeMs === 0) return;
+      const info = await stat(join(root, entry.path)).catch(() => undefined);
+      staleness.set(entry.path, !info || info.size !== entry.size || info.mtimeMs !== entry.mtimeMs);
+    }),
+  );
+  for (const result of results) if (staleness.get(result.path)) result.stale = true;
+}
 
 const LAST_RUN_STATE = 'last-run';
 const MEMORY_DATABASE = 'memory.db';
@@ -113,6 +147,8 @@ class LociEngine implements Loci {
     });
     await store.writeState(LAST_RUN_STATE, JSON.stringify({ ...summary, finishedAt: Date.now() }));
     void spec;
+    // Old vectors (other branches, deleted files) are kept for re-use, up to a bound.
+    if (summary.files.indexed + summary.files.removed > 0) await store.collectGarbage({ keepUnreferenced: this.config.cache.maxUnreferencedVectors });
     if (this.options.inMemory !== false && summary.files.indexed + summary.files.removed > 0) {
       // Build and save the vector graph now, so the next process starts warm.
       const meta = await store.getMeta();
@@ -140,7 +176,9 @@ class LociEngine implements Loci {
     const meta = await store.getMeta();
     const model = await this.modelForSearch(store, meta.embedderId);
     const retriever = await this.retriever(store, meta.embedderId, meta.dimensions);
-    return searchIndex({ store, retriever, model, embedderId: meta.embedderId, defaults: this.config.search }, query, searchOptions);
+    const response = await searchIndex({ store, retriever, model, embedderId: meta.embedderId, defaults: this.config.search }, query, searchOptions);
+    await markStale(this.root, store, response.results);
+    return response;
   }
 
   private async retriever(store: Store, embedderId: string, dimensions: number): Promise<Retriever> {
@@ -166,6 +204,26 @@ class LociEngine implements Loci {
       checkChanges: statusOptions.checkChanges ?? true,
       ...(statusOptions.signal ? { signal: statusOptions.signal } : {}),
     });
+  }
+
+  async gc(options: { compact?: boolean } = {}): Promise<GcSummary> {
+    const store = await this.openStore(true);
+    const bytesBefore = (await store.counts()).bytesOnDisk;
+    const { removedVectors, keptUnreferenced } = await store.collectGarbage({ keepUnreferenced: this.config.cache.maxUnreferencedVectors, ...(options.compact ? { compact: true } : {}) });
+    const removedGraphFiles: string[] = [];
+    if (this.location.kind === 'sqlite') {
+      const embedderId = (await store.getMeta()).embedderId;
+      const keep = new Set([`vectors-${sha256Hex(embedderId).slice(0, 12)}.hnsw`, `memory-vectors-${sha256Hex(embedderId).slice(0, 12)}.hnsw`]);
+      for (const name of await readdir(this.location.folder).catch(() => [] as string[])) {
+        const graph = name.replace(/\.keys$/, '');
+        if (!/^(memory-)?vectors-[0-9a-f]{12}\.hnsw$/.test(graph) || keep.has(graph)) continue;
+        await rm(join(this.location.folder, name), { force: true });
+        removedGraphFiles.push(name);
+      }
+    }
+    const expiredMemories = this.location.kind === 'sqlite' && existsSync(join(this.location.folder, MEMORY_DATABASE)) ? await (await this.memory()).gc() : 0;
+    const bytesAfter = (await store.counts()).bytesOnDisk;
+    return { removedVectors, keptUnreferenced, removedGraphFiles, expiredMemories, bytesBefore, bytesAfter };
   }
 
   async files(): Promise<Array<{ path: string; size: number; language: string }>> {

@@ -8,6 +8,8 @@ export interface IndexStatus {
   files: number;
   chunks: number;
   vectors: number;
+  /** All vectors kept, including those of files on other branches (bounded by cache.maxUnreferencedVectors). */
+  cachedVectors: number;
   bytesOnDisk: number;
   /** The summary of the last completed `index` run, if any. */
   lastRun?: IndexSummary & { finishedAt: number };

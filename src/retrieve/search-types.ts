@@ -41,6 +41,8 @@ export interface SearchResult {
   /** With `explain`: how each signal moved this result (raw, normalised, weight, contribution). */
   explanation?: Partial<Record<'lexical' | 'vector' | 'mention', { raw: number; normalized: number; weight: number; contribution: number }>>;
   chunkId: string;
+  /** Present (true) when the file changed or vanished since it was indexed: the text may be out of date. */
+  stale?: true;
 }
 
 export interface SearchResponse {

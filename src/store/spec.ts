@@ -211,5 +211,11 @@ export interface Store {
   writeState(key: string, value: string): Promise<void>;
 
   counts(): Promise<StoreCounts>;
+  /**
+   * Drops cached vectors no live chunk of the current embedder uses, keeping the newest
+   * `keepUnreferenced` of them (so switching back to a branch re-uses them); with `compact`,
+   * also returns the freed space to the file system.
+   */
+  collectGarbage(options: { keepUnreferenced: number; compact?: boolean }): Promise<{ removedVectors: number; keptUnreferenced: number }>;
   close(): Promise<void>;
 }

@@ -86,6 +86,11 @@ describe('loci index / search / status on a real repository', () => {
     expect(status.changes.modified).toEqual(expect.arrayContaining(['src/money.ts', 'README.md']));
     expect(status.changes.added).toEqual(['src/tax.ts']);
     expect(status.changes.deleted).toEqual(['src/server.go']);
+    // Until re-indexed, results from changed or vanished files say so.
+    const stale = JSON.parse((await runLoci(['search', 'healthHandler', '--root', repo, '--json'], { cwd: workspace })).stdout);
+    expect(stale.results[0]).toMatchObject({ path: 'src/server.go', stale: true });
+    const fresh = JSON.parse((await runLoci(['search', 'refund the charge', '--root', repo, '--json', '--path', 'src/payments'], { cwd: workspace })).stdout);
+    expect(fresh.results[0].stale).toBeUndefined();
 
     const update = JSON.parse((await runLoci(['index', repo, '--embedder', 'none', '--json'], { cwd: workspace })).stdout);
     expect(update.files).toMatchObject({ added: 1, updated: 1, removed: 1, total: 7 });

@@ -3,6 +3,7 @@ import { isLociError } from '../../errors/index.js';
 import { LOCI_VERSION } from '../../version.js';
 import type { CliIo } from './cli-context.js';
 import { registerEvalCommand } from './commands/eval-command.js';
+import { registerGcCommand } from './commands/gc-command.js';
 import { registerIndexCommand } from './commands/index-command.js';
 import { registerContextCommands } from './commands/context-command.js';
 import { registerMemoryCommand } from './commands/memory-command.js';
@@ -25,6 +26,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   registerIndexCommand(program, io);
   registerSearchCommand(program, io);
   registerStatusCommand(program, io);
+  registerGcCommand(program, io);
   registerEvalCommand(program, io);
   registerMemoryCommand(program, io);
   registerContextCommands(program, io);

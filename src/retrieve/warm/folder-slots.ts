@@ -26,17 +26,28 @@ export class FolderSlots {
   /** Slots whose path may lie under one of the prefixes: a superset; the filter still decides. */
   under(prefixes: readonly string[]): number[] {
     const out: number[] = [];
-    for (const [folder, slots] of this.byFolder) {
+    for (const folder of this.foldersUnder(prefixes)) for (const slot of this.byFolder.get(folder) as Set<number>) out.push(slot);
+    return out;
+  }
+
+  /** Folders whose rows may lie under one of the prefixes. */
+  foldersUnder(prefixes: readonly string[]): string[] {
+    const out: string[] = [];
+    for (const folder of this.byFolder.keys()) {
       const withSlash = `${folder}/`;
       // A path is `folder/name`: it can start with a prefix only if one of them covers the
       // folder or reaches into it; root files (folder '') can match any prefix.
-      if (folder === '' || prefixes.some((prefix) => withSlash.startsWith(prefix) || prefix.startsWith(withSlash))) for (const slot of slots) out.push(slot);
+      if (folder === '' || prefixes.some((prefix) => withSlash.startsWith(prefix) || prefix.startsWith(withSlash))) out.push(folder);
     }
     return out;
   }
+
+  slotsOf(folder: string): ReadonlySet<number> {
+    return this.byFolder.get(folder) ?? new Set();
+  }
 }
 
-function folderOf(path: string): string {
+export function folderOf(path: string): string {
   const slash = path.lastIndexOf('/');
   return slash < 0 ? '' : path.slice(0, slash);
 }

@@ -119,6 +119,14 @@ describe('FlatVectorIndex prefix filters', () => {
       expect(index.search(query, 20, accept)).toEqual(index.search(query, 20, plain));
       expect(index.search(query, 20, accept).length).toBeGreaterThan(0);
     }
+    // Packed folder copies follow later writes: removals, re-adds and new rows.
+    const accept = compileFilter({ pathPrefixes: ['agent/a1/'] });
+    index.search(query, 20, accept);
+    for (let row = 4; row < 400; row += 14) index.remove(row);
+    index.search(query, 20, accept);
+    for (let row = 400; row < 440; row++) index.add(row, Float32Array.from({ length: 8 }, random), { path: `agent/a1/#r${row}`, language: 'note' });
+    const plain = (path: string, language: string) => (accept as (p: string, l: string) => boolean)(path, language);
+    expect(index.search(query, 30, accept)).toEqual(index.search(query, 30, plain));
   });
 });
 

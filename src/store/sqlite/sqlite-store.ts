@@ -325,6 +325,21 @@ class SqliteStore implements Store {
     });
   }
 
+  async collectGarbage(options: { keepUnreferenced: number; compact?: boolean }): Promise<{ removedVectors: number; keptUnreferenced: number }> {
+    const result = this.guard(() =>
+      this.db
+        .transaction(() => {
+          const embedder = (this.statements.getMeta.get('embedder') as string | undefined) ?? 'none';
+          const removedVectors = this.statements.deleteUnreferenced.run(embedder, Math.max(0, options.keepUnreferenced)).changes;
+          if (removedVectors > 0) this.writes++;
+          return { removedVectors, keptUnreferenced: this.statements.countUnreferenced.get(embedder) as number };
+        })
+        .immediate(),
+    );
+    if (options.compact) this.guard(() => this.db.exec('VACUUM'));
+    return result;
+  }
+
   async close(): Promise<void> {
     if (!this.db.open) return;
     try {

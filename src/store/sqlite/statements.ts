@@ -3,6 +3,8 @@ import type Database from 'better-sqlite3';
 /** Every statement the SQLite store runs, prepared once per connection. */
 /** The store's prepared statements, by name. */
 export interface Statements {
+  countUnreferenced: Database.Statement;
+  deleteUnreferenced: Database.Statement;
   catalogAll: Database.Statement;
   catalogUnder: Database.Statement;
   outline: Database.Statement;
@@ -37,6 +39,12 @@ export interface Statements {
 
 export function prepareStatements(db: Database.Database): Statements {
   return {
+    countUnreferenced: db.prepare(`SELECT count(*) FROM embeddings e
+      WHERE NOT (e.embedder = ? AND EXISTS (SELECT 1 FROM chunks c WHERE c.content_hash = e.content_hash))`).pluck(),
+    deleteUnreferenced: db.prepare(`DELETE FROM embeddings WHERE (embedder, content_hash) IN (
+      SELECT e.embedder, e.content_hash FROM embeddings e
+      WHERE NOT (e.embedder = ? AND EXISTS (SELECT 1 FROM chunks c WHERE c.content_hash = e.content_hash))
+      ORDER BY e.created_at DESC LIMIT -1 OFFSET ?)`),
     catalogAll: db.prepare('SELECT * FROM files ORDER BY path'),
     catalogUnder: db.prepare('SELECT * FROM files WHERE path >= ? AND path < ? ORDER BY path'),
     outline: db.prepare('SELECT path, start_line, symbol FROM chunks WHERE symbol IS NOT NULL ORDER BY path, start_line').raw(),

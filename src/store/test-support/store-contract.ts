@@ -186,6 +186,23 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
       expect((await store.getCachedVectors('e2', ['h1'])).size).toBe(0);
     });
 
+    it('collects unreferenced cached vectors, keeping the newest ones it is told to keep', async () => {
+      await store.setEmbedder('test:model@3', 3);
+      const vector = (values: number[]) => Float32Array.from(values);
+      const live = chunk('live.ts', 1, 'still here', { vector: vector([1, 0, 0]) });
+      await store.writeFile({ entry: catalogEntry('live.ts', { embedder: 'test:model@3' }), chunks: [live] });
+      const gone = chunk('gone.ts', 1, 'deleted file', { vector: vector([0, 1, 0]) });
+      await store.writeFile({ entry: catalogEntry('gone.ts', { embedder: 'test:model@3' }), chunks: [gone] });
+      await store.deleteFile('gone.ts');
+      await store.putCachedVectors('old:model@2', new Map([['h-old', Float32Array.from([1, 2])]]));
+      expect(await store.collectGarbage({ keepUnreferenced: 10 })).toEqual({ removedVectors: 0, keptUnreferenced: 2 });
+      expect(await store.collectGarbage({ keepUnreferenced: 1 })).toEqual({ removedVectors: 1, keptUnreferenced: 1 });
+      expect(await store.collectGarbage({ keepUnreferenced: 0, compact: true })).toEqual({ removedVectors: 1, keptUnreferenced: 0 });
+      expect((await store.getCachedVectors('test:model@3', [live.contentHash])).size).toBe(1);
+      expect(await store.searchVectors({ embedderId: 'test:model@3', vector: vector([1, 0, 0]), limit: 3 })).toHaveLength(1);
+      expect((await store.counts()).cachedEmbeddings).toBe(1);
+    });
+
     it('finds chunks by the symbols and files a query names', async () => {
       await store.writeFile({
         entry: catalogEntry('src/users/user-service.ts'),

@@ -84,7 +84,7 @@ function formatResponse(response: SearchResponse, files: boolean): string {
   response.results.forEach((result, index) => {
     const where = `${result.path}:${result.startLine}-${result.endLine}`;
     const label = result.symbol ?? (result.headingPath.length > 0 ? result.headingPath.join(' > ') : '');
-    lines.push(`${index + 1}. ${where}${label ? `  ${label}` : ''}  (score ${result.score.toFixed(3)})`);
+    lines.push(`${index + 1}. ${where}${label ? `  ${label}` : ''}  (score ${result.score.toFixed(3)})${result.stale ? '  [stale: changed since indexed]' : ''}`);
     if (result.explanation) {
       const parts = Object.entries(result.explanation).map(
         ([signal, part]) => `${signal} ${part.raw.toFixed(3)} → ${part.normalized.toFixed(3)} × ${part.weight} = ${part.contribution.toFixed(3)}`,

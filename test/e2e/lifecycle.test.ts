@@ -1,0 +1,171 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runLoci } from '../support/run-cli.js';
+
+let workspace: string;
+let repo: string;
+const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: workspace, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
+const index = async () => {
+  const run = await runLoci(['index', repo, '--json'], { cwd: workspace });
+  expect(run.stderr).toBe('');
+  return JSON.parse(run.stdout);
+};
+
+beforeAll(async () => {
+  workspace = await mkdtemp(join(tmpdir(), 'loci-lifecycle-'));
+  repo = join(workspace, 'repo');
+  await mkdir(join(repo, 'src'), { recursive: true });
+  for (let file = 0; file < 20; file++) {
+    await writeFile(join(repo, 'src', `module${file}.ts`), `export function handler${file}(input: string): string {\n  // module ${file} handles requests of kind ${file}\n  return input.repeat(${file + 1});\n}\n`);
+  }
+  git('init', '-q', '-b', 'main');
+  git('add', '.');
+  git('commit', '-qm', 'main');
+  git('checkout', '-qb', 'feature');
+  for (let file = 0; file < 5; file++) {
+    await writeFile(join(repo, 'src', `module${file}.ts`), `export function featureHandler${file}(input: string): number {\n  // the feature branch rewrote module ${file}\n  return input.length * ${file};\n}\n`);
+  }
+  await writeFile(join(repo, 'src', 'feature-only.ts'), 'export const featureFlag = true;\n');
+  git('add', '.');
+  git('commit', '-qm', 'feature');
+  git('checkout', '-q', 'main');
+});
+
+afterAll(async () => {
+  await rm(workspace, { recursive: true, force: true });
+});
+
+describe('branches', () => {
+  it('switching branch and back re-uses cached embeddings, and the store stays bounded', async () => {
+    const first = await index();
+    expect(first.embeddings.computed).toBeGreaterThan(0);
+
+    git('checkout', '-q', 'feature');
+    const feature = await index();
+    expect(feature.files).toMatchObject({ added: 1, updated: 5, removed: 0 });
+    expect(feature.embeddings.computed).toBeGreaterThan(0); // new content only
+    expect(feature.embeddings.computed).toBeLessThanOrEqual(12);
+
+    git('checkout', '-q', 'main');
+    const back = await index();
+    expect(back.files).toMatchObject({ updated: 5, removed: 1 });
+    expect(back.embeddings.computed).toBe(0); // everything from the content-addressed cache
+    expect(back.embeddings.cached).toBeGreaterThan(0);
+    const search = JSON.parse((await runLoci(['search', 'handler3', '--root', repo, '--json'], { cwd: workspace })).stdout);
+    expect(search.results[0].path).toBe('src/module3.ts');
+    expect(search.results[0].stale).toBeUndefined();
+
+    // Ten more switches cost no embedding and do not grow the cache.
+    const cached = JSON.parse((await runLoci(['status', '--root', repo, '--json'], { cwd: workspace })).stdout);
+    for (let switchIndex = 0; switchIndex < 10; switchIndex++) {
+      git('checkout', '-q', switchIndex % 2 === 0 ? 'feature' : 'main');
+      expect((await index()).embeddings.computed).toBe(0);
+    }
+    const after = JSON.parse((await runLoci(['status', '--root', repo, '--json'], { cwd: workspace })).stdout);
+    expect(after.vectors).toBe(cached.vectors);
+    expect(after.cachedVectors).toBe(cached.cachedVectors);
+    expect(after.cachedVectors).toBeGreaterThan(after.vectors); // the feature branch's vectors wait for re-use
+  });
+
+  it('loci gc drops vectors beyond the configured bound and stale graph files', async () => {
+    await writeFile(join(repo, 'loci.config.json'), JSON.stringify({ cache: { maxUnreferencedVectors: 0 } }));
+    await writeFile(join(repo, '.loci', 'vectors-0123456789ab.hnsw'), 'stale graph');
+    const run = await runLoci(['gc', '--root', repo, '--compact', '--json'], { cwd: workspace });
+    expect(run.stderr).toBe('');
+    const summary = JSON.parse(run.stdout);
+    expect(summary.removedVectors).toBeGreaterThan(0);
+    expect(summary.keptUnreferenced).toBe(0);
+    expect(summary.removedGraphFiles).toEqual(['vectors-0123456789ab.hnsw']);
+    // What is indexed still searches semantically.
+    const search = JSON.parse((await runLoci(['search', 'handles requests', '--root', repo, '--mode', 'vector', '--json'], { cwd: workspace })).stdout);
+    expect(search.results.length).toBeGreaterThan(0);
+    await rm(join(repo, 'loci.config.json'));
+  });
+});
+
+describe('crash safety', () => {
+  it('survives SIGKILL at random moments: integrity holds, no duplicates or orphans, and the next run resumes', async () => {
+    const { default: Database } = await import('better-sqlite3');
+    const { spawn } = await import('node:child_process');
+    const { cliPath } = await import('../support/run-cli.js');
+    const big = join(workspace, 'big');
+    for (let folder = 0; folder < 10; folder++) {
+      await mkdir(join(big, `pkg${folder}`), { recursive: true });
+      for (let file = 0; file < 40; file++) {
+        const body = Array.from({ length: 12 }, (_, fn) => `export function f${folder}_${file}_${fn}(value: number): number {\n  // package ${folder} file ${file} function ${fn}\n  return value * ${fn} + ${file};\n}`).join('\n\n');
+        await writeFile(join(big, `pkg${folder}`, `file${file}.ts`), body);
+      }
+    }
+    const store = join(workspace, 'crash-store');
+    const check = () => {
+      const db = new Database(join(store, 'index.db'));
+      try {
+        expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+        const one = (sql: string) => db.prepare(sql).pluck().get() as number;
+        expect(one('SELECT count(*) FROM (SELECT chunk_id FROM chunks GROUP BY chunk_id HAVING count(*) > 1)')).toBe(0);
+        expect(one('SELECT count(*) FROM chunks WHERE path NOT IN (SELECT path FROM files)')).toBe(0);
+        expect(one('SELECT count(*) FROM files f WHERE chunk_count != (SELECT count(*) FROM chunks c WHERE c.path = f.path)')).toBe(0);
+        expect(one('SELECT count(*) FROM chunk_fts')).toBe(one('SELECT count(*) FROM chunks'));
+        expect(one('SELECT count(*) FROM chunk_terms WHERE chunk NOT IN (SELECT id FROM chunks)')).toBe(0);
+        expect(one('SELECT count(*) FROM chunks WHERE id NOT IN (SELECT chunk FROM chunk_terms)')).toBe(0);
+        expect(one('SELECT count(*) FROM symbol_names WHERE chunk NOT IN (SELECT id FROM chunks)')).toBe(0);
+        return one('SELECT count(*) FROM files');
+      } finally {
+        db.close();
+      }
+    };
+    let seed = 20261122;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    let killedMidway = 0;
+    // Each attempt first rewrites part of the tree, so there is always work to interrupt; kills
+    // land anywhere from process start-up to the last commits. Bounded: at most 20 attempts.
+    for (let attempt = 0; attempt < 20 && killedMidway < 6; attempt++) {
+      const version = attempt;
+      for (let file = 0; file < 120; file++) {
+        const folder = Math.floor(random() * 10);
+        const name = Math.floor(random() * 40);
+        await writeFile(join(big, `pkg${folder}`, `file${name}.ts`), `export const version${version} = ${file};\n// rewritten in attempt ${attempt}\nexport function g${folder}_${name}() { return ${attempt}; }\n`);
+      }
+      const child = spawn(process.execPath, [cliPath, 'index', big, '--store', store, '--json'], { stdio: 'ignore' });
+      const delay = 100 + Math.floor(random() * 1400);
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      const timer = setTimeout(() => child.kill('SIGKILL'), delay);
+      const code = await exited;
+      clearTimeout(timer);
+      if (code === null) killedMidway++;
+      if (existsSync(join(store, 'index.db'))) check();
+    }
+    expect(killedMidway).toBe(6);
+
+    check();
+    // Files whose committed content hash still matches the disk are finished work.
+    const { createHash } = await import('node:crypto');
+    const { readFileSync } = await import('node:fs');
+    const catalog = new Database(join(store, 'index.db'), { readonly: true });
+    const finished = (catalog.prepare('SELECT path, content_hash FROM files').all() as Array<{ path: string; content_hash: string }>).filter(
+      (row) => createHash('sha256').update(readFileSync(join(big, row.path))).digest('hex') === row.content_hash,
+    ).length;
+    catalog.close();
+    expect(finished).toBeGreaterThan(0);
+    const resumed = JSON.parse((await runLoci(['index', big, '--store', store, '--json'], { cwd: workspace })).stdout);
+    expect(resumed.files.unchanged).toBe(finished); // finished files are neither re-chunked nor re-embedded
+    expect(resumed.files.total).toBe(400);
+    check();
+
+    const clean = join(workspace, 'clean-store');
+    await runLoci(['index', big, '--store', clean], { cwd: workspace });
+    const ids = (folder: string) => {
+      const db = new Database(join(folder, 'index.db'), { readonly: true });
+      try {
+        return (db.prepare('SELECT chunk_id FROM chunks ORDER BY chunk_id').pluck().all() as string[]).join('\n');
+      } finally {
+        db.close();
+      }
+    };
+    expect(ids(store)).toBe(ids(clean));
+  });
+});
