@@ -11,7 +11,8 @@ import { embedderIdOf, type EmbeddingModel } from '../embed/spec.js';
 import { LociError } from '../errors/index.js';
 import type { IndexProgressListener, IndexSummary } from '../indexing/events.js';
 import { indexDocuments, type LociDocument } from '../indexing/index-documents.js';
-import { runIndex } from '../indexing/run-index.js';
+import { indexPaths, runIndex } from '../indexing/run-index.js';
+import { watchFolder } from '../sources/watch-folder.js';
 import { searchIndex, storeRetriever, type Retriever } from '../retrieve/search.js';
 import { WarmIndex } from '../retrieve/warm/warm-index.js';
 import type { SearchOptions, SearchResponse, SearchResult } from '../retrieve/search-types.js';
@@ -40,6 +41,21 @@ export interface CreateLociOptions {
   inMemory?: boolean;
 }
 
+export interface WatchOptions {
+  /** Quiet time before a batch of saves is indexed (default 50 ms). */
+  debounceMs?: number;
+  onEvent?: (event: WatchEvent) => void;
+}
+
+export type WatchEvent =
+  | { type: 'watch-ready'; summary: IndexSummary }
+  | { type: 'watch-indexed'; paths: string[]; summary: IndexSummary; milliseconds: number }
+  | { type: 'watch-error'; error: Error };
+
+export interface LociWatcher {
+  close(): Promise<void>;
+}
+
 export interface GcSummary {
   removedVectors: number;
   keptUnreferenced: number;
@@ -60,6 +76,13 @@ export interface Loci {
   readonly storeLocation: string;
   /** Brings the index of `root` up to date. */
   index(options?: RunOptions): Promise<IndexSummary>;
+  /** Brings only these paths (relative to the root; files or folders) up to date. */
+  indexPaths(paths: readonly string[], options?: RunOptions): Promise<IndexSummary>;
+  /**
+   * Watches the root and re-indexes changed files as they are saved (debounced), after
+   * bringing the index up to date once. Events: each batch's summary, and errors.
+   */
+  watch(options?: WatchOptions): Promise<LociWatcher>;
   /** Indexes documents that are not files (ids act as paths). */
   indexDocuments(documents: readonly LociDocument[], options?: RunOptions & { prune?: boolean }): Promise<IndexSummary>;
   search(query: string, options?: SearchOptions): Promise<SearchResponse>;
@@ -155,6 +178,62 @@ class LociEngine implements Loci {
       await (await this.warmIndexFor(store, meta.embedderId, meta.dimensions)).persist();
     }
     return summary;
+  }
+
+  async indexPaths(paths: readonly string[], runOptions: RunOptions = {}): Promise<IndexSummary> {
+    const store = await this.openStore(true);
+    const { model } = await this.indexingModel(store);
+    return indexPaths({
+      root: this.root,
+      store,
+      model,
+      embedderId: model ? embedderIdOf(model) : 'none',
+      chunker: CHUNKER_FINGERPRINT,
+      chunking: this.config.chunking,
+      maxFileBytes: this.config.sources.maxFileBytes,
+      exclude: this.config.sources.exclude,
+      respectGitignore: this.config.sources.respectGitignore,
+      excludeAbsolutePaths: this.storePaths(),
+      paths,
+      ...runOptions,
+    });
+  }
+
+  async watch(watchOptions: WatchOptions = {}): Promise<LociWatcher> {
+    const emit = watchOptions.onEvent ?? (() => undefined);
+    const watcher = watchFolder({
+      root: this.root,
+      excludeAbsolutePaths: this.storePaths(),
+      ...(watchOptions.debounceMs !== undefined ? { debounceMs: watchOptions.debounceMs } : {}),
+      onChanges: (paths, info) => {
+        // One batch at a time, in order: a save during indexing waits for the next batch.
+        queue = queue.then(async () => {
+          const started = performance.now();
+          try {
+            const summary = info.rulesChanged ? await this.index() : await this.indexPaths(paths);
+            emit({ type: 'watch-indexed', paths, summary, milliseconds: Math.round(performance.now() - started) });
+          } catch (error) {
+            emit({ type: 'watch-error', error: error as Error });
+          }
+        });
+      },
+      onError: (error) => emit({ type: 'watch-error', error }),
+    });
+    // The first full run goes first in the same queue, so batches never overlap it.
+    const initial = watcher.ready.then(() => this.index());
+    let queue: Promise<void> = initial.then(() => undefined, () => undefined);
+    try {
+      emit({ type: 'watch-ready', summary: await initial });
+    } catch (error) {
+      await watcher.close();
+      throw error;
+    }
+    return {
+      close: async () => {
+        await watcher.close();
+        await queue;
+      },
+    };
   }
 
   async indexDocuments(documents: readonly LociDocument[], runOptions: RunOptions & { prune?: boolean } = {}): Promise<IndexSummary> {

@@ -1,6 +1,7 @@
+import { classifyPaths } from '../sources/classify-paths.js';
 import { readSourceFile, walkFolder } from '../sources/index.js';
 import { emptySkipCounts, type SkipCounts, type SourceFile } from '../sources/spec.js';
-import type { Store } from '../store/spec.js';
+import type { CatalogEntry, Store } from '../store/spec.js';
 import type { IndexProgressListener, IndexSummary } from './events.js';
 import { emptyTally, indexItems, type IndexItem, type IndexItemsContext, type IndexItemsTally } from './index-items.js';
 import { planChanges } from './plan-changes.js';
@@ -47,6 +48,46 @@ export async function runIndex(options: RunIndexOptions): Promise<IndexSummary> 
 
   const counts = await options.store.counts();
   const summary = summarise(options, tally, walk.skipped, counts, started);
+  options.onProgress?.({ type: 'index-finished', summary });
+  return summary;
+}
+
+/**
+ * Brings just these paths (relative to the root, files or folders) up to date: the watcher's
+ * path. The same ignore rules and the same per-file transaction as a full run; a folder
+ * that is gone takes its indexed files with it.
+ */
+export async function indexPaths(options: RunIndexOptions & { paths: readonly string[] }): Promise<IndexSummary> {
+  const started = performance.now();
+  const walkOptions = {
+    root: options.root,
+    maxFileBytes: options.maxFileBytes,
+    exclude: options.exclude,
+    respectGitignore: options.respectGitignore,
+    excludeAbsolutePaths: options.excludeAbsolutePaths,
+  };
+  const classified = await classifyPaths(walkOptions, options.paths);
+  const tally = emptyTally();
+  const skipped = emptySkipCounts();
+  const present = new Set(classified.files.map((file) => file.path));
+  const catalog = new Map<string, CatalogEntry>();
+  for (const entry of (await options.store.getCatalogEntries([...present])).values()) catalog.set(entry.path, entry);
+  // A vanished path may be a folder: everything indexed under it goes too.
+  for (const { path, reason } of classified.gone) {
+    if (reason !== 'missing') skipped[reason]++;
+    const doomed = [...(await options.store.getCatalogEntries([path])).keys(), ...(await options.store.listCatalog({ pathPrefix: `${path}/` })).map((entry) => entry.path)];
+    for (const doomedPath of doomed) {
+      await options.store.deleteFile(doomedPath);
+      tally.removed++;
+      options.onProgress?.({ type: 'file-removed', path: doomedPath });
+    }
+  }
+  const plan = planChanges(classified.files, [...catalog.values()], { chunker: options.chunker, embedder: options.embedderId });
+  tally.unchanged += plan.unchanged.length;
+  const items: IndexItem[] = [...plan.add.map((file) => fileItem(file, options.maxFileBytes)), ...plan.check.map(({ file, previous }) => ({ ...fileItem(file, options.maxFileBytes), previous }))];
+  await indexItems(items, { ...options, pathIsContent: true, progress: { done: 0, total: items.length } }, tally);
+  const counts = await options.store.counts();
+  const summary = summarise(options, tally, skipped, counts, started);
   options.onProgress?.({ type: 'index-finished', summary });
   return summary;
 }

@@ -168,7 +168,7 @@ async function resolveRoot(root: string): Promise<string> {
 }
 
 /** Root precedence, lowest first: defaults, .git/info/exclude, .gitignore, .lociignore, config. */
-async function rootIgnoreLevels(root: string, respectGitignore: boolean, exclude: readonly string[]): Promise<IgnoreLevel[]> {
+export async function rootIgnoreLevels(root: string, respectGitignore: boolean, exclude: readonly string[]): Promise<IgnoreLevel[]> {
   const matchers = [matcherFromPatterns(defaultIgnorePatterns)];
   if (respectGitignore) {
     const infoExclude = await readOptional(join(root, '.git', 'info', 'exclude'));

@@ -169,3 +169,71 @@ describe('crash safety', () => {
     expect(ids(store)).toBe(ids(clean));
   });
 });
+
+describe('watch', () => {
+  it('re-indexes saved, new, deleted and newly ignored files; a git branch switch re-indexes the changed ones', async () => {
+    const { spawn } = await import('node:child_process');
+    const { unlink } = await import('node:fs/promises');
+    const { cliPath } = await import('../support/run-cli.js');
+    const watcher = spawn(process.execPath, [cliPath, 'watch', repo, '--json'], { cwd: workspace, env: { PATH: process.env.PATH ?? '' } });
+    const events: Array<{ type: string; paths?: string[]; summary?: { files: { indexed: number; removed: number } } }> = [];
+    let buffer = '';
+    watcher.stdout?.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString();
+      let newline: number;
+      while ((newline = buffer.indexOf('\n')) >= 0) {
+        events.push(JSON.parse(buffer.slice(0, newline)));
+        buffer = buffer.slice(newline + 1);
+      }
+    });
+    const waitFor = async (predicate: () => boolean, what: string) => {
+      for (let attempt = 0; attempt < 200 && !predicate(); attempt++) await new Promise((resolve) => setTimeout(resolve, 50));
+      if (!predicate()) throw new Error(`timed out waiting for ${what}; events: ${JSON.stringify(events)}`);
+    };
+    const search = async (query: string) => JSON.parse((await runLoci(['search', query, '--root', repo, '--mode', 'lexical', '--json'], { cwd: workspace })).stdout).results as Array<{ path: string }>;
+    const indexedAfter = (count: number) => () => events.filter((event) => event.type === 'watch-indexed').length > count;
+    try {
+      await waitFor(() => events.some((event) => event.type === 'watch-ready'), 'watch-ready');
+      let seen = 0;
+
+      await writeFile(join(repo, 'src', 'module7.ts'), 'export function zebraStripes(): string {\n  return "saved while watching";\n}\n');
+      await waitFor(indexedAfter(seen++), 'the save');
+      expect((await search('zebraStripes'))[0]?.path).toBe('src/module7.ts');
+
+      await writeFile(join(repo, 'src', 'brand-new.ts'), 'export const quokkaCount = 3;\n');
+      await waitFor(indexedAfter(seen++), 'the new file');
+      expect((await search('quokkaCount'))[0]?.path).toBe('src/brand-new.ts');
+
+      await unlink(join(repo, 'src', 'brand-new.ts'));
+      await waitFor(indexedAfter(seen++), 'the deletion');
+      expect(await search('quokkaCount')).toEqual([]);
+
+      await writeFile(join(repo, '.gitignore'), 'src/module7.ts\n');
+      await waitFor(indexedAfter(seen++), 'the ignore rule');
+      expect(await search('zebraStripes')).toEqual([]);
+      await unlink(join(repo, '.gitignore'));
+      await waitFor(indexedAfter(seen++), 'the rule removal');
+
+      git('checkout', '-q', '--', 'src/module7.ts');
+      await waitFor(indexedAfter(seen++), 'the restore');
+
+      const until = async (query: string, path: string | undefined) => {
+        for (let attempt = 0; attempt < 40; attempt++) {
+          const results = await search(query);
+          if (path === undefined ? results.length === 0 : results[0]?.path === path) return;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        throw new Error(`"${query}" never settled on ${path ?? 'no results'}`);
+      };
+      git('checkout', '-q', 'feature');
+      await until('featureHandler3', 'src/module3.ts');
+      await until('featureFlag', 'src/feature-only.ts');
+      git('checkout', '-q', 'main');
+      await until('featureFlag', undefined);
+      await until('handler3', 'src/module3.ts');
+      expect(events.filter((event) => event.type === 'watch-error')).toEqual([]);
+    } finally {
+      watcher.kill('SIGTERM');
+    }
+  });
+});

@@ -4,6 +4,7 @@ import { LOCI_VERSION } from '../../version.js';
 import type { CliIo } from './cli-context.js';
 import { registerEvalCommand } from './commands/eval-command.js';
 import { registerGcCommand } from './commands/gc-command.js';
+import { registerWatchCommand } from './commands/watch-command.js';
 import { registerIndexCommand } from './commands/index-command.js';
 import { registerContextCommands } from './commands/context-command.js';
 import { registerMemoryCommand } from './commands/memory-command.js';
@@ -27,6 +28,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   registerSearchCommand(program, io);
   registerStatusCommand(program, io);
   registerGcCommand(program, io);
+  registerWatchCommand(program, io);
   registerEvalCommand(program, io);
   registerMemoryCommand(program, io);
   registerContextCommands(program, io);

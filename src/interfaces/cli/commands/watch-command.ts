@@ -1,0 +1,50 @@
+import type { Command } from 'commander';
+import { createLoci, type WatchEvent } from '../../../engine/create-loci.js';
+import { loadCliConfig, resolveRoot, type CliIo } from '../cli-context.js';
+
+export function registerWatchCommand(program: Command, io: CliIo): void {
+  program
+    .command('watch')
+    .description('Index a folder, then keep it indexed: changed files are re-indexed as they are saved. Ctrl-C stops.')
+    .argument('[dir]', 'folder to watch (default: the current one)')
+    .option('--store <path>', 'store folder or .db file (default <dir>/.loci)')
+    .option('--embedder <id>', 'embedder id, or "none" for a lexical-only index')
+    .option('--debounce <ms>', 'quiet time before a batch of saves is indexed', '50')
+    .option('--config <file>', 'config file (default <dir>/loci.config.json)')
+    .option('--json', 'print each event as a JSON line')
+    .action(async (dir: string | undefined, flags: { store?: string; embedder?: string; debounce: string; config?: string; json?: boolean }) => {
+      const root = resolveRoot(io, dir, { mustExist: true });
+      const config = loadCliConfig(
+        io,
+        root,
+        [
+          { path: 'store', flag: '--store', value: flags.store },
+          { path: 'embedder', flag: '--embedder', value: flags.embedder },
+        ],
+        flags.config,
+      );
+      const debounceMs = Number(flags.debounce);
+      const loci = createLoci({ root, config, env: io.env, inMemory: false });
+      const print = (event: WatchEvent) => {
+        if (flags.json) {
+          io.stdout.write(`${JSON.stringify(event.type === 'watch-error' ? { type: event.type, message: event.error.message } : event)}\n`);
+          return;
+        }
+        if (event.type === 'watch-ready') io.stdout.write(`watching ${root}: ${event.summary.files.total} files indexed (${event.summary.files.indexed} updated now)\n`);
+        else if (event.type === 'watch-indexed') {
+          const { files } = event.summary;
+          io.stdout.write(`${new Date().toLocaleTimeString()} ${files.indexed} indexed, ${files.removed} removed in ${event.milliseconds} ms: ${event.paths.slice(0, 5).join(', ')}${event.paths.length > 5 ? ', …' : ''}\n`);
+        } else io.stderr.write(`loci watch: ${event.error.message}\n`);
+      };
+      try {
+        const watcher = await loci.watch({ ...(Number.isFinite(debounceMs) && debounceMs >= 0 ? { debounceMs } : {}), onEvent: print });
+        await new Promise<void>((resolve) => {
+          process.once('SIGINT', () => resolve());
+          process.once('SIGTERM', () => resolve());
+        });
+        await watcher.close();
+      } finally {
+        await loci.close();
+      }
+    });
+}

@@ -1,0 +1,87 @@
+import type { Stats } from 'node:fs';
+import { lstat, realpath, stat } from 'node:fs/promises';
+import { extname, join, sep } from 'node:path';
+import { alwaysExcludedDirectories, binaryExtensions } from './default-rules.js';
+import { isIgnored, readIgnoreLevel, type IgnoreLevel } from './ignore-stack.js';
+import { detectLanguage } from './language.js';
+import type { SkipReason, SourceFile, WalkOptions } from './spec.js';
+import { rootIgnoreLevels } from './walk-folder.js';
+
+export interface ClassifiedPaths {
+  /** Paths that are indexable files now. */
+  files: SourceFile[];
+  /** Paths that are gone, or no longer indexable (ignored, binary, too large…): drop them from the index. */
+  gone: Array<{ path: string; reason: SkipReason | 'missing' }>;
+}
+
+/**
+ * Decides for a few changed paths (relative, POSIX) what a full walk would decide: the same
+ * ignore files along each path's folders, exclusions, symlink and size rules. This is what
+ * lets a watcher re-index one file in milliseconds instead of walking the tree.
+ */
+export async function classifyPaths(options: WalkOptions, paths: readonly string[]): Promise<ClassifiedPaths> {
+  const respectGitignore = options.respectGitignore ?? true;
+  const rootReal = await realpath(options.root);
+  const excluded = (options.excludeAbsolutePaths ?? []).map((path) => path.replace(/[\\/]+$/, ''));
+  const levelsByFolder = new Map<string, Promise<readonly IgnoreLevel[]>>();
+  const levelsOf = (folder: string): Promise<readonly IgnoreLevel[]> => {
+    let levels = levelsByFolder.get(folder);
+    if (!levels) {
+      if (folder === '') levels = rootIgnoreLevels(options.root, respectGitignore, options.exclude ?? []);
+      else {
+        const parent = folder.includes('/') ? folder.slice(0, folder.lastIndexOf('/')) : '';
+        levels = levelsOf(parent).then(async (above) => {
+          const own = await readIgnoreLevel(join(options.root, folder), folder, respectGitignore);
+          return own ? [...above, own] : above;
+        });
+      }
+      levelsByFolder.set(folder, levels);
+    }
+    return levels;
+  };
+
+  const result: ClassifiedPaths = { files: [], gone: [] };
+  for (const path of [...new Set(paths)].sort()) {
+    const parts = path.split('/');
+    const absolute = join(options.root, ...parts);
+    const drop = (reason: SkipReason | 'missing') => result.gone.push({ path, reason });
+    if (excluded.some((folder) => absolute === folder || absolute.startsWith(folder + sep))) {
+      drop('excluded-directory');
+      continue;
+    }
+    let rejected: SkipReason | undefined;
+    for (let depth = 1; depth < parts.length && !rejected; depth++) {
+      const folder = parts.slice(0, depth).join('/');
+      if (alwaysExcludedDirectories.has(parts[depth - 1] as string)) rejected = 'excluded-directory';
+      else if (isIgnored(await levelsOf(parts.slice(0, depth - 1).join('/')), folder, true)) rejected = 'ignored';
+    }
+    if (rejected) {
+      drop(rejected);
+      continue;
+    }
+    let stats: Stats;
+    try {
+      stats = await lstat(absolute);
+      if (stats.isSymbolicLink()) {
+        const real = await realpath(absolute);
+        if (real !== rootReal && !real.startsWith(rootReal + sep)) {
+          drop('symlink-outside-root');
+          continue;
+        }
+        stats = await stat(absolute);
+      }
+    } catch {
+      drop('missing');
+      continue;
+    }
+    if (!stats.isFile()) {
+      drop(stats.isDirectory() ? 'excluded-directory' : 'special-file');
+      continue;
+    }
+    if (isIgnored(await levelsOf(parts.slice(0, -1).join('/')), path, false)) drop('ignored');
+    else if (binaryExtensions.has(extname(path).toLowerCase())) drop('binary');
+    else if (stats.size > options.maxFileBytes) drop('too-large');
+    else result.files.push({ path, absolutePath: absolute, size: stats.size, mtimeMs: stats.mtimeMs, language: detectLanguage(path) });
+  }
+  return result;
+}
