@@ -237,3 +237,38 @@ describe('watch', () => {
     }
   });
 });
+
+describe('remote sources', () => {
+  it('clones a repository URL shallowly into the cache, searches it by URL, and pulls on re-index', async () => {
+    const origin = join(workspace, 'origin.git');
+    execFileSync('git', ['clone', '-q', '--bare', repo, origin]);
+    const url = `file://${origin}`;
+    const env = { LOCI_CACHE_DIR: join(workspace, 'repo-cache'), LOCI_GIT_TOKEN: 'tok-never-written-123' };
+    const first = await runLoci(['index', url, '--json'], { cwd: workspace, env });
+    expect(first.code).toBe(0);
+    expect(first.stdout).not.toContain('tok-never-written-123');
+    expect(JSON.parse(first.stdout).files.total).toBeGreaterThan(10);
+    const found = JSON.parse((await runLoci(['search', 'handler5', '--root', url, '--json'], { cwd: workspace, env })).stdout);
+    expect(found.results[0].path).toBe('src/module5.ts');
+
+    // A new commit upstream arrives with the next index run.
+    const work = join(workspace, 'upstream-work');
+    execFileSync('git', ['clone', '-q', origin, work]);
+    await writeFile(join(work, 'src', 'upstream.ts'), 'export const platypusMode = "on";\n');
+    const gitIn = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env: { PATH: process.env.PATH ?? '', HOME: workspace, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
+    gitIn(work, 'add', '.');
+    gitIn(work, 'commit', '-qm', 'upstream');
+    gitIn(work, 'push', '-q', 'origin', 'HEAD');
+    const again = await runLoci(['index', url], { cwd: workspace, env });
+    expect(again.stderr).toMatch(/^updated file:\/\/.*origin\.git at [0-9a-f]{12}/);
+    const pulled = JSON.parse((await runLoci(['search', 'platypusMode', '--root', url, '--json'], { cwd: workspace, env })).stdout);
+    expect(pulled.results[0].path).toBe('src/upstream.ts');
+
+    const missing = await runLoci(['index', `file://${join(workspace, 'nope.git')}`], { cwd: workspace, env });
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toMatch(/git clone of file:\/\/.*nope\.git failed/);
+    const never = await runLoci(['search', 'x', '--root', 'https://example.invalid/org/repo'], { cwd: workspace, env });
+    expect(never.code).toBe(3);
+    expect(never.stderr).toMatch(/has not been indexed yet/);
+  });
+});

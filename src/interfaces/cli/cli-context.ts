@@ -1,5 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { isRemoteSource, redactUrl, remoteCachePath } from '../../sources/remote-repo.js';
 import { CONFIG_FILE_NAME, environmentLayer, readConfigFile, resolveConfig, type ConfigLayer } from '../../config/load.js';
 import type { LociConfig } from '../../config/schema.js';
 import { LociError } from '../../errors/index.js';
@@ -14,8 +16,19 @@ export interface CliIo {
 /** Flag values mapped onto config paths, with the flag named for error messages. */
 export type FlagValues = Array<{ path: string; flag: string; value: unknown }>;
 
-/** Only the CLI resolves defaults from the cwd; the library is always given a root. */
+/** Where remote repositories are cloned: LOCI_CACHE_DIR, else $XDG_CACHE_HOME/loci/repos, else ~/.cache/loci/repos. */
+export function repoCacheDir(io: CliIo): string {
+  if (io.env.LOCI_CACHE_DIR) return resolve(io.cwd, io.env.LOCI_CACHE_DIR);
+  return join(io.env.XDG_CACHE_HOME ?? join(io.env.HOME ?? homedir(), '.cache'), 'loci', 'repos');
+}
+
+/** Only the CLI resolves defaults from the cwd; the library is always given a root. A repository URL means its clone in the cache. */
 export function resolveRoot(io: CliIo, dir: string | undefined, options: { mustExist: boolean }): string {
+  if (dir && isRemoteSource(dir)) {
+    const clone = remoteCachePath(dir, repoCacheDir(io));
+    if (options.mustExist && !existsSync(clone)) throw new LociError('INDEX_NOT_FOUND', `${redactUrl(dir)} has not been indexed yet.`, { hint: `Run loci index ${redactUrl(dir)} first.` });
+    return clone;
+  }
   const root = resolve(io.cwd, dir ?? '.');
   if (options.mustExist) {
     if (!existsSync(root)) throw new LociError('ROOT_NOT_FOUND', `Folder not found: ${root}.`, { details: { root } });

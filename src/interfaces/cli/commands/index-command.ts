@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { createLoci } from '../../../engine/create-loci.js';
 import type { IndexSummary } from '../../../indexing/events.js';
-import { loadCliConfig, resolveRoot, type CliIo } from '../cli-context.js';
+import { isRemoteSource, redactUrl, syncRemoteRepo } from '../../../sources/remote-repo.js';
+import { loadCliConfig, repoCacheDir, resolveRoot, type CliIo } from '../cli-context.js';
 import { createProgressBar } from '../progress-bar.js';
 import { withInterrupt } from '../interrupt.js';
 import { formatSkips } from '../format.js';
@@ -10,13 +11,18 @@ export function registerIndexCommand(program: Command, io: CliIo): void {
   program
     .command('index')
     .description('Index a folder (default: the current one) into its store; re-runs only redo what changed.')
-    .argument('[dir]', 'folder to index')
+    .argument('[dir]', 'folder to index, or a git URL (https://host/org/repo) to clone shallowly into the cache and pull on re-index')
     .option('--store <path>', 'store folder or .db file (default <dir>/.loci)')
     .option('--embedder <id>', 'embedder id, or "none" for a lexical-only index')
     .option('--config <file>', 'config file (default <dir>/loci.config.json)')
     .option('--json', 'print the summary as JSON')
     .action(async (dir: string | undefined, flags: { store?: string; embedder?: string; config?: string; json?: boolean }) => {
-      const root = resolveRoot(io, dir, { mustExist: true });
+      let root: string;
+      if (dir && isRemoteSource(dir)) {
+        const synced = await syncRemoteRepo({ url: dir, cacheDir: repoCacheDir(io), env: io.env });
+        root = synced.root;
+        if (!flags.json) io.stderr.write(`${synced.cloned ? 'cloned' : 'updated'} ${redactUrl(dir)} at ${synced.commit.slice(0, 12)} into ${root}\n`);
+      } else root = resolveRoot(io, dir, { mustExist: true });
       const config = loadCliConfig(
         io,
         root,

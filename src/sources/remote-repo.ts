@@ -1,0 +1,90 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { LociError } from '../errors/index.js';
+
+/** `https://host/org/repo(.git)`, `ssh://…`, `git@host:org/repo.git` or `file:///path/repo.git`. */
+export function isRemoteSource(spec: string): boolean {
+  return /^(https?|ssh|git|file):\/\//i.test(spec) || /^[\w.-]+@[\w.-]+:[\w./-]+$/.test(spec);
+}
+
+/** Where a remote repository is cloned: `<cacheDir>/<host>/<path>` without `.git`. */
+export function remoteCachePath(url: string, cacheDir: string): string {
+  const scp = /^[\w.-]+@([\w.-]+):(.+)$/.exec(url);
+  let host: string;
+  let path: string;
+  if (scp) {
+    host = scp[1] as string;
+    path = scp[2] as string;
+  } else {
+    const parsed = new URL(url);
+    host = parsed.protocol === 'file:' ? 'local' : parsed.hostname;
+    path = parsed.pathname;
+  }
+  const parts = path.replace(/\.git\/?$/, '').split('/').filter((part) => part && part !== '.' && part !== '..');
+  if (parts.length === 0) throw new LociError('INVALID_ARGUMENT', `Cannot tell the repository from ${redactUrl(url)}.`, { hint: 'Use https://host/org/repo(.git).' });
+  return join(cacheDir, host.replace(/[^\w.-]/g, '_'), ...parts.map((part) => part.replace(/[^\w.-]/g, '_')));
+}
+
+export interface SyncOptions {
+  url: string;
+  cacheDir: string;
+  /** Environment; LOCI_GIT_TOKEN (or GITHUB_TOKEN) authenticates HTTPS, for this command only. */
+  env: Record<string, string | undefined>;
+  signal?: AbortSignal;
+}
+
+/**
+ * DeepWiki's remote sources, kept current: a shallow clone into the cache on first use, a
+ * shallow fetch and hard reset on every later one. A token is passed to git as a one-off
+ * header (`-c http.extraHeader`), so it is never in the remote URL, .git/config or a log.
+ */
+export async function syncRemoteRepo(options: SyncOptions): Promise<{ root: string; commit: string; cloned: boolean }> {
+  const root = remoteCachePath(options.url, options.cacheDir);
+  const token = options.env.LOCI_GIT_TOKEN ?? options.env.GITHUB_TOKEN;
+  const auth = token && /^https:/i.test(options.url) ? ['-c', `http.extraHeader=Authorization: Basic ${Buffer.from(`x-access-token:${token}`).toString('base64')}`] : [];
+  const git = (args: string[], cwd?: string) =>
+    new Promise<string>((resolve, reject) => {
+      execFile(
+        'git',
+        [...auth, ...args],
+        { cwd, env: { PATH: options.env.PATH ?? process.env.PATH ?? '', HOME: options.env.HOME ?? '', GIT_TERMINAL_PROMPT: '0' }, maxBuffer: 16 * 1024 * 1024, ...(options.signal ? { signal: options.signal } : {}) },
+        (error, stdout, stderr) => {
+          if (!error) return resolve(stdout.trim());
+          if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+            return reject(new LociError('NOT_SUPPORTED', 'Indexing a remote repository needs git, which is not installed.', { hint: 'Install git (apt-get install git), or clone it yourself and index the folder.' }));
+          }
+          if (options.signal?.aborted) return reject(new LociError('ABORTED', 'The clone was cancelled.'));
+          const message = redactSecrets(String(stderr || error.message), token).trim().split('\n').slice(-3).join(' ');
+          reject(new LociError('ROOT_NOT_FOUND', `git ${args[0]} of ${redactUrl(options.url)} failed: ${message}`, { hint: 'Check the URL, your network, and LOCI_GIT_TOKEN for private repositories.' }));
+        },
+      );
+    });
+  let cloned = false;
+  if (existsSync(join(root, '.git'))) {
+    await git(['fetch', '--quiet', '--depth', '1', 'origin', 'HEAD'], root);
+    await git(['reset', '--quiet', '--hard', 'FETCH_HEAD'], root);
+  } else {
+    await mkdir(join(root, '..'), { recursive: true });
+    await git(['clone', '--quiet', '--depth', '1', options.url, root]);
+    cloned = true;
+  }
+  return { root, commit: await git(['rev-parse', 'HEAD'], root), cloned };
+}
+
+/** Never print credentials embedded in a URL. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.username) parsed.username = '***';
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return url;
+  }
+}
+
+function redactSecrets(text: string, token: string | undefined): string {
+  return token ? text.split(token).join('***') : text;
+}
