@@ -93,6 +93,14 @@ const memorySchema = z.strictObject({
   knowledgeTopK: z.number().int().min(1).max(100).default(2),
 });
 
+const indexingSchema = z.strictObject({
+  /**
+   * Two phases: chunks and BM25 first (searchable at once), vectors second. `auto` does it for
+   * embedders slower than the built-in static one; `always` / `never` force it.
+   */
+  progressive: z.enum(['auto', 'always', 'never']).default('auto'),
+});
+
 const cacheSchema = z.strictObject({
   /**
    * Cached vectors no indexed chunk uses (another branch's files, an older embedder) kept for
@@ -120,6 +128,7 @@ export const configSchema = z.strictObject({
   memory: memorySchema.prefault({}),
   llm: llmSchema.prefault({}),
   cache: cacheSchema.prefault({}),
+  indexing: indexingSchema.prefault({}),
 });
 
 export type LociConfig = z.infer<typeof configSchema>;

@@ -68,6 +68,8 @@ export interface GcSummary {
 export interface RunOptions {
   signal?: AbortSignal;
   onProgress?: IndexProgressListener;
+  /** Override config indexing.progressive for this run. */
+  progressive?: 'auto' | 'always' | 'never';
 }
 
 export interface Loci {
@@ -104,6 +106,10 @@ export interface Loci {
 }
 
 registerBuiltInEmbedders();
+
+function pickRun(options: RunOptions): { signal?: AbortSignal; onProgress?: IndexProgressListener } {
+  return { ...(options.signal ? { signal: options.signal } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}) };
+}
 
 /**
  * Flags results whose file changed (size or mtime) or vanished since it was indexed: one
@@ -155,7 +161,7 @@ class LociEngine implements Loci {
     const store = await this.openStore(true);
     const { model, spec } = await this.indexingModel(store);
     const embedderId = model ? embedderIdOf(model) : 'none';
-    const summary = await runIndex({
+    const base = {
       root: this.root,
       store,
       model,
@@ -166,8 +172,21 @@ class LociEngine implements Loci {
       exclude: this.config.sources.exclude,
       respectGitignore: this.config.sources.respectGitignore,
       excludeAbsolutePaths: this.storePaths(),
-      ...runOptions,
-    });
+      ...pickRun(runOptions),
+    };
+    const mode = runOptions.progressive ?? this.config.indexing.progressive;
+    const progressive = model !== undefined && (mode === 'always' || (mode === 'auto' && model.provider !== 'static'));
+    let summary: IndexSummary;
+    if (progressive) {
+      // Phase 1: every changed file searchable by BM25 at once; phase 2: its vectors.
+      const lexical = await runIndex({ ...base, deferVectors: true });
+      runOptions.onProgress?.({ type: 'phase-finished', phase: 'lexical', summary: lexical });
+      const vectors = await runIndex(base);
+      runOptions.onProgress?.({ type: 'phase-finished', phase: 'vectors', summary: vectors });
+      summary = { ...vectors, files: { ...lexical.files, total: vectors.files.total }, embeddings: { computed: vectors.embeddings.computed, cached: lexical.embeddings.cached + vectors.embeddings.cached }, seconds: Math.round((lexical.seconds + vectors.seconds) * 100) / 100 };
+    } else {
+      summary = await runIndex(base);
+    }
     await store.writeState(LAST_RUN_STATE, JSON.stringify({ ...summary, finishedAt: Date.now() }));
     void spec;
     // Old vectors (other branches, deleted files) are kept for re-use, up to a bound.

@@ -29,6 +29,7 @@ export type IndexEvent =
   | { type: 'file-unchanged'; path: string; done: number; total: number }
   | { type: 'file-skipped'; path: string; reason: SkipReason; done: number; total: number }
   | { type: 'file-removed'; path: string }
+  | { type: 'phase-finished'; phase: 'lexical' | 'vectors'; summary: IndexSummary }
   | { type: 'index-finished'; summary: IndexSummary };
 
 export type IndexProgressListener = (event: IndexEvent) => void;

@@ -27,6 +27,12 @@ export interface IndexItemsContext {
   chunker: string;
   chunking: Pick<ChunkInput, 'tokenBudget' | 'windowLines' | 'windowOverlap'>;
   pathIsContent: boolean;
+  /**
+   * Progressive phase 1: write chunks and lexical rows now, vectors only where the cache
+   * already has them; files left without vectors are marked `pending` and embedded by the
+   * next (phase 2) run, which sees their embedder differ.
+   */
+  deferVectors?: boolean;
   signal?: AbortSignal;
   onProgress?: IndexProgressListener;
   /** Progress position: items already done before this call, and the run's total. */
@@ -79,18 +85,36 @@ export function emptyTally(): IndexItemsTally {
   return { added: 0, updated: 0, unchanged: 0, removed: 0, chunksWritten: 0, embeddingsComputed: 0, embeddingsCached: 0, skipped: {}, warnings: [] };
 }
 
+/**
+ * Gives the event loop a turn once `budgetMs` of work has passed without one, so searches
+ * and requests in the same process are served between files, not after the whole run.
+ */
+export function createYielder(budgetMs = 10): () => Promise<void> {
+  let last = performance.now();
+  return async () => {
+    if (performance.now() - last < budgetMs) return;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    last = performance.now();
+  };
+}
+
+/** The catalog's embedder for a file written without (all of) its vectors yet. */
+export const PENDING_EMBEDDER = 'pending';
+
 /** Reads, hashes, chunks, embeds and writes items; a crash loses at most the files in flight. */
 export async function indexItems(items: readonly IndexItem[], context: IndexItemsContext, tally: IndexItemsTally): Promise<void> {
   let pending: PendingFile[] = [];
   let pendingChunks = 0;
+  const yieldTurn = createYielder();
   const flush = async () => {
-    await writePending(pending, context, tally);
+    await writePending(pending, context, tally, yieldTurn);
     pending = [];
     pendingChunks = 0;
   };
   // Reads run ahead of processing so the disk and the CPU work at the same time.
   const loads = prefetch(items, (item) => item.load(), READ_AHEAD);
   for (const [index, item] of items.entries()) {
+    await yieldTurn();
     throwIfAborted(context.signal);
     const loaded = await loads(index);
     if (!loaded.ok) {
@@ -121,9 +145,21 @@ export async function indexItems(items: readonly IndexItem[], context: IndexItem
   await flush();
 }
 
-async function writePending(pending: PendingFile[], context: IndexItemsContext, tally: IndexItemsTally): Promise<void> {
+async function writePending(pending: PendingFile[], context: IndexItemsContext, tally: IndexItemsTally, yieldTurn: () => Promise<void>): Promise<void> {
   if (pending.length === 0) return;
-  if (context.model) {
+  const incomplete = new Set<PendingFile>();
+  if (context.model && context.deferVectors) {
+    const chunks = pending.flatMap((file) => file.chunks);
+    const cached = await context.store.getCachedVectors(context.embedderId, [...new Set(chunks.map((chunk) => chunk.write.contentHash))]);
+    for (const file of pending) {
+      for (const chunk of file.chunks) {
+        const vector = cached.get(chunk.write.contentHash);
+        if (vector) chunk.write.vector = vector;
+        else incomplete.add(file);
+      }
+    }
+    tally.embeddingsCached += cached.size;
+  } else if (context.model) {
     const result = await embedChunks(
       pending.flatMap((file) => file.chunks),
       context.model,
@@ -135,6 +171,7 @@ async function writePending(pending: PendingFile[], context: IndexItemsContext, 
     for (const warning of result.warnings) if (!tally.warnings.includes(warning)) tally.warnings.push(warning);
   }
   for (const file of pending) {
+    await yieldTurn();
     // Every file in flight was read, chunked and embedded; a cancel lands between writes.
     throwIfAborted(context.signal);
     const { item } = file;
@@ -146,7 +183,7 @@ async function writePending(pending: PendingFile[], context: IndexItemsContext, 
         contentHash: file.contentHash,
         language: item.language,
         chunker: context.chunker,
-        embedder: context.embedderId,
+        embedder: incomplete.has(file) ? PENDING_EMBEDDER : context.embedderId,
         chunkCount: file.chunks.length,
         indexedAt: Date.now(),
       },
