@@ -53,7 +53,7 @@ describe('packing', () => {
     let seed = 42;
     const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let trial = 0; trial < 500; trial++) {
-      const items = Array.from({ length: 1 + Math.floor(random() * 30) }, (_, index) => {
+      const items = Array.from({ length: 1 + Math.floor(random() * 30) }, () => {
         const start = 1 + Math.floor(random() * 200);
         return item(`f${Math.floor(random() * 5)}.ts`, start, start + Math.floor(random() * 40), random(), undefined);
       });

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readdir, rm, stat } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { sha256Hex } from '../indexing/hash.js';
 import { CHUNKER_FINGERPRINT } from '../chunk/index.js';
@@ -12,10 +12,11 @@ import { LociError } from '../errors/index.js';
 import type { IndexProgressListener, IndexSummary } from '../indexing/events.js';
 import { indexDocuments, type LociDocument } from '../indexing/index-documents.js';
 import { indexPaths, runIndex } from '../indexing/run-index.js';
-import { watchFolder } from '../sources/watch-folder.js';
+import { markStale } from './stale.js';
+import { watchEngine, type LociWatcher, type WatchOptions } from './watch.js';
 import { searchIndex, storeRetriever, type Retriever } from '../retrieve/search.js';
 import { WarmIndex } from '../retrieve/warm/warm-index.js';
-import type { SearchOptions, SearchResponse, SearchResult } from '../retrieve/search-types.js';
+import type { SearchOptions, SearchResponse } from '../retrieve/search-types.js';
 import { describeLocation, openStore, resolveStoreLocation, type StoreLocation } from '../store/location.js';
 import type { Store } from '../store/spec.js';
 import { Memory } from '../memory/memory.js';
@@ -41,20 +42,7 @@ export interface CreateLociOptions {
   inMemory?: boolean;
 }
 
-export interface WatchOptions {
-  /** Quiet time before a batch of saves is indexed (default 50 ms). */
-  debounceMs?: number;
-  onEvent?: (event: WatchEvent) => void;
-}
-
-export type WatchEvent =
-  | { type: 'watch-ready'; summary: IndexSummary }
-  | { type: 'watch-indexed'; paths: string[]; summary: IndexSummary; milliseconds: number }
-  | { type: 'watch-error'; error: Error };
-
-export interface LociWatcher {
-  close(): Promise<void>;
-}
+export type { LociWatcher, WatchEvent, WatchOptions } from './watch.js';
 
 export interface GcSummary {
   removedVectors: number;
@@ -109,24 +97,6 @@ registerBuiltInEmbedders();
 
 function pickRun(options: RunOptions): { signal?: AbortSignal; onProgress?: IndexProgressListener } {
   return { ...(options.signal ? { signal: options.signal } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}) };
-}
-
-/**
- * Flags results whose file changed (size or mtime) or vanished since it was indexed: one
- * stat per distinct file in the results. Documents indexed from memory (mtime 0) are skipped.
- */
-async function markStale(root: string, store: Store, results: SearchResult[]): Promise<void> {
-  if (results.length === 0) return;
-  const entries = await store.getCatalogEntries([...new Set(results.map((result) => result.path))]);
-  const staleness = new Map<string, boolean>();
-  await Promise.all(
-    [...entries.values()].map(async (entry) => {
-      if (entry.mtimeMs === 0) return;
-      const info = await stat(join(root, entry.path)).catch(() => undefined);
-      staleness.set(entry.path, !info || info.size !== entry.size || info.mtimeMs !== entry.mtimeMs);
-    }),
-  );
-  for (const result of results) if (staleness.get(result.path)) result.stale = true;
 }
 
 const LAST_RUN_STATE = 'last-run';
@@ -218,41 +188,8 @@ class LociEngine implements Loci {
     });
   }
 
-  async watch(watchOptions: WatchOptions = {}): Promise<LociWatcher> {
-    const emit = watchOptions.onEvent ?? (() => undefined);
-    const watcher = watchFolder({
-      root: this.root,
-      excludeAbsolutePaths: this.storePaths(),
-      ...(watchOptions.debounceMs !== undefined ? { debounceMs: watchOptions.debounceMs } : {}),
-      onChanges: (paths, info) => {
-        // One batch at a time, in order: a save during indexing waits for the next batch.
-        queue = queue.then(async () => {
-          const started = performance.now();
-          try {
-            const summary = info.rulesChanged ? await this.index() : await this.indexPaths(paths);
-            emit({ type: 'watch-indexed', paths, summary, milliseconds: Math.round(performance.now() - started) });
-          } catch (error) {
-            emit({ type: 'watch-error', error: error as Error });
-          }
-        });
-      },
-      onError: (error) => emit({ type: 'watch-error', error }),
-    });
-    // The first full run goes first in the same queue, so batches never overlap it.
-    const initial = watcher.ready.then(() => this.index());
-    let queue: Promise<void> = initial.then(() => undefined, () => undefined);
-    try {
-      emit({ type: 'watch-ready', summary: await initial });
-    } catch (error) {
-      await watcher.close();
-      throw error;
-    }
-    return {
-      close: async () => {
-        await watcher.close();
-        await queue;
-      },
-    };
+  watch(watchOptions: WatchOptions = {}): Promise<LociWatcher> {
+    return watchEngine(this, this.storePaths(), watchOptions);
   }
 
   async indexDocuments(documents: readonly LociDocument[], runOptions: RunOptions & { prune?: boolean } = {}): Promise<IndexSummary> {

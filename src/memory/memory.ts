@@ -1,10 +1,7 @@
-import type { LociConfig } from '../config/schema.js';
-import type { EmbeddingModel } from '../embed/spec.js';
 import { LociError, throwIfAborted } from '../errors/index.js';
 import type { Retriever } from '../retrieve/search.js';
 import { storeRetriever } from '../retrieve/search.js';
 import { WarmIndex } from '../retrieve/warm/warm-index.js';
-import type { Store } from '../store/spec.js';
 import { KnowledgeStores } from './knowledge.js';
 import { namespacePrefix, normalizeNamespace } from './namespace.js';
 import { recall as recallRecords } from './recall.js';
@@ -26,7 +23,7 @@ import type {
   TurnFields,
   TurnInput,
 } from './spec.js';
-import { interactionOutcomes, memoryKinds } from './spec.js';
+import { interactionOutcomes } from './spec.js';
 import { exportRecords, importRecords, type ImportOptions, type ImportSummary, type MemoryExport } from './transfer.js';
 
 export type { AddOptions, InteractionLog, MemoryContext } from './inputs.js';
