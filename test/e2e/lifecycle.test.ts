@@ -131,11 +131,34 @@ describe('crash safety', () => {
         await writeFile(join(big, `pkg${folder}`, `file${name}.ts`), `export const version${version} = ${file};\n// rewritten in attempt ${attempt}\nexport function g${folder}_${name}() { return ${attempt}; }\n`);
       }
       const child = spawn(process.execPath, [cliPath, 'index', big, '--store', store, '--json'], { stdio: 'ignore' });
-      const delay = 100 + Math.floor(random() * 1400);
       const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-      const timer = setTimeout(() => child.kill('SIGKILL'), delay);
+      let done = false;
+      void exited.then(() => (done = true));
+      if (attempt % 2 === 0) {
+        // At a random moment, start-up included.
+        const timer = setTimeout(() => child.kill('SIGKILL'), 100 + Math.floor(random() * 1400));
+        void exited.then(() => clearTimeout(timer));
+      } else {
+        // Mid-write: once the run has committed a random number of files.
+        const target = 1 + Math.floor(random() * 100);
+        const watchdog = setTimeout(() => child.kill('SIGKILL'), 20_000);
+        void exited.then(() => clearTimeout(watchdog));
+        const committedAt = (since: number) => {
+          if (!existsSync(join(store, 'index.db'))) return 0;
+          const db = new Database(join(store, 'index.db'), { readonly: true, fileMustExist: true });
+          try {
+            return db.prepare('SELECT count(*) FROM files WHERE indexed_at > ?').pluck().get(since) as number;
+          } catch {
+            return 0;
+          } finally {
+            db.close();
+          }
+        };
+        const since = Date.now();
+        while (!done && committedAt(since) < target) await new Promise((resolve) => setTimeout(resolve, 10));
+        if (!done) child.kill('SIGKILL');
+      }
       const code = await exited;
-      clearTimeout(timer);
       if (code === null) killedMidway++;
       if (existsSync(join(store, 'index.db'))) check();
     }
