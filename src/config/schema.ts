@@ -99,6 +99,12 @@ const indexingSchema = z.strictObject({
    * embedders slower than the built-in static one; `always` / `never` force it.
    */
   progressive: z.enum(['auto', 'always', 'never']).default('auto'),
+  /** Index on a worker thread (own SQLite connection) so the calling thread stays free for searches. */
+  worker: z.boolean().default(true),
+  /** OS niceness of the indexing worker thread: 0 normal … 19 lowest. */
+  workerNiceness: z.number().int().min(0).max(19).default(10),
+  /** Heap limit of the indexing worker, MB. */
+  workerMemoryMb: z.number().int().min(256).max(65_536).default(4096),
 });
 
 const cacheSchema = z.strictObject({

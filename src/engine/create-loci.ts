@@ -11,7 +11,10 @@ import { embedderIdOf, type EmbeddingModel } from '../embed/spec.js';
 import { LociError } from '../errors/index.js';
 import type { IndexProgressListener, IndexSummary } from '../indexing/events.js';
 import { indexDocuments, type LociDocument } from '../indexing/index-documents.js';
-import { indexPaths, runIndex } from '../indexing/run-index.js';
+import { indexFolder, LAST_RUN_STATE } from '../indexing/index-folder.js';
+import { indexPaths } from '../indexing/run-index.js';
+import type { WorkerJob } from '../indexing/worker/protocol.js';
+import { runInWorker, workerAvailable } from '../indexing/worker/run-in-worker.js';
 import { markStale } from './stale.js';
 import { watchEngine, type LociWatcher, type WatchOptions } from './watch.js';
 import { searchIndex, storeRetriever, type Retriever } from '../retrieve/search.js';
@@ -99,7 +102,8 @@ function pickRun(options: RunOptions): { signal?: AbortSignal; onProgress?: Inde
   return { ...(options.signal ? { signal: options.signal } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}) };
 }
 
-const LAST_RUN_STATE = 'last-run';
+/** Watcher batches of at least this many paths are indexed on the worker thread. */
+const WORKER_MIN_PATHS = 64;
 const MEMORY_DATABASE = 'memory.db';
 const EMBEDDER_SPEC_STATE = 'embedder-spec';
 
@@ -130,38 +134,15 @@ class LociEngine implements Loci {
   async index(runOptions: RunOptions = {}): Promise<IndexSummary> {
     const store = await this.openStore(true);
     const { model, spec } = await this.indexingModel(store);
-    const embedderId = model ? embedderIdOf(model) : 'none';
-    const base = {
-      root: this.root,
-      store,
-      model,
-      embedderId,
-      chunker: CHUNKER_FINGERPRINT,
-      chunking: this.config.chunking,
-      maxFileBytes: this.config.sources.maxFileBytes,
-      exclude: this.config.sources.exclude,
-      respectGitignore: this.config.sources.respectGitignore,
-      excludeAbsolutePaths: this.storePaths(),
-      ...pickRun(runOptions),
-    };
     const mode = runOptions.progressive ?? this.config.indexing.progressive;
     const progressive = model !== undefined && (mode === 'always' || (mode === 'auto' && model.provider !== 'static'));
-    let summary: IndexSummary;
-    if (progressive) {
-      // Phase 1: every changed file searchable by BM25 at once; phase 2: its vectors.
-      const lexical = await runIndex({ ...base, deferVectors: true });
-      runOptions.onProgress?.({ type: 'phase-finished', phase: 'lexical', summary: lexical });
-      const vectors = await runIndex(base);
-      runOptions.onProgress?.({ type: 'phase-finished', phase: 'vectors', summary: vectors });
-      summary = { ...vectors, files: { ...lexical.files, total: vectors.files.total }, embeddings: { computed: vectors.embeddings.computed, cached: lexical.embeddings.cached + vectors.embeddings.cached }, seconds: Math.round((lexical.seconds + vectors.seconds) * 100) / 100 };
-    } else {
-      summary = await runIndex(base);
+    const changed = (summary: IndexSummary) => summary.files.indexed + summary.files.removed > 0;
+    if (this.canUseWorker()) {
+      const summary = await runInWorker(this.workerJob(spec, { progressive, graph: this.options.inMemory !== false }), this.workerOptions(runOptions));
+      return summary;
     }
-    await store.writeState(LAST_RUN_STATE, JSON.stringify({ ...summary, finishedAt: Date.now() }));
-    void spec;
-    // Old vectors (other branches, deleted files) are kept for re-use, up to a bound.
-    if (summary.files.indexed + summary.files.removed > 0) await store.collectGarbage({ keepUnreferenced: this.config.cache.maxUnreferencedVectors });
-    if (this.options.inMemory !== false && summary.files.indexed + summary.files.removed > 0) {
+    const summary = await indexFolder({ ...this.runBase(store, model), ...pickRun(runOptions), progressive, keepUnreferenced: this.config.cache.maxUnreferencedVectors });
+    if (this.options.inMemory !== false && changed(summary)) {
       // Build and save the vector graph now, so the next process starts warm.
       const meta = await store.getMeta();
       await (await this.warmIndexFor(store, meta.embedderId, meta.dimensions)).persist();
@@ -171,8 +152,16 @@ class LociEngine implements Loci {
 
   async indexPaths(paths: readonly string[], runOptions: RunOptions = {}): Promise<IndexSummary> {
     const store = await this.openStore(true);
-    const { model } = await this.indexingModel(store);
-    return indexPaths({
+    const { model, spec } = await this.indexingModel(store);
+    // A few saved files are quicker in-process than a worker's start; a checkout's worth is not.
+    if (paths.length >= WORKER_MIN_PATHS && this.canUseWorker()) {
+      return runInWorker(this.workerJob(spec, { progressive: false, graph: false, paths: [...paths] }), this.workerOptions(runOptions));
+    }
+    return indexPaths({ ...this.runBase(store, model), paths, ...runOptions });
+  }
+
+  private runBase(store: Store, model: EmbeddingModel | undefined) {
+    return {
       root: this.root,
       store,
       model,
@@ -183,9 +172,37 @@ class LociEngine implements Loci {
       exclude: this.config.sources.exclude,
       respectGitignore: this.config.sources.respectGitignore,
       excludeAbsolutePaths: this.storePaths(),
-      paths,
-      ...runOptions,
-    });
+    };
+  }
+
+  /** The worker rebuilds the embedder from its spec, so a model object passed in keeps indexing in-process. */
+  private canUseWorker(): boolean {
+    return this.config.indexing.worker && this.location.kind === 'sqlite' && typeof this.options.embedder !== 'object' && workerAvailable();
+  }
+
+  private workerJob(spec: string, options: { progressive: boolean; graph: boolean; paths?: string[] }): WorkerJob {
+    const meta = this.graphFileFor(this.searchModel?.model ? embedderIdOf(this.searchModel.model) : 'none');
+    return {
+      root: this.root,
+      location: this.location,
+      embedder: spec,
+      config: this.config,
+      env: { ...(this.options.env ?? {}) },
+      excludeAbsolutePaths: this.storePaths(),
+      progressive: options.progressive,
+      niceness: this.config.indexing.workerNiceness,
+      ...(options.paths ? { paths: options.paths } : {}),
+      ...(options.graph && meta ? { graphFile: meta } : {}),
+    };
+  }
+
+  private workerOptions(runOptions: RunOptions) {
+    const onProgress = runOptions.onProgress;
+    return {
+      ...pickRun(runOptions),
+      memoryMb: this.config.indexing.workerMemoryMb,
+      ...(onProgress ? { onStarted: (info: { threadId: number; niceness: number | null }) => onProgress({ type: 'worker-started', ...info }) } : {}),
+    };
   }
 
   watch(watchOptions: WatchOptions = {}): Promise<LociWatcher> {
@@ -341,10 +358,14 @@ class LociEngine implements Loci {
 
   private async warmIndexFor(store: Store, embedderId: string, dimensions: number): Promise<WarmIndex> {
     if (!this.warm || this.warm.options.embedderId !== embedderId) {
-      const graphFile = this.location.kind === 'sqlite' && embedderId !== 'none' ? join(this.location.folder, `vectors-${sha256Hex(embedderId).slice(0, 12)}.hnsw`) : undefined;
+      const graphFile = this.graphFileFor(embedderId);
       this.warm = new WarmIndex(store, { weights: this.config.search.fieldWeights, embedderId, dimensions, ...(graphFile ? { graphFile } : {}) });
     }
     return this.warm;
+  }
+
+  private graphFileFor(embedderId: string): string | undefined {
+    return this.location.kind === 'sqlite' && embedderId !== 'none' ? join(this.location.folder, `vectors-${sha256Hex(embedderId).slice(0, 12)}.hnsw`) : undefined;
   }
 
   private async indexingModel(store: Store): Promise<{ model: EmbeddingModel | undefined; spec: string }> {

@@ -36,6 +36,7 @@ export const errorCodes = {
   CONTEXT_TOO_LARGE: { category: 'usage', hint: 'Raise --max-tokens, narrow the mask, or drop the include.' },
   DATASET_INVALID: { category: 'usage', hint: 'A BEIR folder needs corpus.jsonl(.gz), queries.jsonl and qrels/<split>.tsv.' },
   NOT_SUPPORTED: { category: 'unsupported', hint: 'This operation is not available here; see the message for the alternative.' },
+  INDEX_WORKER_FAILED: { category: 'internal', hint: 'Finished files are kept: re-run to resume. If the worker ran out of memory, raise indexing.workerMemoryMb, or set indexing.worker to false to index in-process.' },
   ABORTED: { category: 'aborted', hint: 'The operation was cancelled; re-run it to continue where it stopped.' },
   INTERNAL: { category: 'internal', hint: 'This is a bug in loci; please report it with the command you ran.' },
 } as const satisfies Record<string, { category: ErrorCategory; hint: string }>;

@@ -23,6 +23,7 @@ export interface IndexSummary {
 
 /** Progress events, in the order they happen. Names are noun-verb. */
 export type IndexEvent =
+  | { type: 'worker-started'; threadId: number; niceness: number | null }
   | { type: 'walk-finished'; files: number; skipped: SkipCounts }
   | { type: 'plan-ready'; toIndex: number; toCheck: number; unchanged: number; toRemove: number }
   | { type: 'file-indexed'; path: string; chunks: number; done: number; total: number }
