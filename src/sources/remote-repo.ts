@@ -38,18 +38,23 @@ export interface SyncOptions {
 /**
  * DeepWiki's remote sources, kept current: a shallow clone into the cache on first use, a
  * shallow fetch and hard reset on every later one. A token is passed to git as a one-off
- * header (`-c http.extraHeader`), so it is never in the remote URL, .git/config or a log.
+ * header in git's environment, so it is never in the remote URL, .git/config, a command line or a log.
  */
 export async function syncRemoteRepo(options: SyncOptions): Promise<{ root: string; commit: string; cloned: boolean }> {
   const root = remoteCachePath(options.url, options.cacheDir);
   const token = options.env.LOCI_GIT_TOKEN ?? options.env.GITHUB_TOKEN;
-  const auth = token && /^https:/i.test(options.url) ? ['-c', `http.extraHeader=Authorization: Basic ${Buffer.from(`x-access-token:${token}`).toString('base64')}`] : [];
+  // Handed to git through its environment (GIT_CONFIG_COUNT, git >= 2.31), which only this
+  // user can read: not on the command line (visible in `ps`), the URL or .git/config.
+  const auth: Record<string, string> =
+    token && /^https:/i.test(options.url)
+      ? { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'http.extraHeader', GIT_CONFIG_VALUE_0: `Authorization: Basic ${Buffer.from(`x-access-token:${token}`).toString('base64')}` }
+      : {};
   const git = (args: string[], cwd?: string) =>
     new Promise<string>((resolve, reject) => {
       execFile(
         'git',
-        [...auth, ...args],
-        { cwd, env: { PATH: options.env.PATH ?? process.env.PATH ?? '', HOME: options.env.HOME ?? '', GIT_TERMINAL_PROMPT: '0' }, maxBuffer: 16 * 1024 * 1024, ...(options.signal ? { signal: options.signal } : {}) },
+        args,
+        { cwd, env: { PATH: options.env.PATH ?? process.env.PATH ?? '', HOME: options.env.HOME ?? '', GIT_TERMINAL_PROMPT: '0', ...auth }, maxBuffer: 16 * 1024 * 1024, ...(options.signal ? { signal: options.signal } : {}) },
         (error, stdout, stderr) => {
           if (!error) return resolve(stdout.trim());
           if ((error as NodeJS.ErrnoException).code === 'ENOENT') {

@@ -4,6 +4,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHttpsGitServer } from '../support/https-git-server.js';
 import { runLoci } from '../support/run-cli.js';
 
 let workspace: string;
@@ -293,5 +294,53 @@ describe('remote sources', () => {
     const never = await runLoci(['search', 'x', '--root', 'https://example.invalid/org/repo'], { cwd: workspace, env });
     expect(never.code).toBe(3);
     expect(never.stderr).toMatch(/has not been indexed yet/);
+  });
+});
+
+describe('remote sources over HTTPS with a token', () => {
+  it('authenticates with LOCI_GIT_TOKEN from the environment and never writes the token anywhere', async () => {
+    const projects = join(workspace, 'https-projects');
+    await mkdir(projects, { recursive: true });
+    execFileSync('git', ['clone', '-q', '--bare', repo, join(projects, 'team', 'private.git')]);
+    const home = join(workspace, 'https-home');
+    await mkdir(home, { recursive: true });
+    const token = 'ghp_secretTokenNeverWritten42';
+    const server = await startHttpsGitServer({ projectRoot: projects, certDir: home, token });
+    try {
+      // The client trusts the test's self-signed certificate, as a user's git trusts a real one.
+      await writeFile(join(home, '.gitconfig'), `[http]\n\tsslCAInfo = ${server.caFile}\n`);
+      const url = `${server.url}/team/private.git`;
+      const cache = join(home, 'repo-cache');
+
+      const refused = await runLoci(['index', url], { cwd: home, env: { LOCI_CACHE_DIR: cache } });
+      expect(refused.code).toBe(3);
+      expect(refused.stderr).toMatch(/git clone of https:\/\/127\.0\.0\.1:\d+\/team\/private\.git failed/);
+
+      const wrong = await runLoci(['index', url], { cwd: home, env: { LOCI_CACHE_DIR: cache, LOCI_GIT_TOKEN: 'wrong-token-value' } });
+      expect(wrong.code).toBe(3);
+      expect(wrong.stderr).not.toContain('wrong-token-value');
+
+      const env = { LOCI_CACHE_DIR: cache, LOCI_GIT_TOKEN: token };
+      const cloned = await runLoci(['index', url, '--json'], { cwd: home, env });
+      expect(cloned.stderr).not.toContain(token);
+      expect(cloned.code).toBe(0);
+      expect(JSON.parse(cloned.stdout).files.total).toBeGreaterThan(10);
+      const again = await runLoci(['index', url], { cwd: home, env }); // a fetch, authenticated the same way
+      expect(again.code).toBe(0);
+      const authorized = server.seen.filter((header) => header === `Basic ${Buffer.from(`x-access-token:${token}`).toString('base64')}`);
+      expect(authorized.length).toBeGreaterThanOrEqual(2);
+
+      // Nothing on disk holds the token: not the clone's config, not the index, not the cache.
+      const encoded = Buffer.from(`x-access-token:${token}`).toString('base64');
+      let holders = '';
+      try {
+        holders = execFileSync('grep', ['-rlF', '-e', token, '-e', encoded, home], { encoding: 'utf8' });
+      } catch (error) {
+        if ((error as { status?: number }).status !== 1) throw error; // 1: nothing found
+      }
+      expect(holders).toBe('');
+    } finally {
+      await server.close();
+    }
   });
 });
