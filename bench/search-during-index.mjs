@@ -38,6 +38,7 @@ try {
       // the store may not exist for the first few milliseconds
     }
     latencies.push(performance.now() - started);
+    if (process.env.BENCH_TRACE) console.error(round, (performance.now() - started).toFixed(1));
   }
   histogram.disable();
   const summary = await run;

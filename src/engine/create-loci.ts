@@ -121,6 +121,7 @@ class LociEngine implements Loci {
   private searchModel: { spec: string; model: EmbeddingModel | undefined } | undefined;
   private warm: WarmIndex | undefined;
   private memoryHandle: Promise<{ memory: Memory; store: Store }> | undefined;
+  private activeRuns = 0;
 
   constructor(
     readonly root: string,
@@ -131,7 +132,24 @@ class LociEngine implements Loci {
     this.storeLocation = describeLocation(location);
   }
 
-  async index(runOptions: RunOptions = {}): Promise<IndexSummary> {
+  index(runOptions: RunOptions = {}): Promise<IndexSummary> {
+    return this.running(() => this.indexFolder(runOptions));
+  }
+
+  indexPaths(paths: readonly string[], runOptions: RunOptions = {}): Promise<IndexSummary> {
+    return this.running(() => this.indexSomePaths(paths, runOptions));
+  }
+
+  private async running<T>(work: () => Promise<T>): Promise<T> {
+    this.activeRuns++;
+    try {
+      return await work();
+    } finally {
+      this.activeRuns--;
+    }
+  }
+
+  private async indexFolder(runOptions: RunOptions): Promise<IndexSummary> {
     const store = await this.openStore(true);
     const { model, spec } = await this.indexingModel(store);
     const mode = runOptions.progressive ?? this.config.indexing.progressive;
@@ -150,7 +168,7 @@ class LociEngine implements Loci {
     return summary;
   }
 
-  async indexPaths(paths: readonly string[], runOptions: RunOptions = {}): Promise<IndexSummary> {
+  private async indexSomePaths(paths: readonly string[], runOptions: RunOptions): Promise<IndexSummary> {
     const store = await this.openStore(true);
     const { model, spec } = await this.indexingModel(store);
     // A few saved files are quicker in-process than a worker's start; a checkout's worth is not.
@@ -237,7 +255,11 @@ class LociEngine implements Loci {
     const weights = this.config.search.fieldWeights;
     if (this.options.inMemory === false) return storeRetriever(store, embedderId, weights);
     const warm = await this.warmIndexFor(store, embedderId, dimensions);
-    await warm.refresh();
+    // While this process is indexing, a search answers from what the warm index holds and
+    // catches up in the background, so it never waits on the writer's progress; otherwise
+    // it sees everything committed before it started.
+    if (this.activeRuns > 0 && warm.size > 0) void warm.refresh().catch(() => undefined);
+    else await warm.refresh();
     return {
       lexical: async (terms, limit, filter) => warm.searchLexical(terms, limit, filter),
       vector: async (vector, limit, filter) => warm.searchVectors(vector, limit, filter),

@@ -131,6 +131,8 @@ export interface ScanOptions {
   afterRowId?: number;
   /** Attach vectors from this embedder. */
   embedderId?: string;
+  /** At most this many rows, lowest ids first (a caller pages with afterRowId). */
+  limit?: number;
 }
 
 export interface IndexMeta {
@@ -201,6 +203,8 @@ export interface Store {
   changeToken(): Promise<string>;
   /** Rows for building in-memory indexes, in row id order. */
   scanIndexRows(options: ScanOptions): Promise<IndexRow[]>;
+  /** How many chunk rows are live (cheap: tells a scanner whether any were deleted). */
+  countChunks(): Promise<number>;
   /** Every live chunk row id (to find deletions since a scan). */
   liveRowIds(): Promise<Int32Array>;
   /** Lexicon terms with id > afterId, as [id, term] pairs. */

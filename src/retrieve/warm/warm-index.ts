@@ -77,21 +77,28 @@ export class WarmIndex {
   private async catchUp(): Promise<void> {
     const token = await this.store.changeToken();
     if (token === this.token) return;
+    // New rows in slices, giving the event loop a turn between them: a catch-up after a big
+    // write never holds other requests for long.
+    for (;;) {
+      const fresh = await this.store.scanIndexRows({ afterRowId: this.watermark, limit: CATCH_UP_SLICE, ...(this.vectors ? { embedderId: this.options.embedderId } : {}) });
+      for (const row of fresh) {
+        const meta = { path: row.path, language: row.language };
+        this.lexical.add(row.rowId, meta, row.terms);
+        if (this.vectors && row.vector && row.vector.length === this.vectors.dimensions) this.vectors.add(row.rowId, row.vector, meta);
+        this.watermark = Math.max(this.watermark, row.rowId);
+      }
+      if (fresh.length < CATCH_UP_SLICE) break;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    // After the rows: a term is committed with the first row that uses it, so every term id
+    // just read is in the lexicon now.
     for (const [id, term] of await this.store.readLexicon(this.lastLexiconId)) {
       this.termIds.set(term, id);
       this.lastLexiconId = Math.max(this.lastLexiconId, id);
     }
-    const fresh = await this.store.scanIndexRows({ afterRowId: this.watermark, ...(this.vectors ? { embedderId: this.options.embedderId } : {}) });
-    for (const row of fresh) {
-      const meta = { path: row.path, language: row.language };
-      this.lexical.add(row.rowId, meta, row.terms);
-      if (this.vectors && row.vector && row.vector.length === this.vectors.dimensions) this.vectors.add(row.rowId, row.vector, meta);
-      this.watermark = Math.max(this.watermark, row.rowId);
-    }
     // Rows are never updated in place, only deleted and re-inserted with new ids.
-    const live = await this.store.liveRowIds();
-    if (live.length !== this.lexical.size) {
-      const alive = new Set(live);
+    if ((await this.store.countChunks()) !== this.lexical.size) {
+      const alive = new Set(await this.store.liveRowIds());
       const gone = [...this.lexical.rowIds()].filter((rowId) => !alive.has(rowId));
       for (const rowId of gone) {
         this.lexical.remove(rowId);
@@ -102,3 +109,6 @@ export class WarmIndex {
     this.token = token;
   }
 }
+
+/** Rows read per step of a catch-up (a few milliseconds of work). */
+const CATCH_UP_SLICE = 1000;

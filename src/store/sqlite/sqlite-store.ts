@@ -270,7 +270,7 @@ class SqliteStore implements Store {
   async scanIndexRows(options: ScanOptions): Promise<IndexRow[]> {
     return this.guard(() => {
       const rows: IndexRow[] = [];
-      const iterator = this.statements.scanRows.iterate(options.embedderId ?? '', options.afterRowId ?? 0) as Iterable<{
+      const iterator = this.statements.scanRows.iterate(options.embedderId ?? '', options.afterRowId ?? 0, options.limit ?? -1) as Iterable<{
         id: number;
         path: string;
         language: string;
@@ -284,6 +284,10 @@ class SqliteStore implements Store {
       }
       return rows;
     });
+  }
+
+  async countChunks(): Promise<number> {
+    return this.guard(() => this.statements.countChunks.get() as number);
   }
 
   async liveRowIds(): Promise<Int32Array> {

@@ -21,6 +21,7 @@ export interface Statements {
   termId: Database.Statement;
   lexiconAfter: Database.Statement;
   liveRowIds: Database.Statement;
+  countChunks: Database.Statement;
   deleteChunksOfPath: Database.Statement;
   deleteFile: Database.Statement;
   insertChunk: Database.Statement;
@@ -61,6 +62,7 @@ export function prepareStatements(db: Database.Database): Statements {
     termId: db.prepare('SELECT id FROM lexicon WHERE term = ?').pluck(),
     lexiconAfter: db.prepare('SELECT id, term FROM lexicon WHERE id > ? ORDER BY id').raw(),
     liveRowIds: db.prepare('SELECT id FROM chunks ORDER BY id').pluck(),
+    countChunks: db.prepare('SELECT count(*) FROM chunks').pluck(),
     deleteChunksOfPath: db.prepare('DELETE FROM chunks WHERE path = ?'),
     deleteFile: db.prepare('DELETE FROM files WHERE path = ?'),
     insertChunk: db.prepare(`INSERT INTO chunks (chunk_id, content_hash, path, start_line, end_line, language, kind, symbol, symbols, heading_path, text)
@@ -83,6 +85,6 @@ export function prepareStatements(db: Database.Database): Statements {
     scanRows: db.prepare(`SELECT c.id, c.path, c.language, t.data, e.vector FROM chunks c
       JOIN chunk_terms t ON t.chunk = c.id
       LEFT JOIN embeddings e ON e.embedder = ? AND e.content_hash = c.content_hash
-      WHERE c.id > ? ORDER BY c.id`),
+      WHERE c.id > ? ORDER BY c.id LIMIT ?`),
   };
 }

@@ -98,6 +98,22 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
       expect((await store.getCatalogEntry('a.ts'))?.contentHash).toBe('v2');
     });
 
+    it('scans index rows in pages by row id, and counts live rows', async () => {
+      await store.writeFile({ entry: catalogEntry('a.ts'), chunks: [chunk('a.ts', 1, 'alpha'), chunk('a.ts', 3, 'beta'), chunk('a.ts', 5, 'gamma')] });
+      await store.writeFile({ entry: catalogEntry('b.ts'), chunks: [chunk('b.ts', 1, 'delta'), chunk('b.ts', 3, 'epsilon')] });
+      const all = await store.scanIndexRows({});
+      expect(all).toHaveLength(5);
+      const first = await store.scanIndexRows({ limit: 2 });
+      const second = await store.scanIndexRows({ afterRowId: (first.at(-1) as { rowId: number }).rowId, limit: 2 });
+      const third = await store.scanIndexRows({ afterRowId: (second.at(-1) as { rowId: number }).rowId, limit: 2 });
+      expect([...first, ...second, ...third].map((row) => row.rowId)).toEqual(all.map((row) => row.rowId));
+      expect(third).toHaveLength(1);
+      expect(await store.countChunks()).toBe(5);
+      await store.deleteFile('a.ts');
+      expect(await store.countChunks()).toBe(2);
+      expect([...(await store.liveRowIds())]).toEqual(all.slice(3).map((row) => row.rowId));
+    });
+
     it('deletes a file with its chunks and lexical rows', async () => {
       await store.writeFile({ entry: catalogEntry('a.ts'), chunks: [chunk('a.ts', 1, 'alpha')] });
       await store.writeFile({ entry: catalogEntry('b.ts'), chunks: [chunk('b.ts', 1, 'alpha')] });
