@@ -57,8 +57,8 @@ interface PendingFile {
   chunks: PreparedChunk[];
 }
 
-// Files are embedded in groups so remote embedders get full batches; each file is still
-// written in its own transaction.
+// Files are embedded and committed in groups: remote embedders get full batches, and one
+// transaction per group instead of per file.
 const BATCH_CHUNKS = 128;
 const BATCH_FILES = 64;
 
@@ -101,7 +101,7 @@ export function createYielder(budgetMs = 10): () => Promise<void> {
 /** The catalog's embedder for a file written without (all of) its vectors yet. */
 export const PENDING_EMBEDDER = 'pending';
 
-/** Reads, hashes, chunks, embeds and writes items; a crash loses at most the files in flight. */
+/** Reads, hashes, chunks, embeds and writes items; a crash loses at most the group in flight. */
 export async function indexItems(items: readonly IndexItem[], context: IndexItemsContext, tally: IndexItemsTally): Promise<void> {
   let pending: PendingFile[] = [];
   let pendingChunks = 0;
@@ -170,29 +170,32 @@ async function writePending(pending: PendingFile[], context: IndexItemsContext, 
     tally.embeddingsCached += result.cached;
     for (const warning of result.warnings) if (!tally.warnings.includes(warning)) tally.warnings.push(warning);
   }
-  for (const file of pending) {
-    await yieldTurn();
-    // Every file in flight was read, chunked and embedded; a cancel lands between writes.
-    throwIfAborted(context.signal);
-    const { item } = file;
-    await context.store.writeFile({
+  await yieldTurn();
+  // Every file in flight was read, chunked and embedded; a cancel lands between groups.
+  throwIfAborted(context.signal);
+  // One transaction for the group: each file still lands whole or not at all, and a crash
+  // loses at most this group (<= BATCH_FILES files), which the next run redoes.
+  await context.store.writeFiles(
+    pending.map((file) => ({
       entry: {
-        path: item.path,
-        size: item.size,
-        mtimeMs: item.mtimeMs,
+        path: file.item.path,
+        size: file.item.size,
+        mtimeMs: file.item.mtimeMs,
         contentHash: file.contentHash,
-        language: item.language,
+        language: file.item.language,
         chunker: context.chunker,
         embedder: incomplete.has(file) ? PENDING_EMBEDDER : context.embedderId,
         chunkCount: file.chunks.length,
         indexedAt: Date.now(),
       },
       chunks: file.chunks.map((chunk) => chunk.write),
-    });
-    if (item.previous) tally.updated++;
+    })),
+  );
+  for (const file of pending) {
+    if (file.item.previous) tally.updated++;
     else tally.added++;
     tally.chunksWritten += file.chunks.length;
     context.progress.done++;
-    context.onProgress?.({ type: 'file-indexed', path: item.path, chunks: file.chunks.length, done: context.progress.done, total: context.progress.total });
+    context.onProgress?.({ type: 'file-indexed', path: file.item.path, chunks: file.chunks.length, done: context.progress.done, total: context.progress.total });
   }
 }

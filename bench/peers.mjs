@@ -1,0 +1,133 @@
+// loci against peer engines, side by side, on the same real data in one process:
+// indexing throughput and RSS, then lexical / vector / hybrid query latency with the engines
+// taking turns query by query (so machine noise falls on all of them alike), and ANN
+// recall@10 against exact cosine search over the same engine's vectors.
+// Usage: node --expose-gc bench/peers.mjs [--sizes 10000,100000] [--queries 200]
+//          [--engines loci,orama,lancedb,sqlite,minisearch,usearch] [--repos DIR,DIR] [--json]
+// Peers come from bench/package.json (`npm ci --prefix bench`); loci from dist/ (npm run build).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { benchQueries, embedAll, exactTopK, realChunks, sizeTo, staticModel } from './lib/dataset.mjs';
+import { lanceEngine, lociEngine, miniSearchEngine, oramaEngine, sqliteEngine, usearchEngine } from './lib/peer-engines.mjs';
+import { argument, createReporter, machine, summarize } from './lib/report.mjs';
+
+const reporter = createReporter();
+const sizes = argument('sizes', '10000').split(',').map(Number);
+const queryCount = Number(argument('queries', '200'));
+const wanted = argument('engines', 'loci,orama,lancedb,sqlite,minisearch,usearch').split(',');
+const repos = (argument('repos', '') || '').split(',').filter(Boolean);
+/** Engines that hold everything in the JS heap are skipped above this size (RSS beyond this machine's comfort). */
+const inHeapLimit = Number(argument('in-heap-limit', '200000'));
+const factories = { loci: lociEngine, orama: oramaEngine, lancedb: lanceEngine, sqlite: sqliteEngine, minisearch: miniSearchEngine, usearch: usearchEngine };
+const IN_HEAP = new Set(['orama', 'minisearch']);
+const OPS = ['lexical', 'vector', 'hybrid'];
+const WARMUP = 5;
+const log = (message) => process.stderr.write(`${message}\n`);
+const rss = () => {
+  globalThis.gc?.();
+  return process.memoryUsage().rss / 2 ** 20;
+};
+
+const model = await staticModel();
+const dimensions = model.dimensions;
+const real = await realChunks(Math.max(...sizes), repos);
+log(`real chunks: ${real.length}`);
+const queryTexts = benchQueries(queryCount, 7);
+const queryVectors = await embedAll(model, queryTexts, 'query');
+const queries = queryTexts.map((text, index) => ({ text, vector: queryVectors.slice(index * dimensions, (index + 1) * dimensions) }));
+const ratios = [];
+
+for (const n of sizes) {
+  const { chunks, variants } = sizeTo(real, n, 11);
+  const vectors = await embedAll(model, chunks.map((chunk) => chunk.text));
+  const exact = exactTopK(vectors, dimensions, queryVectors, 10);
+  log(`n=${n}: ${variants} variant chunks; ground truth ready`);
+  const dir = mkdtempSync(join(tmpdir(), 'loci-bench-peers-'));
+  const data = { chunks, vectors, dimensions, dir };
+  const engines = [];
+  for (const name of wanted) {
+    if (!factories[name]) throw new Error(`Unknown engine ${name}; pick from ${Object.keys(factories).join(', ')}.`);
+    if (IN_HEAP.has(name) && n > inHeapLimit) {
+      log(`${name}: skipped at n=${n} (holds everything in the JS heap; raise --in-heap-limit to try)`);
+      continue;
+    }
+    let engine;
+    try {
+      engine = await factories[name]();
+    } catch (error) {
+      log(`${name}: not installed (${error.message.split('\n')[0]}); run npm ci --prefix bench`);
+      continue;
+    }
+    const before = rss();
+    const started = performance.now();
+    await engine.build(data, { ann: n >= 50_000 });
+    let seconds = (performance.now() - started) / 1000;
+    if (engine.warm) {
+      const warmStarted = performance.now();
+      await engine.warm(queries[0]);
+      seconds += (performance.now() - warmStarted) / 1000;
+    }
+    const rssMB = Math.round(rss() - before);
+    reporter.row({ engine: engine.name, op: 'index', n, p50Ms: null, p95Ms: null, p99Ms: null, recall10: null, seconds: Math.round(seconds * 100) / 100, chunksPerSec: Math.round(n / seconds), rssMB });
+    log(`${engine.name}: built in ${seconds.toFixed(1)} s`);
+    engines.push(engine);
+  }
+  const truths = new Map();
+  for (const engine of engines) if (engine.groundTruth) truths.set(engine, await engine.groundTruth(queries));
+  const latencies = new Map(engines.map((engine) => [engine, Object.fromEntries(OPS.map((op) => [op, []]))]));
+  const recalls = new Map(engines.map((engine) => [engine, []]));
+  for (const [index, query] of queries.entries()) {
+    for (let turn = 0; turn < engines.length; turn++) {
+      const engine = engines[(index + turn) % engines.length];
+      for (const op of OPS) {
+        if (!engine[op]) continue;
+        const started = performance.now();
+        const rows = await engine[op](query);
+        const elapsed = performance.now() - started;
+        if (index < WARMUP) continue;
+        latencies.get(engine)[op].push(elapsed);
+        if (op === 'vector') {
+          const truth = new Set((truths.get(engine) ?? exact)[index]);
+          recalls.get(engine).push(rows.filter((row) => truth.has(row)).length / truth.size);
+        }
+      }
+    }
+  }
+  for (const engine of engines) {
+    for (const op of OPS) {
+      const times = latencies.get(engine)[op];
+      if (times.length === 0) continue;
+      const recall = op === 'vector' ? recalls.get(engine) : [];
+      reporter.row({ engine: engine.name, op, n, ...summarize(times), ...(recall.length ? { recall10: Math.round((recall.reduce((a, b) => a + b, 0) / recall.length) * 1000) / 1000 } : {}) });
+    }
+    if (engine.exact) {
+      const times = [];
+      for (const query of queries.slice(WARMUP)) {
+        const started = performance.now();
+        await engine.exact(query);
+        times.push(performance.now() - started);
+      }
+      reporter.row({ engine: `${engine.name}-exact`, op: 'vector', n, ...summarize(times), recall10: 1 });
+    }
+    await engine.close();
+  }
+  for (const op of OPS) {
+    const loci = latencies.get(engines.find((engine) => engine.name === 'loci'))?.[op];
+    if (!loci?.length) continue;
+    const peers = engines.filter((engine) => engine.name !== 'loci' && latencies.get(engine)[op].length > 0).map((engine) => ({ name: engine.name, p50: summarize(latencies.get(engine)[op]).p50Ms }));
+    peers.sort((a, b) => a.p50 - b.p50);
+    if (peers[0]) ratios.push({ n, op, lociP50Ms: summarize(loci).p50Ms, fastestPeer: peers[0].name, peerP50Ms: peers[0].p50, speedup: Math.round((peers[0].p50 / summarize(loci).p50Ms) * 100) / 100 });
+  }
+  rmSync(dir, { recursive: true, force: true });
+}
+reporter.done();
+if (!process.argv.includes('--json')) {
+  console.log('\nloci against the fastest peer doing the same work (speedup > 1: loci is faster)');
+  const table = createReporter([]);
+  for (const ratio of ratios) table.row(ratio);
+  table.done();
+  const about = createReporter([]);
+  about.row({ bench: 'machine', ...machine(), realChunks: real.length, queries: queries.length });
+  about.done();
+}

@@ -1,0 +1,53 @@
+// `npm run bench`: the short suite (about 5 minutes here). `npm run bench -- --full`: all of it.
+// Each script prints its own table (or JSON lines with --json). Peers are installed on first
+// use from bench/package.json (npm registry), never at test time and never into loci.
+// Options: --full, --json, --repo DIR (a real repository for the repo-based benches; without
+// it they are skipped), --repos DIR,DIR (extra real chunks for the peer comparison).
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { argument } from './lib/report.mjs';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const full = process.argv.includes('--full');
+const json = process.argv.includes('--json') ? ['--json'] : [];
+const repo = argument('repo');
+const repos = argument('repos');
+
+if (!existsSync(new URL('../dist/index.js', import.meta.url))) execFileSync('npm', ['run', 'build'], { cwd: new URL('..', import.meta.url), stdio: 'inherit' });
+if (!existsSync(new URL('./node_modules/@orama/orama', import.meta.url))) {
+  process.stderr.write('installing the peer engines (bench/package.json) ...\n');
+  execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: here, stdio: 'inherit' });
+}
+
+const steps = full
+  ? [
+      ['peers.mjs', '--sizes', '10000,100000,1000000', '--queries', '200', ...(repos ? ['--repos', repos] : [])],
+      ['index-repo.mjs'],
+      ['query-latency.mjs'],
+      ['memory.mjs'],
+      ...(repo
+        ? [
+            ['search-during-index.mjs', '--repo', repo],
+            ['watch-latency.mjs', '--repo', repo],
+            ['branch-switch.mjs', '--repo', repo],
+            ['context-latency.mjs', '--repo', repo],
+            ['http-load.mjs', '--repo', repo],
+          ]
+        : []),
+    ]
+  : [
+      ['peers.mjs', '--sizes', '10000,100000', '--queries', '100', '--engines', 'loci,lancedb,sqlite,usearch'],
+      ['peers.mjs', '--sizes', '10000', '--queries', '100', '--engines', 'loci,orama,minisearch'],
+      ['index-repo.mjs', '--files', '10000'],
+      ...(repo ? [['search-during-index.mjs', '--repo', repo]] : []),
+    ];
+
+let failed = 0;
+for (const [script, ...args] of steps) {
+  process.stderr.write(`\n== ${script} ${args.join(' ')}\n`);
+  const result = spawnSync(process.execPath, ['--expose-gc', `${here}${script}`, ...args, ...json], { stdio: 'inherit' });
+  if (result.status !== 0) failed++;
+}
+if (!repo) process.stderr.write('\n(repository benches skipped: pass --repo DIR, e.g. a clone of vuejs/core)\n');
+process.exit(failed > 0 ? 1 : 0);
