@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { sha256Hex } from '../indexing/hash.js';
 import { CHUNKER_FINGERPRINT } from '../chunk/index.js';
 import { resolveConfig } from '../config/load.js';
-import type { LociConfig, LociConfigInput } from '../config/schema.js';
+import type { LociConfig } from '../config/schema.js';
 import { registerBuiltInEmbedders } from '../embed/providers.js';
 import { resolveEmbedder } from '../embed/registry.js';
 import { embedderIdOf, type EmbeddingModel } from '../embed/spec.js';
@@ -26,75 +26,9 @@ import { Memory } from '../memory/memory.js';
 import { collectStatus } from './collect-status.js';
 import type { IndexStatus } from './status-types.js';
 
-export interface CreateLociOptions {
-  /** The folder to index. Relative paths are resolved against the process's cwd. */
-  root: string;
-  /** Store location (folder, .db file); default `<root>/.loci`. Overrides config.store. */
-  store?: string;
-  /** Config values (already merged from file/env/flags by the caller, if any). */
-  config?: LociConfigInput;
-  /** An embedder spec or a model instance; overrides config.embedder for indexing. */
-  embedder?: string | EmbeddingModel;
-  /** Environment for API keys of remote embedders. Default: none (pass process.env to allow). */
-  env?: Record<string, string | undefined>;
-  /**
-   * Hold the index in memory for fast repeated searches (default). A one-shot process
-   * (the CLI's search) sets false and queries the store's own indexes instead; both
-   * rank identically.
-   */
-  inMemory?: boolean;
-}
-
+import type { CreateLociOptions, GcSummary, Loci, RunOptions } from './engine-types.js';
+export type { CreateLociOptions, GcSummary, Loci, RunOptions } from './engine-types.js';
 export type { LociWatcher, WatchEvent, WatchOptions } from './watch.js';
-
-export interface GcSummary {
-  removedVectors: number;
-  keptUnreferenced: number;
-  removedGraphFiles: string[];
-  expiredMemories: number;
-  bytesBefore: number;
-  bytesAfter: number;
-}
-
-export interface RunOptions {
-  signal?: AbortSignal;
-  onProgress?: IndexProgressListener;
-  /** Override config indexing.progressive for this run. */
-  progressive?: 'auto' | 'always' | 'never';
-}
-
-export interface Loci {
-  readonly root: string;
-  readonly config: LociConfig;
-  readonly storeLocation: string;
-  /** Brings the index of `root` up to date. */
-  index(options?: RunOptions): Promise<IndexSummary>;
-  /** Brings only these paths (relative to the root; files or folders) up to date. */
-  indexPaths(paths: readonly string[], options?: RunOptions): Promise<IndexSummary>;
-  /**
-   * Watches the root and re-indexes changed files as they are saved (debounced), after
-   * bringing the index up to date once. Events: each batch's summary, and errors.
-   */
-  watch(options?: WatchOptions): Promise<LociWatcher>;
-  /** Indexes documents that are not files (ids act as paths). */
-  indexDocuments(documents: readonly LociDocument[], options?: RunOptions & { prune?: boolean }): Promise<IndexSummary>;
-  search(query: string, options?: SearchOptions): Promise<SearchResponse>;
-  status(options?: { checkChanges?: boolean; signal?: AbortSignal }): Promise<IndexStatus>;
-  /**
-   * Garbage collection: cached vectors beyond `cache.maxUnreferencedVectors` that no indexed
-   * chunk uses, vector graphs of other embedders, expired memories; `compact` also shrinks the file.
-   */
-  gc(options?: { compact?: boolean }): Promise<GcSummary>;
-  /** Indexed files (path, size, language), sorted by path. */
-  files(): Promise<Array<{ path: string; size: number; language: string }>>;
-  /** Symbols each indexed file defines, in line order (for repo maps). */
-  outline(): Promise<Array<{ path: string; symbols: Array<{ name: string; line: number }> }>>;
-  /** The embedder behind this index's vectors (undefined for lexical-only indexes). */
-  embedder(): Promise<EmbeddingModel | undefined>;
-  /** Agent memory (turns, interactions, knowledge, notes), kept beside the index in its own store. */
-  memory(): Promise<Memory>;
-  close(): Promise<void>;
-}
 
 registerBuiltInEmbedders();
 

@@ -47,7 +47,7 @@ export function runInWorker(job: WorkerJob, options: WorkerRunOptions): Promise<
     const onAbort = () => {
       worker.postMessage({ type: 'abort' } satisfies WorkerCommand);
       graceTimer = setTimeout(() => {
-        // Every file is its own transaction: stopping mid-file loses only that file.
+        // Each group of files is one transaction: stopping mid-group loses only that group.
         void worker.terminate();
       }, ABORT_GRACE_MS);
       graceTimer.unref();
