@@ -89,7 +89,8 @@ for (const n of sizes) {
         latencies.get(engine)[op].push(elapsed);
         if (op === 'vector') {
           const truth = new Set((truths.get(engine) ?? exact)[index]);
-          recalls.get(engine).push(rows.filter((row) => truth.has(row)).length / truth.size);
+          // Distinct ids: an engine returning one chunk twice must not count it twice.
+          recalls.get(engine).push([...new Set(rows)].filter((row) => truth.has(row)).length / truth.size);
         }
       }
     }

@@ -129,7 +129,7 @@ class LociEngine implements Loci {
 
   /** The worker rebuilds the embedder from its spec, so a model object passed in keeps indexing in-process. */
   private canUseWorker(): boolean {
-    return this.config.indexing.worker && this.location.kind === 'sqlite' && typeof this.options.embedder !== 'object' && workerAvailable();
+    return this.config.indexing.worker && typeof this.options.embedder !== 'object' && workerAvailable();
   }
 
   private workerJob(spec: string, options: { progressive: boolean; graph: boolean; paths?: string[] }): WorkerJob {
@@ -229,7 +229,8 @@ class LociEngine implements Loci {
         removedGraphFiles.push(name);
       }
     }
-    const expiredMemories = this.location.kind === 'sqlite' && existsSync(join(this.location.folder, MEMORY_DATABASE)) ? await (await this.memory()).gc() : 0;
+    const memoryKept = this.location.kind === 'postgres' || existsSync(join(this.location.folder, MEMORY_DATABASE));
+    const expiredMemories = memoryKept ? await (await this.memory()).gc() : 0;
     const bytesAfter = (await store.counts()).bytesOnDisk;
     return { removedVectors, keptUnreferenced, removedGraphFiles, expiredMemories, bytesBefore, bytesAfter };
   }
@@ -257,10 +258,11 @@ class LociEngine implements Loci {
   }
 
   private async openMemory(): Promise<{ memory: Memory; store: Store }> {
-    if (this.location.kind !== 'sqlite') {
-      throw new LociError('NOT_SUPPORTED', 'Memory on PostgreSQL is not available in this build yet.', { hint: 'Use the embedded store (omit --store, or pass a folder).' });
-    }
-    const store = await openStore({ kind: 'sqlite', folder: this.location.folder, file: join(this.location.folder, MEMORY_DATABASE) }, { create: true });
+    // Memory sits beside the index: memory.db in the store folder, or the `<namespace>_memory` namespace.
+    const store =
+      this.location.kind === 'sqlite'
+        ? await openStore({ kind: 'sqlite', folder: this.location.folder, file: join(this.location.folder, MEMORY_DATABASE) }, { create: true })
+        : await openStore(this.location, { create: true, namespaceSuffix: '_memory' });
     try {
       const requested = this.options.embedder ?? this.config.embedder;
       const model = typeof requested === 'string' ? await resolveEmbedder(requested, this.factoryContext()) : requested;
@@ -271,7 +273,7 @@ class LociEngine implements Loci {
         model,
         config: this.config.memory,
         inMemory: this.options.inMemory !== false,
-        ...(embedderId !== 'none' ? { graphFile: join(this.location.folder, `memory-vectors-${sha256Hex(embedderId).slice(0, 12)}.hnsw`) } : {}),
+        ...(embedderId !== 'none' && this.location.kind === 'sqlite' ? { graphFile: join(this.location.folder, `memory-vectors-${sha256Hex(embedderId).slice(0, 12)}.hnsw`) } : {}),
       });
       if (meta.embedderId !== embedderId) {
         await store.setEmbedder(embedderId, model?.dimensions ?? 0);

@@ -24,6 +24,8 @@ export const errorCodes = {
   STORE_CORRUPT: { category: 'conflict', hint: 'Move the store folder aside and re-run `loci index` to rebuild it; nothing was changed.' },
   STORE_SCHEMA_TOO_NEW: { category: 'conflict', hint: 'This store was written by a newer loci. Upgrade loci, or index into another --store.' },
   STORE_BUSY: { category: 'conflict', hint: 'Another process holds the store; retry when it finishes.' },
+  STORE_UNREACHABLE: { category: 'provider', hint: 'Check the PostgreSQL URL (host, port, database) and that the server is running and reachable.' },
+  STORE_AUTH: { category: 'provider', hint: 'Check the user in the URL and the password in PGPASSWORD (or the URL).' },
   EMBEDDER_UNKNOWN: { category: 'usage', hint: 'Use one of the listed embedder ids, or `none` for lexical-only.' },
   EMBEDDER_MISMATCH: { category: 'conflict', hint: 'Re-index with the embedder the index was built with, or re-run `loci index` to re-embed with the new one.' },
   EMBEDDER_FAILED: { category: 'provider', hint: 'Check the embedding provider (URL, model, key in the environment) and retry.' },

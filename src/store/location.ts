@@ -1,6 +1,8 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import { LociError } from '../errors/index.js';
 import type { Store } from './spec.js';
+import { parsePostgresUrl } from './postgres/connection.js';
+import { openPostgresStore } from './postgres/postgres-store.js';
 import { openSqliteStore } from './sqlite/sqlite-store.js';
 
 export type StoreLocation = { kind: 'sqlite'; file: string; folder: string } | { kind: 'postgres'; url: string };
@@ -23,12 +25,8 @@ export function resolveStoreLocation(root: string, store?: string): StoreLocatio
   return { kind: 'sqlite', folder: absolute, file: join(absolute, DATABASE_FILE) };
 }
 
-export async function openStore(location: StoreLocation, options: { create: boolean }): Promise<Store> {
-  if (location.kind === 'postgres') {
-    throw new LociError('NOT_SUPPORTED', 'PostgreSQL stores are not available in this build yet.', {
-      hint: 'Use the embedded store (omit --store, or pass a folder).',
-    });
-  }
+export async function openStore(location: StoreLocation, options: { create: boolean; namespaceSuffix?: string }): Promise<Store> {
+  if (location.kind === 'postgres') return openPostgresStore({ url: location.url, create: options.create, ...(options.namespaceSuffix ? { namespaceSuffix: options.namespaceSuffix } : {}) });
   return openSqliteStore({ file: location.file, create: options.create });
 }
 
@@ -36,9 +34,7 @@ export async function openStore(location: StoreLocation, options: { create: bool
 export function describeLocation(location: StoreLocation): string {
   if (location.kind === 'sqlite') return location.file;
   try {
-    const url = new URL(location.url);
-    if (url.password) url.password = '***';
-    return url.toString();
+    return parsePostgresUrl(location.url).display;
   } catch {
     return 'postgres://(unparseable URL)';
   }

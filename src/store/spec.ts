@@ -213,6 +213,8 @@ export interface Store {
   /** Small named values kept with the index (e.g. the last run's summary), as JSON text. */
   readState(key: string): Promise<string | undefined>;
   writeState(key: string, value: string): Promise<void>;
+  /** Every named value, sorted by key (for copying a store). */
+  listState(): Promise<Array<[string, string]>>;
 
   counts(): Promise<StoreCounts>;
   /**

@@ -4,6 +4,7 @@ import { LOCI_VERSION } from '../../version.js';
 import type { CliIo } from './cli-context.js';
 import { registerEvalCommand } from './commands/eval-command.js';
 import { registerGcCommand } from './commands/gc-command.js';
+import { registerMigrateCommand } from './commands/migrate-command.js';
 import { registerWatchCommand } from './commands/watch-command.js';
 import { registerIndexCommand } from './commands/index-command.js';
 import { registerContextCommands } from './commands/context-command.js';
@@ -28,6 +29,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   registerSearchCommand(program, io);
   registerStatusCommand(program, io);
   registerGcCommand(program, io);
+  registerMigrateCommand(program, io);
   registerWatchCommand(program, io);
   registerEvalCommand(program, io);
   registerMemoryCommand(program, io);

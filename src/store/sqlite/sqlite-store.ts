@@ -306,6 +306,15 @@ class SqliteStore implements Store {
     this.guard(() => this.statements.setMeta.run(`state:${key}`, value));
   }
 
+  async listState(): Promise<Array<[string, string]>> {
+    return this.guard(() =>
+      (this.statements.meta.all() as Array<{ key: string; value: string }>)
+        .filter((row) => row.key.startsWith('state:'))
+        .map((row): [string, string] => [row.key.slice('state:'.length), row.value])
+        .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)),
+    );
+  }
+
   async counts(): Promise<StoreCounts> {
     return this.guard(() => {
       const count = (sql: string, ...params: unknown[]) => Number(this.db.prepare(sql).pluck().get(...params) ?? 0);

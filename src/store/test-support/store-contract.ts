@@ -280,6 +280,11 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
       expect(await store.readState('k')).toBeUndefined();
       await store.writeState('k', '{"a":1}');
       expect(await store.readState('k')).toBe('{"a":1}');
+      await store.writeState('b:key', 'two');
+      expect(await store.listState()).toEqual([
+        ['b:key', 'two'],
+        ['k', '{"a":1}'],
+      ]);
     });
   });
 }

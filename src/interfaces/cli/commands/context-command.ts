@@ -42,7 +42,7 @@ const collect = (value: string, previous: string[] = []) => [...previous, value]
 function contextOptions(command: Command): Command {
   return command
     .option('--root <dir>', 'the indexed folder (default: the current one)')
-    .option('--store <path>', 'store folder or .db file (default <root>/.loci)')
+    .option('--store <path>', 'store folder, .db file or postgres://user@host/db?namespace=name (default <root>/.loci)')
     .option('--config <file>', 'config file (default <root>/loci.config.json)')
     .option('--max-tokens <n>', 'hard limit for the whole prompt', '8000')
     .option('--soft-tokens <n>', 'stop adding context at this size (default 85% of --max-tokens)')

@@ -8,7 +8,7 @@ export function registerGcCommand(program: Command, io: CliIo): void {
     .command('gc')
     .description('Drop cached vectors no indexed file uses (beyond cache.maxUnreferencedVectors), stale vector graphs and expired memories.')
     .option('--root <dir>', 'the indexed folder (default: the current one)')
-    .option('--store <path>', 'store folder or .db file (default <root>/.loci)')
+    .option('--store <path>', 'store folder, .db file or postgres://user@host/db?namespace=name (default <root>/.loci)')
     .option('--config <file>', 'config file (default <root>/loci.config.json)')
     .option('--compact', 'also give the freed space back to the file system (VACUUM; needs the store to itself)')
     .option('--json', 'print {"removedVectors","keptUnreferenced","removedGraphFiles","expiredMemories","bytesBefore","bytesAfter"}')

@@ -12,7 +12,7 @@ export function registerIndexCommand(program: Command, io: CliIo): void {
     .command('index')
     .description('Index a folder (default: the current one) into its store; re-runs only redo what changed.')
     .argument('[dir]', 'folder to index, or a git URL (https://host/org/repo) to clone shallowly into the cache and pull on re-index')
-    .option('--store <path>', 'store folder or .db file (default <dir>/.loci)')
+    .option('--store <path>', 'store folder, .db file or postgres://user@host/db?namespace=name (default <dir>/.loci)')
     .option('--embedder <id>', 'embedder id, or "none" for a lexical-only index')
     .option('--config <file>', 'config file (default <dir>/loci.config.json)')
     .option('--json', 'print the summary as JSON')

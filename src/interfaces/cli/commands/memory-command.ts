@@ -30,7 +30,7 @@ const collect = (value: string, previous: string[] = []) => [...previous, value]
 function common(command: Command): Command {
   return command
     .option('--root <dir>', 'project folder whose store holds the memory (default: the current one)')
-    .option('--store <path>', 'store folder (default <root>/.loci); memory lives in its memory.db')
+    .option('--store <path>', 'store folder or postgres:// URL (default <root>/.loci); memory lives in its memory.db, or the <namespace>_memory namespace')
     .option('--config <file>', 'config file (default <root>/loci.config.json)')
     .option('--json', 'print JSON');
 }

@@ -27,7 +27,7 @@ export function registerSearchCommand(program: Command, io: CliIo): void {
     .description('Search an index: hybrid (default), vector or lexical.')
     .argument('<query...>', 'what to look for')
     .option('--root <dir>', 'the indexed folder (default: the current one)')
-    .option('--store <path>', 'store folder or .db file (default <root>/.loci)')
+    .option('--store <path>', 'store folder, .db file or postgres://user@host/db?namespace=name (default <root>/.loci)')
     .option('--top-k <n>', 'number of results')
     .option('--threshold <x>', 'drop results scoring below x')
     .option('--mode <mode>', `one of ${searchModes.join(', ')}`)

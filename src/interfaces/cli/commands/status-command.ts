@@ -9,7 +9,7 @@ export function registerStatusCommand(program: Command, io: CliIo): void {
     .command('status')
     .description('Show what an index holds and which files changed since it was built.')
     .option('--root <dir>', 'the indexed folder (default: the current one)')
-    .option('--store <path>', 'store folder or .db file (default <root>/.loci)')
+    .option('--store <path>', 'store folder, .db file or postgres://user@host/db?namespace=name (default <root>/.loci)')
     .option('--config <file>', 'config file (default <root>/loci.config.json)')
     .option('--json', 'print the status as JSON')
     .action(async (flags: { root?: string; store?: string; config?: string; json?: boolean }) => {

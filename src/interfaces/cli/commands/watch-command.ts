@@ -7,7 +7,7 @@ export function registerWatchCommand(program: Command, io: CliIo): void {
     .command('watch')
     .description('Index a folder, then keep it indexed: changed files are re-indexed as they are saved. Ctrl-C stops.')
     .argument('[dir]', 'folder to watch (default: the current one)')
-    .option('--store <path>', 'store folder or .db file (default <dir>/.loci)')
+    .option('--store <path>', 'store folder, .db file or postgres://user@host/db?namespace=name (default <dir>/.loci)')
     .option('--embedder <id>', 'embedder id, or "none" for a lexical-only index')
     .option('--debounce <ms>', 'quiet time before a batch of saves is indexed', '50')
     .option('--config <file>', 'config file (default <dir>/loci.config.json)')

@@ -1,0 +1,77 @@
+import { quoteIdentifier as q } from './pg-values.js';
+
+export const PG_STORE_FORMAT = 'loci-store';
+
+/**
+ * Ordered migrations of one namespace's schema; index i moves it from version i to i + 1.
+ * A new version appends a migration and never edits an old one. Each runs inside the
+ * transaction that holds the namespace's advisory lock.
+ */
+export const pgMigrations: ReadonlyArray<(schema: string) => string> = [
+  (schema) => {
+    const s = q(schema);
+    return `
+      CREATE TABLE ${s}.meta (key text PRIMARY KEY, value text NOT NULL);
+
+      -- COLLATE "C": paths sort and compare byte-wise, as in every other store.
+      CREATE TABLE ${s}.files (
+        path text COLLATE "C" PRIMARY KEY,
+        size bigint NOT NULL,
+        mtime_ms double precision NOT NULL,
+        content_hash text NOT NULL,
+        language text NOT NULL,
+        chunker text NOT NULL,
+        embedder text NOT NULL,
+        chunk_count integer NOT NULL,
+        indexed_at bigint NOT NULL,
+        attributes text
+      );
+
+      -- Identity ids are never reused, and writers commit in id order (they hold the
+      -- namespace's advisory lock), so in-memory indexes can catch up by "id > last seen".
+      -- tsv holds loci's code-aware tokens, weighted by field (A path, B symbols, C heading,
+      -- D body); terms holds the per-field term statistics the in-memory BM25 index reads.
+      CREATE TABLE ${s}.chunks (
+        id integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        chunk_id text NOT NULL,
+        content_hash text NOT NULL,
+        path text COLLATE "C" NOT NULL,
+        start_line integer NOT NULL,
+        end_line integer NOT NULL,
+        language text NOT NULL,
+        kind text NOT NULL,
+        symbol text,
+        symbols text NOT NULL DEFAULT '[]',
+        heading_path text NOT NULL DEFAULT '[]',
+        text text NOT NULL,
+        tsv tsvector NOT NULL,
+        terms bytea NOT NULL
+      );
+      CREATE INDEX chunks_by_path ON ${s}.chunks (path);
+      CREATE INDEX chunks_by_content ON ${s}.chunks (content_hash);
+      CREATE INDEX chunks_fts ON ${s}.chunks USING gin (tsv);
+
+      CREATE TABLE ${s}.lexicon (id integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY, term text NOT NULL UNIQUE);
+
+      CREATE TABLE ${s}.symbol_names (
+        name text NOT NULL,
+        chunk integer NOT NULL REFERENCES ${s}.chunks (id) ON DELETE CASCADE
+      );
+      CREATE INDEX symbol_names_by_name ON ${s}.symbol_names (name);
+      CREATE INDEX symbol_names_by_chunk ON ${s}.symbol_names (chunk);
+
+      -- The embedding cache doubles as the vector table (chunks join it by content hash).
+      -- The column has no fixed dimension, since embedders differ; each embedder gets a
+      -- partial HNSW index on vector::vector(d) when it becomes the namespace's embedder.
+      CREATE TABLE ${s}.embeddings (
+        embedder text NOT NULL,
+        content_hash text NOT NULL,
+        vector vector NOT NULL,
+        created_at bigint NOT NULL,
+        PRIMARY KEY (embedder, content_hash)
+      );
+    `;
+  },
+];
+
+export const PG_SCHEMA_VERSION = pgMigrations.length;
