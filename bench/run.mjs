@@ -26,6 +26,7 @@ const steps = full
       ['index-repo.mjs'],
       ['query-latency.mjs'],
       ['memory.mjs'],
+      ['postgres.mjs', '--n', '100000', '--writers', '4'],
       ...(repo
         ? [
             ['search-during-index.mjs', '--repo', repo],

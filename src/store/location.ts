@@ -1,5 +1,4 @@
 import { isAbsolute, join, resolve } from 'node:path';
-import { LociError } from '../errors/index.js';
 import type { Store } from './spec.js';
 import { parsePostgresUrl } from './postgres/connection.js';
 import { openPostgresStore } from './postgres/postgres-store.js';
@@ -30,11 +29,12 @@ export async function openStore(location: StoreLocation, options: { create: bool
   return openSqliteStore({ file: location.file, create: options.create });
 }
 
-/** Location text safe to print: a postgres URL loses its password. */
+/** Location text safe to print: a postgres URL loses its password and names its namespace (`…/db#namespace`). */
 export function describeLocation(location: StoreLocation): string {
   if (location.kind === 'sqlite') return location.file;
   try {
-    return parsePostgresUrl(location.url).display;
+    const target = parsePostgresUrl(location.url);
+    return `${target.display}#${target.namespace}`;
   } catch {
     return 'postgres://(unparseable URL)';
   }

@@ -5,8 +5,7 @@ import { catalogEntry, chunk, describeStoreContract } from '../test-support/stor
 import { startTestPostgres, uniqueNamespace, type TestPostgres } from '../test-support/pglite-server.js';
 import { openPostgresStore } from './postgres-store.js';
 
-let server: TestPostgres | undefined;
-const serverReady = (async () => (server = await startTestPostgres()))();
+const serverReady: Promise<TestPostgres> = startTestPostgres();
 afterAll(async () => {
   await (await serverReady).stop();
 }, 30_000);

@@ -37,11 +37,12 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const pool = await createPool(target);
   try {
     await openNamespace(pool, target, { create: options.create ?? false });
+    const version = (await pool.query<{ version: string }>('SELECT version() AS version')).rows[0]?.version ?? '';
+    return new PostgresStore(target, pool, options.efSearch ?? 100, version.includes('PGlite'));
   } catch (error) {
     await pool.end().catch(() => undefined);
     throw wrapPgError(error, target);
   }
-  return new PostgresStore(target, pool, options.efSearch ?? 100);
 }
 
 /**
@@ -60,6 +61,13 @@ class PostgresStore implements Store {
     private readonly target: PostgresTarget,
     private readonly pool: PgPool,
     private readonly efSearch: number,
+    /**
+     * PGlite's socket server runs every connection on one session and keeps a connection's
+     * messages together only inside a transaction (electric-sql/pglite#1046): parameterised
+     * statements from two connections could interleave. Against PGlite every statement with
+     * parameters therefore runs inside a transaction; real servers skip this.
+     */
+    private readonly pinStatements: boolean,
   ) {
     this.location = `${target.display}#${target.namespace}`;
     this.s = quoteIdentifier(target.schema);
@@ -276,7 +284,7 @@ class PostgresStore implements Store {
            ORDER BY n.distance, c.id LIMIT $2`,
           [literal, query.limit],
         );
-      });
+      }, true);
       if (rows.rows.length >= query.limit || rows.rows.length === (await this.countChunks())) return rows.rows.map(scoredRow);
     }
     const params: unknown[] = [literal, query.embedderId, dimensions];
@@ -456,6 +464,7 @@ class PostgresStore implements Store {
   }
 
   private async rows<Row>(sql: string, params: unknown[] = []): Promise<Row[]> {
+    if (this.pinStatements && params.length > 0) return this.withClient(async (client) => (await client.query<Row>(sql, params)).rows, true);
     try {
       return (await this.pool.query<Row>(sql, params)).rows;
     } catch (error) {
@@ -463,16 +472,21 @@ class PostgresStore implements Store {
     }
   }
 
-  private async withClient<T>(action: (client: PgClient) => Promise<T>): Promise<T> {
+  private async withClient<T>(action: (client: PgClient) => Promise<T>, pinned = false): Promise<T> {
     let client: PgClient;
     try {
       client = await this.pool.connect();
     } catch (error) {
       throw wrapPgError(error, this.target);
     }
+    const transaction = pinned && this.pinStatements;
     try {
-      return await action(client);
+      if (transaction) await client.query('BEGIN');
+      const result = await action(client);
+      if (transaction) await client.query('COMMIT');
+      return result;
     } catch (error) {
+      if (transaction) await client.query('ROLLBACK').catch(() => undefined);
       throw wrapPgError(error, this.target);
     } finally {
       client.release();
