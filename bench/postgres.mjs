@@ -65,10 +65,11 @@ const stores = { sqlite: join(dir, 'sqlite-store'), postgres: withNamespace(`ben
 for (const [name, store] of Object.entries(stores)) {
   const loci = createLoci({ root: dir, store });
   const started = performance.now();
-  await loci.indexDocuments(documents);
+  const summary = await loci.indexDocuments(documents);
   const seconds = (performance.now() - started) / 1000;
   await loci.close();
-  reporter.row({ engine: `loci-${name}`, op: 'index', n: documents.length, writers: 1, seconds: round(seconds), chunksPerSec: Math.round(documents.length / seconds) });
+  const chunks = summary.chunks.total;
+  reporter.row({ engine: `loci-${name}`, op: 'index', n: documents.length, writers: 1, seconds: round(seconds), docsPerSec: Math.round(documents.length / seconds), chunks, chunksPerSec: Math.round(chunks / seconds) });
   log(`${name}: indexed in ${round(seconds)} s`);
 }
 
@@ -88,7 +89,7 @@ if (writers > 1) {
   const check = createLoci({ root: dir, store: shared });
   const chunks = (await check.status({ checkChanges: false })).chunks;
   await check.close();
-  reporter.row({ engine: 'loci-postgres', op: 'index', n: documents.length, writers, seconds: round(seconds), chunksPerSec: Math.round(documents.length / seconds), chunks });
+  reporter.row({ engine: 'loci-postgres', op: 'index', n: documents.length, writers, seconds: round(seconds), docsPerSec: Math.round(documents.length / seconds), chunks, chunksPerSec: Math.round(chunks / seconds) });
   log(`${writers} concurrent indexers: ${round(seconds)} s, ${chunks} chunks stored`);
 }
 

@@ -26,13 +26,15 @@ export interface PostgresTarget {
   /** For messages: the URL without its password. */
   display: string;
   poolSize: number;
+  /** hnsw.ef_search for vector queries (`?ef_search=`, default 100): higher finds more true neighbours, slower. */
+  efSearch: number;
 }
 
 const NAMESPACE = /^[a-z0-9_]{1,48}$/;
 
 /**
- * Reads a postgres:// URL. loci's own query parameters are `namespace` (default `default`)
- * and `pool` (connections, default 4); everything else (sslmode, …) goes to `pg`. The
+ * Reads a postgres:// URL. loci's own query parameters are `namespace` (default `default`),
+ * `pool` (connections, default 4) and `ef_search` (default 100); everything else (sslmode, …) goes to `pg`. The
  * password comes from the URL or from PGPASSWORD in the environment, never from config files.
  */
 export function parsePostgresUrl(url: string, options: { namespaceSuffix?: string } = {}): PostgresTarget {
@@ -55,12 +57,18 @@ export function parsePostgresUrl(url: string, options: { namespaceSuffix?: strin
   if (!Number.isInteger(poolSize) || poolSize < 1 || poolSize > 64) {
     throw new LociError('INVALID_ARGUMENT', `pool=${poolText} is not valid: use a whole number of connections from 1 to 64.`);
   }
+  const efText = parsed.searchParams.get('ef_search');
+  const efSearch = efText === null ? 100 : Number(efText);
+  if (!Number.isInteger(efSearch) || efSearch < 10 || efSearch > 1000) {
+    throw new LociError('INVALID_ARGUMENT', `ef_search=${efText} is not valid: use a whole number from 10 to 1000.`);
+  }
   parsed.searchParams.delete('namespace');
   parsed.searchParams.delete('pool');
+  parsed.searchParams.delete('ef_search');
   const display = new URL(parsed.toString());
   if (display.password) display.password = '***';
   const fullNamespace = options.namespaceSuffix ? `${namespace}${options.namespaceSuffix}` : namespace;
-  return { connectionString: parsed.toString(), namespace: fullNamespace, schema: `loci_${fullNamespace}`, display: display.toString(), poolSize };
+  return { connectionString: parsed.toString(), namespace: fullNamespace, schema: `loci_${fullNamespace}`, display: display.toString(), poolSize, efSearch };
 }
 
 export async function createPool(target: PostgresTarget): Promise<PgPool> {

@@ -26,8 +26,6 @@ export interface PostgresStoreOptions {
   create?: boolean;
   /** Appended to the URL's namespace (memory lives in `<namespace>_memory`). */
   namespaceSuffix?: string;
-  /** hnsw.ef_search for vector queries (default 100). */
-  efSearch?: number;
 }
 
 const CHUNK_COLUMNS = 'id, chunk_id, content_hash, path, start_line, end_line, language, kind, symbol, symbols, heading_path, text';
@@ -38,7 +36,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   try {
     await openNamespace(pool, target, { create: options.create ?? false });
     const version = (await pool.query<{ version: string }>('SELECT version() AS version')).rows[0]?.version ?? '';
-    return new PostgresStore(target, pool, options.efSearch ?? 100, version.includes('PGlite'));
+    return new PostgresStore(target, pool, target.efSearch, version.includes('PGlite'));
   } catch (error) {
     await pool.end().catch(() => undefined);
     throw wrapPgError(error, target);
