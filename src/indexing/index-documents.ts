@@ -1,3 +1,4 @@
+import { sniffLanguage } from '../sources/language.js';
 import { emptySkipCounts } from '../sources/spec.js';
 import { LociError } from '../errors/index.js';
 import type { IndexSummary } from './events.js';
@@ -10,7 +11,7 @@ export interface LociDocument {
   id: string;
   title?: string;
   text: string;
-  /** Language id for chunking (`text`, `markdown`, `python`, …). Default `text`. */
+  /** Language id for chunking (`text`, `markdown`, `python`, …). Default: sniffed from the first line (see sniffLanguage), else `text`. */
   language?: string;
 }
 
@@ -36,7 +37,7 @@ export async function indexDocuments(options: IndexDocumentsOptions): Promise<In
     const previous = catalog.get(document.id);
     const item: IndexItem = {
       path: document.id,
-      language: document.language ?? 'text',
+      language: document.language ?? sniffLanguage(document.text),
       size: bytes.length,
       mtimeMs: 0,
       load: async () => ({ ok: true, text: document.text, bytes, invalidUtf8: false }),

@@ -92,3 +92,20 @@ export function detectLanguage(path: string): string {
 export function knownLanguages(): string[] {
   return [...new Set([...Object.values(byExtension), ...Object.values(byFileName)])].sort();
 }
+
+/**
+ * The language of a document that has no file name (an API caller's snippet, a dataset
+ * record), judged from its first non-blank line; `text` unless that line is unmistakably
+ * the start of a definition in one language. Code documents then get the code chunker:
+ * symbol names, definitions vs uses.
+ */
+export function sniffLanguage(text: string): string {
+  const first = /^[ \t]*(\S[^\n]*)/m.exec(text.slice(0, 2_000))?.[1] ?? '';
+  if (/^(async\s+)?def\s+[A-Za-z_]\w*\s*\(/.test(first) || /^class\s+[A-Za-z_]\w*\s*[(:]/.test(first) || /^@[A-Za-z_][\w.]*(\(.*\))?\s*$/.test(first)) return 'python';
+  if (/^func\s+(\([^)]*\)\s*)?[A-Za-z_]\w*\s*[[(]/.test(first) || /^package\s+[a-z]\w*\s*$/.test(first)) return 'go';
+  if (/^(pub(\([^)]*\))?\s+)?(async\s+)?fn\s+[A-Za-z_]\w*\s*[<(]/.test(first) || /^(pub\s+)?(struct|enum|trait|impl)\b.*\{\s*$/.test(first)) return 'rust';
+  if (/^(export\s+)?(default\s+)?(async\s+)?function\*?\s*[A-Za-z_$][\w$]*\s*[<(]/.test(first)) return 'javascript';
+  if (/^(export\s+)?(interface|type)\s+[A-Za-z_$][\w$]*\s*[<={]/.test(first)) return 'typescript';
+  if (/^(public|private|protected)\s+(static\s+)?(final\s+)?[\w<>[\],\s]+\s+[A-Za-z_]\w*\s*\(/.test(first)) return 'java';
+  return 'text';
+}
