@@ -1,7 +1,6 @@
 import { sha256Hex } from '../../indexing/hash.js';
-import { LociError } from '../../errors/index.js';
 import { matcherForGlobs } from '../../retrieve/path-match.js';
-import { decodeTerms, encodeTerms } from '../lexical-codec.js';
+import { decodeTerms } from '../lexical-codec.js';
 import type {
   CatalogEntry,
   ChunkRecord,
@@ -16,10 +15,12 @@ import type {
   StoreCounts,
   VectorQuery,
 } from '../spec.js';
-import { symbolKeys, toCatalogEntry, toChunkRecord, type CatalogRow, type ChunkRow } from '../sqlite/rows.js';
+import { toCatalogEntry, toChunkRecord, type CatalogRow, type ChunkRow } from '../sqlite/rows.js';
 import { createPool, parsePostgresUrl, wrapPgError, type PgClient, type PgPool, type PostgresTarget } from './connection.js';
 import { openNamespace } from './open-namespace.js';
-import { decodeVectorSend, filterClause, pgText, quoteIdentifier, quoteLiteral, rankWeights, tsqueryLiteral, tsvectorLiteral, vectorLiteral } from './pg-values.js';
+import { PgSession } from './pg-session.js';
+import { insertVectors, Lexicon, writeFileGroup } from './pg-write-files.js';
+import { decodeVectorSend, filterClause, pgText, quoteIdentifier, quoteLiteral, rankWeights, tsqueryLiteral, vectorLiteral } from './pg-values.js';
 
 export interface PostgresStoreOptions {
   url: string;
@@ -36,7 +37,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   try {
     await openNamespace(pool, target, { create: options.create ?? false });
     const version = (await pool.query<{ version: string }>('SELECT version() AS version')).rows[0]?.version ?? '';
-    return new PostgresStore(target, pool, target.efSearch, version.includes('PGlite'));
+    return new PostgresStore(target, pool, version.includes('PGlite'));
   } catch (error) {
     await pool.end().catch(() => undefined);
     throw wrapPgError(error, target);
@@ -53,22 +54,17 @@ class PostgresStore implements Store {
   readonly kind = 'postgres';
   readonly location: string;
   private readonly s: string;
-  private termIds = new Map<string, number>();
+  private readonly lexicon = new Lexicon();
+  private readonly session: PgSession;
 
   constructor(
     private readonly target: PostgresTarget,
-    private readonly pool: PgPool,
-    private readonly efSearch: number,
-    /**
-     * PGlite's socket server runs every connection on one session and keeps a connection's
-     * messages together only inside a transaction (electric-sql/pglite#1046): parameterised
-     * statements from two connections could interleave. Against PGlite every statement with
-     * parameters therefore runs inside a transaction; real servers skip this.
-     */
-    private readonly pinStatements: boolean,
+    pool: PgPool,
+    pinStatements: boolean,
   ) {
     this.location = `${target.display}#${target.namespace}`;
     this.s = quoteIdentifier(target.schema);
+    this.session = new PgSession(target, pool, pinStatements, () => this.lexicon.reset());
   }
 
   async getMeta(): Promise<IndexMeta> {
@@ -83,7 +79,7 @@ class PostgresStore implements Store {
   }
 
   async setEmbedder(embedderId: string, dimensions: number): Promise<void> {
-    await this.write(async (client) => {
+    await this.session.write(async (client) => {
       await this.setMeta(client, 'embedder', embedderId);
       await this.setMeta(client, 'dimensions', String(dimensions));
       if (embedderId !== 'none' && dimensions > 0 && dimensions <= 2000) {
@@ -99,13 +95,13 @@ class PostgresStore implements Store {
 
   async listCatalog(options: { pathPrefix?: string } = {}): Promise<CatalogEntry[]> {
     const rows = options.pathPrefix
-      ? await this.rows<CatalogRow>(`SELECT * FROM ${this.s}.files WHERE starts_with(path, $1) ORDER BY path`, [pgText(options.pathPrefix)])
-      : await this.rows<CatalogRow>(`SELECT * FROM ${this.s}.files ORDER BY path`);
+      ? await this.session.rows<CatalogRow>(`SELECT * FROM ${this.s}.files WHERE starts_with(path, $1) ORDER BY path`, [pgText(options.pathPrefix)])
+      : await this.session.rows<CatalogRow>(`SELECT * FROM ${this.s}.files ORDER BY path`);
     return rows.map((row) => toCatalogEntry(catalogRow(row)));
   }
 
   async listOutline(): Promise<Array<{ path: string; symbols: Array<{ name: string; line: number }> }>> {
-    const rows = await this.rows<{ path: string; start_line: number; symbol: string }>(
+    const rows = await this.session.rows<{ path: string; start_line: number; symbol: string }>(
       `SELECT path, start_line, symbol FROM ${this.s}.chunks WHERE symbol IS NOT NULL ORDER BY path, start_line`,
     );
     const byPath = new Map<string, Array<{ name: string; line: number }>>();
@@ -118,7 +114,7 @@ class PostgresStore implements Store {
   }
 
   async countCatalog(pathPrefix = ''): Promise<number> {
-    const [row] = await this.rows<{ n: string }>(`SELECT count(*) AS n FROM ${this.s}.files WHERE starts_with(path, $1)`, [pgText(pathPrefix)]);
+    const [row] = await this.session.rows<{ n: string }>(`SELECT count(*) AS n FROM ${this.s}.files WHERE starts_with(path, $1)`, [pgText(pathPrefix)]);
     return Number(row?.n ?? 0);
   }
 
@@ -128,7 +124,7 @@ class PostgresStore implements Store {
 
   async getCatalogEntries(paths: string[]): Promise<Map<string, CatalogEntry>> {
     if (paths.length === 0) return new Map();
-    const rows = await this.rows<CatalogRow>(`SELECT * FROM ${this.s}.files WHERE path = ANY($1::text[])`, [paths.map(pgText)]);
+    const rows = await this.session.rows<CatalogRow>(`SELECT * FROM ${this.s}.files WHERE path = ANY($1::text[])`, [paths.map(pgText)]);
     return new Map(rows.map((row) => [row.path, toCatalogEntry(catalogRow(row))]));
   }
 
@@ -140,81 +136,12 @@ class PostgresStore implements Store {
     if (writes.length === 0) return;
     // The last write of a path wins, as if they were applied one by one.
     const byPath = new Map(writes.map((write) => [write.entry.path, write]));
-    await this.write(async (client) => {
-      const files = [...byPath.values()];
-      await client.query(`DELETE FROM ${this.s}.chunks WHERE path = ANY($1::text[])`, [files.map((write) => pgText(write.entry.path))]);
-      const chunks = files.flatMap((write) => write.chunks.map((chunk) => ({ write, chunk })));
-      const ids = await this.termIdsFor(client, chunks.map(({ chunk }) => chunk.termStats.terms.keys()));
-      const now = Date.now();
-      if (chunks.length > 0) {
-        const column = <T>(pick: (item: (typeof chunks)[number]) => T) => chunks.map(pick);
-        const inserted = await client.query<{ id: number; ord: string }>(
-          `INSERT INTO ${this.s}.chunks (chunk_id, content_hash, path, start_line, end_line, language, kind, symbol, symbols, heading_path, text, tsv, terms)
-           SELECT u.chunk_id, u.content_hash, u.path, u.start_line, u.end_line, u.language, u.kind, u.symbol, u.symbols, u.heading_path, u.text, u.tsv::tsvector, u.terms
-           FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::bytea[])
-             WITH ORDINALITY AS u(chunk_id, content_hash, path, start_line, end_line, language, kind, symbol, symbols, heading_path, text, tsv, terms, ord)
-           ORDER BY u.ord
-           RETURNING id`,
-          [
-            column(({ chunk }) => chunk.chunkId),
-            column(({ chunk }) => chunk.contentHash),
-            column(({ write }) => pgText(write.entry.path)),
-            column(({ chunk }) => chunk.startLine),
-            column(({ chunk }) => chunk.endLine),
-            column(({ chunk }) => chunk.language),
-            column(({ chunk }) => chunk.kind),
-            column(({ chunk }) => chunk.symbol ?? null),
-            column(({ chunk }) => JSON.stringify(chunk.symbols ?? [])),
-            column(({ chunk }) => JSON.stringify(chunk.headingPath ?? [])),
-            column(({ chunk }) => (typeof chunk.text === 'string' ? pgText(chunk.text) : chunk.text)),
-            column(({ chunk }) => tsvectorLiteral(chunk.lexical)),
-            column(({ chunk }) => Buffer.from(encodeTerms(chunk.termStats, (term) => ids.get(term) as number))),
-          ],
-        );
-        // Identity values follow the insertion order (ORDER BY ord), so the nth id is the nth chunk's.
-        const rowIds = inserted.rows.map((row) => row.id).sort((a, b) => a - b);
-        const names: string[] = [];
-        const owners: number[] = [];
-        chunks.forEach(({ chunk }, index) => {
-          for (const name of symbolKeys(chunk.symbols ?? (chunk.symbol ? [chunk.symbol] : []))) {
-            names.push(name);
-            owners.push(rowIds[index] as number);
-          }
-        });
-        if (names.length > 0) await client.query(`INSERT INTO ${this.s}.symbol_names (name, chunk) SELECT * FROM unnest($1::text[], $2::int[])`, [names, owners]);
-        const vectors = new Map<string, [string, string]>();
-        for (const { write, chunk } of chunks) if (chunk.vector) vectors.set(`${write.entry.embedder}\n${chunk.contentHash}`, [write.entry.embedder, chunk.contentHash]);
-        if (vectors.size > 0) {
-          const literals = new Map<string, string>();
-          for (const { write, chunk } of chunks) if (chunk.vector) literals.set(`${write.entry.embedder}\n${chunk.contentHash}`, vectorLiteral(chunk.vector));
-          await this.insertVectors(client, [...vectors].map(([key, [embedder, hash]]) => [embedder, hash, literals.get(key) as string]), now);
-        }
-      }
-      await client.query(
-        `INSERT INTO ${this.s}.files (path, size, mtime_ms, content_hash, language, chunker, embedder, chunk_count, indexed_at, attributes)
-         SELECT * FROM unnest($1::text[], $2::bigint[], $3::float8[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::bigint[], $10::text[])
-         ON CONFLICT (path) DO UPDATE SET size = excluded.size, mtime_ms = excluded.mtime_ms, content_hash = excluded.content_hash,
-           language = excluded.language, chunker = excluded.chunker, embedder = excluded.embedder,
-           chunk_count = excluded.chunk_count, indexed_at = excluded.indexed_at, attributes = excluded.attributes`,
-        [
-          files.map((write) => pgText(write.entry.path)),
-          files.map((write) => write.entry.size),
-          files.map((write) => write.entry.mtimeMs),
-          files.map((write) => write.entry.contentHash),
-          files.map((write) => write.entry.language),
-          files.map((write) => write.entry.chunker),
-          files.map((write) => write.entry.embedder),
-          files.map((write) => write.chunks.length),
-          files.map((write) => write.entry.indexedAt),
-          files.map((write) => (write.entry.attributes !== undefined ? pgText(write.entry.attributes) : null)),
-        ],
-      );
-    });
+    await this.session.write((client) => writeFileGroup(client, this.s, [...byPath.values()], this.lexicon));
   }
 
   async deleteFiles(paths: string[]): Promise<void> {
     if (paths.length === 0) return;
-    await this.write(async (client) => {
+    await this.session.write(async (client) => {
       await client.query(`DELETE FROM ${this.s}.chunks WHERE path = ANY($1::text[])`, [paths.map(pgText)]);
       await client.query(`DELETE FROM ${this.s}.files WHERE path = ANY($1::text[])`, [paths.map(pgText)]);
     });
@@ -225,12 +152,12 @@ class PostgresStore implements Store {
   }
 
   async touchFile(path: string, size: number, mtimeMs: number): Promise<void> {
-    await this.write((client) => client.query(`UPDATE ${this.s}.files SET size = $1, mtime_ms = $2 WHERE path = $3`, [size, mtimeMs, pgText(path)]));
+    await this.session.write((client) => client.query(`UPDATE ${this.s}.files SET size = $1, mtime_ms = $2 WHERE path = $3`, [size, mtimeMs, pgText(path)]));
   }
 
   async getCachedVectors(embedderId: string, contentHashes: string[]): Promise<Map<string, Float32Array>> {
     if (contentHashes.length === 0) return new Map();
-    const rows = await this.rows<{ content_hash: string; vector: Uint8Array }>(
+    const rows = await this.session.rows<{ content_hash: string; vector: Uint8Array }>(
       `SELECT content_hash, vector_send(vector) AS vector FROM ${this.s}.embeddings WHERE embedder = $1 AND content_hash = ANY($2::text[])`,
       [embedderId, contentHashes],
     );
@@ -240,7 +167,7 @@ class PostgresStore implements Store {
   async putCachedVectors(embedderId: string, vectors: Map<string, Float32Array>): Promise<void> {
     if (vectors.size === 0) return;
     const now = Date.now();
-    await this.write((client) => this.insertVectors(client, [...vectors].map(([hash, vector]) => [embedderId, hash, vectorLiteral(vector)]), now));
+    await this.session.write((client) => insertVectors(client, this.s, [...vectors].map(([hash, vector]) => [embedderId, hash, vectorLiteral(vector)]), now));
   }
 
   /**
@@ -253,7 +180,7 @@ class PostgresStore implements Store {
     const params: unknown[] = [rankWeights(query.weights), tsquery];
     const where = filterClause(query.filter, params, await this.globPaths(query.filter?.pathGlobs));
     params.push(query.limit);
-    return this.rows<ScoredRow>(
+    return this.session.rows<ScoredRow>(
       `SELECT c.id AS "rowId", ts_rank($1::float4[], c.tsv, $2::tsquery, 1) AS score, c.path AS path FROM ${this.s}.chunks c
        WHERE c.tsv @@ $2::tsquery${where ? ` AND ${where}` : ''} ORDER BY score DESC, c.id LIMIT $${params.length}`,
       params,
@@ -272,8 +199,8 @@ class PostgresStore implements Store {
     const literal = vectorLiteral(query.vector);
     if (!query.filter && meta.get('embedder') === query.embedderId && Number(meta.get('dimensions')) === dimensions) {
       const candidates = Math.max(query.limit * 4, 100);
-      const rows = await this.withClient(async (client) => {
-        await client.query(`SET hnsw.ef_search = ${Math.max(this.efSearch, candidates)}`);
+      const rows = await this.session.withClient(async (client) => {
+        await client.query(`SET hnsw.ef_search = ${Math.max(this.target.efSearch, candidates)}`);
         return client.query<ScoredRow>(
           `WITH nearest AS (
              SELECT e.content_hash, e.vector::vector(${dimensions}) <=> $1::vector(${dimensions}) AS distance FROM ${this.s}.embeddings e
@@ -288,7 +215,7 @@ class PostgresStore implements Store {
     const params: unknown[] = [literal, query.embedderId, dimensions];
     const where = filterClause(query.filter, params, await this.globPaths(query.filter?.pathGlobs));
     params.push(query.limit);
-    const rows = await this.rows<ScoredRow>(
+    const rows = await this.session.rows<ScoredRow>(
       `SELECT c.id AS "rowId", 1 - (e.vector <=> $1::vector) AS score, c.path AS path
        FROM ${this.s}.chunks c JOIN ${this.s}.embeddings e ON e.embedder = $2 AND e.content_hash = c.content_hash
        WHERE vector_dims(e.vector) = $3${where ? ` AND ${where}` : ''} ORDER BY e.vector <=> $1::vector, c.id LIMIT $${params.length}`,
@@ -299,7 +226,7 @@ class PostgresStore implements Store {
 
   async getChunks(rowIds: number[]): Promise<ChunkRecord[]> {
     if (rowIds.length === 0) return [];
-    const rows = await this.rows<ChunkRow>(`SELECT ${CHUNK_COLUMNS} FROM ${this.s}.chunks WHERE id = ANY($1::int[])`, [rowIds]);
+    const rows = await this.session.rows<ChunkRow>(`SELECT ${CHUNK_COLUMNS} FROM ${this.s}.chunks WHERE id = ANY($1::int[])`, [rowIds]);
     const byId = new Map(rows.map((row) => [row.id, toChunkRecord(row)]));
     return rowIds.flatMap((id) => {
       const record = byId.get(id);
@@ -322,7 +249,7 @@ class PostgresStore implements Store {
     }
     const where = filterClause(query.filter, params, await this.globPaths(query.filter?.pathGlobs));
     params.push(query.limit);
-    return this.rows<ScoredRow>(
+    return this.session.rows<ScoredRow>(
       `SELECT c.id AS "rowId", 1.0::float8 AS score, c.path AS path FROM ${this.s}.chunks c
        WHERE (${conditions.join(' OR ')})${where ? ` AND ${where}` : ''} ORDER BY c.id LIMIT $${params.length}`,
       params,
@@ -334,7 +261,7 @@ class PostgresStore implements Store {
   }
 
   async scanIndexRows(options: ScanOptions): Promise<IndexRow[]> {
-    const rows = await this.rows<{ id: number; path: string; language: string; terms: Uint8Array; vector: Uint8Array | null }>(
+    const rows = await this.session.rows<{ id: number; path: string; language: string; terms: Uint8Array; vector: Uint8Array | null }>(
       `SELECT c.id, c.path, c.language, c.terms, vector_send(e.vector) AS vector FROM ${this.s}.chunks c
        LEFT JOIN ${this.s}.embeddings e ON e.embedder = $1 AND e.content_hash = c.content_hash
        WHERE c.id > $2 ORDER BY c.id LIMIT $3`,
@@ -348,17 +275,17 @@ class PostgresStore implements Store {
   }
 
   async countChunks(): Promise<number> {
-    const [row] = await this.rows<{ n: string }>(`SELECT count(*) AS n FROM ${this.s}.chunks`);
+    const [row] = await this.session.rows<{ n: string }>(`SELECT count(*) AS n FROM ${this.s}.chunks`);
     return Number(row?.n ?? 0);
   }
 
   async liveRowIds(): Promise<Int32Array> {
-    const rows = await this.rows<{ id: number }>(`SELECT id FROM ${this.s}.chunks ORDER BY id`);
+    const rows = await this.session.rows<{ id: number }>(`SELECT id FROM ${this.s}.chunks ORDER BY id`);
     return Int32Array.from(rows, (row) => row.id);
   }
 
   async readLexicon(afterId: number): Promise<Array<[number, string]>> {
-    const rows = await this.rows<{ id: number; term: string }>(`SELECT id, term FROM ${this.s}.lexicon WHERE id > $1 ORDER BY id`, [afterId]);
+    const rows = await this.session.rows<{ id: number; term: string }>(`SELECT id, term FROM ${this.s}.lexicon WHERE id > $1 ORDER BY id`, [afterId]);
     return rows.map((row) => [row.id, row.term]);
   }
 
@@ -367,16 +294,16 @@ class PostgresStore implements Store {
   }
 
   async writeState(key: string, value: string): Promise<void> {
-    await this.write((client) => this.setMeta(client, `state:${key}`, pgText(value)));
+    await this.session.write((client) => this.setMeta(client, `state:${key}`, pgText(value)));
   }
 
   async listState(): Promise<Array<[string, string]>> {
-    const rows = await this.rows<{ key: string; value: string }>(`SELECT key, value FROM ${this.s}.meta WHERE starts_with(key, 'state:') ORDER BY key COLLATE "C"`);
+    const rows = await this.session.rows<{ key: string; value: string }>(`SELECT key, value FROM ${this.s}.meta WHERE starts_with(key, 'state:') ORDER BY key COLLATE "C"`);
     return rows.map((row) => [row.key.slice('state:'.length), row.value]);
   }
 
   async counts(): Promise<StoreCounts> {
-    const [row] = await this.rows<Record<string, string>>(
+    const [row] = await this.session.rows<Record<string, string>>(
       `SELECT (SELECT count(*) FROM ${this.s}.files) AS files, (SELECT count(*) FROM ${this.s}.chunks) AS chunks,
          (SELECT count(*) FROM ${this.s}.chunks c JOIN ${this.s}.embeddings e ON e.content_hash = c.content_hash
             AND e.embedder = (SELECT value FROM ${this.s}.meta WHERE key = 'embedder')) AS vectors,
@@ -395,7 +322,7 @@ class PostgresStore implements Store {
   }
 
   async collectGarbage(options: { keepUnreferenced: number; compact?: boolean }): Promise<{ removedVectors: number; keptUnreferenced: number }> {
-    const result = await this.write(async (client) => {
+    const result = await this.session.write(async (client) => {
       const unreferenced = `SELECT e.embedder, e.content_hash FROM ${this.s}.embeddings e
         WHERE NOT (e.embedder = (SELECT value FROM ${this.s}.meta WHERE key = 'embedder')
           AND EXISTS (SELECT 1 FROM ${this.s}.chunks c WHERE c.content_hash = e.content_hash))`;
@@ -409,51 +336,24 @@ class PostgresStore implements Store {
       return { removedVectors: removed.rowCount ?? 0, keptUnreferenced: Number(kept.rows[0]?.n ?? 0) };
     });
     if (options.compact) {
-      for (const table of ['chunks', 'embeddings', 'symbol_names', 'files', 'lexicon']) await this.rows(`VACUUM ${this.s}.${table}`);
+      for (const table of ['chunks', 'embeddings', 'symbol_names', 'files', 'lexicon']) await this.session.rows(`VACUUM ${this.s}.${table}`);
     }
     return result;
   }
 
   async close(): Promise<void> {
-    await this.pool.end().catch(() => undefined);
-  }
-
-  private async insertVectors(client: PgClient, rows: Array<[string, string, string]>, now: number): Promise<void> {
-    await client.query(
-      `INSERT INTO ${this.s}.embeddings (embedder, content_hash, vector, created_at)
-       SELECT u.embedder, u.hash, u.vector::vector, $4 FROM unnest($1::text[], $2::text[], $3::text[]) AS u(embedder, hash, vector)
-       ON CONFLICT (embedder, content_hash) DO NOTHING`,
-      [rows.map((row) => row[0]), rows.map((row) => row[1]), rows.map((row) => row[2]), now],
-    );
-  }
-
-  /** Runs inside a write transaction: new terms get their ids in the same commit. */
-  private async termIdsFor(client: PgClient, termLists: Iterable<Iterable<string>>): Promise<Map<string, number>> {
-    const missing = new Set<string>();
-    for (const terms of termLists) for (const term of terms) if (!this.termIds.has(term)) missing.add(term);
-    if (missing.size > 0) {
-      const terms = [...missing].map(pgText);
-      await client.query(`INSERT INTO ${this.s}.lexicon (term) SELECT unnest($1::text[]) ORDER BY 1 ON CONFLICT (term) DO NOTHING`, [terms]);
-      const rows = await client.query<{ id: number; term: string }>(`SELECT id, term FROM ${this.s}.lexicon WHERE term = ANY($1::text[])`, [terms]);
-      const found = new Map(rows.rows.map((row) => [row.term, row.id]));
-      for (const term of missing) {
-        const id = found.get(pgText(term));
-        if (id === undefined) throw new LociError('INTERNAL', `Lexicon term "${term.slice(0, 40)}" was not stored.`);
-        this.termIds.set(term, id);
-      }
-    }
-    return this.termIds;
+    await this.session.close();
   }
 
   private async globPaths(globs: string[] | undefined): Promise<string[] | undefined> {
     if (!globs || globs.length === 0) return undefined;
     const matches = matcherForGlobs(JSON.stringify(globs));
-    const rows = await this.rows<{ path: string }>(`SELECT path FROM ${this.s}.files`);
+    const rows = await this.session.rows<{ path: string }>(`SELECT path FROM ${this.s}.files`);
     return rows.map((row) => row.path).filter((path) => matches(path));
   }
 
   private async meta(): Promise<Map<string, string>> {
-    const rows = await this.rows<{ key: string; value: string }>(`SELECT key, value FROM ${this.s}.meta`);
+    const rows = await this.session.rows<{ key: string; value: string }>(`SELECT key, value FROM ${this.s}.meta`);
     return new Map(rows.map((row) => [row.key, row.value]));
   }
 
@@ -461,54 +361,6 @@ class PostgresStore implements Store {
     await client.query(`INSERT INTO ${this.s}.meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [key, value]);
   }
 
-  private async rows<Row>(sql: string, params: unknown[] = []): Promise<Row[]> {
-    if (this.pinStatements && params.length > 0) return this.withClient(async (client) => (await client.query<Row>(sql, params)).rows, true);
-    try {
-      return (await this.pool.query<Row>(sql, params)).rows;
-    } catch (error) {
-      throw wrapPgError(error, this.target);
-    }
-  }
-
-  private async withClient<T>(action: (client: PgClient) => Promise<T>, pinned = false): Promise<T> {
-    let client: PgClient;
-    try {
-      client = await this.pool.connect();
-    } catch (error) {
-      throw wrapPgError(error, this.target);
-    }
-    const transaction = pinned && this.pinStatements;
-    try {
-      if (transaction) await client.query('BEGIN');
-      const result = await action(client);
-      if (transaction) await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      if (transaction) await client.query('ROLLBACK').catch(() => undefined);
-      throw wrapPgError(error, this.target);
-    } finally {
-      client.release();
-    }
-  }
-
-  /** One transaction holding the namespace's advisory lock; every write bumps write_seq. */
-  private async write<T>(action: (client: PgClient) => Promise<T>): Promise<T> {
-    return this.withClient(async (client) => {
-      await client.query('BEGIN');
-      try {
-        await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [this.target.schema]);
-        const result = await action(client);
-        await client.query(`UPDATE ${this.s}.meta SET value = (value::bigint + 1)::text WHERE key = 'write_seq'`);
-        await client.query('COMMIT');
-        return result;
-      } catch (error) {
-        // Term ids cached during a rolled-back transaction were never committed.
-        this.termIds = new Map();
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      }
-    });
-  }
 }
 
 function scoredRow(row: ScoredRow): ScoredRow {
