@@ -8,7 +8,7 @@ describe('postgres URLs', () => {
     expect(target).toMatchObject({ namespace: 'acme_api', schema: 'loci_acme_api', poolSize: 8, efSearch: 200 });
     expect(target.connectionString).toBe('postgres://loci:pw@db.internal:5433/loci?sslmode=require');
     expect(target.display).toBe('postgres://loci:***@db.internal:5433/loci?sslmode=require');
-    expect(parsePostgresUrl('postgresql://db/x')).toMatchObject({ namespace: 'default', poolSize: 4, efSearch: 100 });
+    expect(parsePostgresUrl('postgresql://db/x')).toMatchObject({ namespace: 'default', poolSize: 4, efSearch: 200 });
     expect(parsePostgresUrl('postgres://db/x?namespace=a', { namespaceSuffix: '_memory' }).schema).toBe('loci_a_memory');
   });
 

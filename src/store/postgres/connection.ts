@@ -26,7 +26,7 @@ export interface PostgresTarget {
   /** For messages: the URL without its password. */
   display: string;
   poolSize: number;
-  /** hnsw.ef_search for vector queries (`?ef_search=`, default 100): higher finds more true neighbours, slower. */
+  /** hnsw.ef_search for vector queries (`?ef_search=`, default 200): higher finds more true neighbours, slower. */
   efSearch: number;
 }
 
@@ -34,7 +34,7 @@ const NAMESPACE = /^[a-z0-9_]{1,48}$/;
 
 /**
  * Reads a postgres:// URL. loci's own query parameters are `namespace` (default `default`),
- * `pool` (connections, default 4) and `ef_search` (default 100); everything else (sslmode, …) goes to `pg`. The
+ * `pool` (connections, default 4) and `ef_search` (default 200); everything else (sslmode, …) goes to `pg`. The
  * password comes from the URL or from PGPASSWORD in the environment, never from config files.
  */
 export function parsePostgresUrl(url: string, options: { namespaceSuffix?: string } = {}): PostgresTarget {
@@ -58,7 +58,7 @@ export function parsePostgresUrl(url: string, options: { namespaceSuffix?: strin
     throw new LociError('INVALID_ARGUMENT', `pool=${poolText} is not valid: use a whole number of connections from 1 to 64.`);
   }
   const efText = parsed.searchParams.get('ef_search');
-  const efSearch = efText === null ? 100 : Number(efText);
+  const efSearch = efText === null ? 200 : Number(efText);
   if (!Number.isInteger(efSearch) || efSearch < 10 || efSearch > 1000) {
     throw new LociError('INVALID_ARGUMENT', `ef_search=${efText} is not valid: use a whole number from 10 to 1000.`);
   }

@@ -87,7 +87,7 @@ class PostgresStore implements Store {
         const name = quoteIdentifier(`embeddings_hnsw_${sha256Hex(embedderId).slice(0, 12)}`);
         await client.query(
           `CREATE INDEX IF NOT EXISTS ${name} ON ${this.s}.embeddings USING hnsw ((vector::vector(${dimensions})) vector_cosine_ops)
-           WITH (m = 16, ef_construction = 64) WHERE embedder = ${quoteLiteral(embedderId)}`,
+           WITH (m = 16, ef_construction = 128) WHERE embedder = ${quoteLiteral(embedderId)}`,
         );
       }
     });
