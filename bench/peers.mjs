@@ -2,7 +2,7 @@
 // indexing throughput and RSS, then lexical / vector / hybrid query latency with the engines
 // taking turns query by query (so machine noise falls on all of them alike), and ANN
 // recall@10 against exact cosine search over the same engine's vectors.
-// Usage: node --expose-gc bench/peers.mjs [--sizes 10000,100000] [--queries 200]
+// Usage: node --expose-gc [--max-old-space-size=16384 for 1M] bench/peers.mjs [--sizes 10000,100000] [--queries 200]
 //          [--engines loci,orama,lancedb,sqlite,minisearch,usearch] [--repos DIR,DIR] [--json]
 // Peers come from bench/package.json (`npm ci --prefix bench`); loci from dist/ (npm run build).
 import { mkdtempSync, rmSync } from 'node:fs';

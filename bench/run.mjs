@@ -47,7 +47,8 @@ const steps = full
 let failed = 0;
 for (const [script, ...args] of steps) {
   process.stderr.write(`\n== ${script} ${args.join(' ')}\n`);
-  const result = spawnSync(process.execPath, ['--expose-gc', `${here}${script}`, ...args, ...json], { stdio: 'inherit' });
+  // A 1M-chunk run holds every peer's copy of the data at once: more heap than Node's default.
+  const result = spawnSync(process.execPath, ['--expose-gc', '--max-old-space-size=16384', `${here}${script}`, ...args, ...json], { stdio: 'inherit' });
   if (result.status !== 0) failed++;
 }
 if (!repo) process.stderr.write('\n(repository benches skipped: pass --repo DIR, e.g. a clone of vuejs/core)\n');
