@@ -101,12 +101,19 @@ export function sizeTo(real, n, seed) {
     [order[index], order[other]] = [order[other], order[index]];
   }
   const chunks = order.slice(0, n).map((index) => real[index]);
-  for (let copy = 1; chunks.length < n; copy++) {
+  // Variants are distinct texts: an exact duplicate would tie with its original in every
+  // engine's exact search, and ties make recall@10 meaningless (any tied copy is as right).
+  const seen = new Set(chunks.map((chunk) => chunk.text));
+  for (let copy = 1; chunks.length < n && copy <= 64; copy++) {
     for (const index of order) {
       if (chunks.length >= n) break;
-      chunks.push(variant(real[index], copy, random));
+      const next = variant(real[index], copy, random);
+      if (seen.has(next.text)) continue;
+      seen.add(next.text);
+      chunks.push(next);
     }
   }
+  if (chunks.length < n) throw new Error(`Only ${chunks.length} distinct chunks could be made for n=${n}; pass more --repos.`);
   return { chunks, variants: Math.max(0, n - real.length) };
 }
 
