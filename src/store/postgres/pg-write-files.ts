@@ -1,7 +1,7 @@
 import { LociError } from '../../errors/index.js';
 import { encodeTerms } from '../lexical-codec.js';
 import type { FileWrite } from '../spec.js';
-import { symbolKeys } from '../sqlite/rows.js';
+import { symbolKeys } from '../rows.js';
 import type { PgClient } from './connection.js';
 import { pgText, tsvectorLiteral, vectorLiteral } from './pg-values.js';
 

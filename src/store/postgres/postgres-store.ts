@@ -15,7 +15,7 @@ import type {
   StoreCounts,
   VectorQuery,
 } from '../spec.js';
-import { toCatalogEntry, toChunkRecord, type CatalogRow, type ChunkRow } from '../sqlite/rows.js';
+import { groupOutline, inRequestedOrder, toCatalogEntry, type CatalogRow, type ChunkRow } from '../rows.js';
 import { createPool, parsePostgresUrl, wrapPgError, type PgClient, type PgPool, type PostgresTarget } from './connection.js';
 import { openNamespace } from './open-namespace.js';
 import { PgSession } from './pg-session.js';
@@ -104,13 +104,7 @@ class PostgresStore implements Store {
     const rows = await this.session.rows<{ path: string; start_line: number; symbol: string }>(
       `SELECT path, start_line, symbol FROM ${this.s}.chunks WHERE symbol IS NOT NULL ORDER BY path, start_line`,
     );
-    const byPath = new Map<string, Array<{ name: string; line: number }>>();
-    for (const { path, start_line: line, symbol: name } of rows) {
-      let symbols = byPath.get(path);
-      if (!symbols) byPath.set(path, (symbols = []));
-      if (!symbols.some((symbol) => symbol.name === name)) symbols.push({ name, line });
-    }
-    return [...byPath].map(([path, symbols]) => ({ path, symbols }));
+    return groupOutline(rows.map((row): [string, number, string] => [row.path, row.start_line, row.symbol]));
   }
 
   async countCatalog(pathPrefix = ''): Promise<number> {
@@ -227,11 +221,7 @@ class PostgresStore implements Store {
   async getChunks(rowIds: number[]): Promise<ChunkRecord[]> {
     if (rowIds.length === 0) return [];
     const rows = await this.session.rows<ChunkRow>(`SELECT ${CHUNK_COLUMNS} FROM ${this.s}.chunks WHERE id = ANY($1::int[])`, [rowIds]);
-    const byId = new Map(rows.map((row) => [row.id, toChunkRecord(row)]));
-    return rowIds.flatMap((id) => {
-      const record = byId.get(id);
-      return record ? [record] : [];
-    });
+    return inRequestedOrder(rowIds, rows);
   }
 
   async findMentions(query: MentionQuery): Promise<ScoredRow[]> {

@@ -19,7 +19,7 @@ import type {
   VectorQuery,
 } from '../spec.js';
 import { filterToSql } from './filter-sql.js';
-import { symbolKeys, toCatalogEntry, toChunkRecord, type CatalogRow, type ChunkRow } from './rows.js';
+import { groupOutline, inRequestedOrder, symbolKeys, toCatalogEntry, type CatalogRow, type ChunkRow } from '../rows.js';
 import { prepareStatements, type Statements } from './statements.js';
 import { openDatabase, wrapSqliteError } from './open-database.js';
 import { decodeVector, encodeVector } from './vector-codec.js';
@@ -74,15 +74,7 @@ class SqliteStore implements Store {
   }
 
   async listOutline(): Promise<Array<{ path: string; symbols: Array<{ name: string; line: number }> }>> {
-    return this.guard(() => {
-      const byPath = new Map<string, Array<{ name: string; line: number }>>();
-      for (const [path, line, name] of this.statements.outline.all() as Array<[string, number, string]>) {
-        let symbols = byPath.get(path);
-        if (!symbols) byPath.set(path, (symbols = []));
-        if (!symbols.some((symbol) => symbol.name === name)) symbols.push({ name, line });
-      }
-      return [...byPath].map(([path, symbols]) => ({ path, symbols }));
-    });
+    return this.guard(() => groupOutline(this.statements.outline.all() as Array<[string, number, string]>));
   }
 
   async countCatalog(pathPrefix = ''): Promise<number> {
@@ -238,11 +230,7 @@ class SqliteStore implements Store {
   async getChunks(rowIds: number[]): Promise<ChunkRecord[]> {
     if (rowIds.length === 0) return [];
     const rows = this.guard(() => this.statements.chunksByIds.all(JSON.stringify(rowIds)) as ChunkRow[]);
-    const byId = new Map(rows.map((row) => [row.id, toChunkRecord(row)]));
-    return rowIds.flatMap((id) => {
-      const record = byId.get(id);
-      return record ? [record] : [];
-    });
+    return inRequestedOrder(rowIds, rows);
   }
 
   async findMentions(query: MentionQuery): Promise<ScoredRow[]> {

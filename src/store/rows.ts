@@ -1,5 +1,5 @@
-import type { ChunkKind } from '../../chunk/spec.js';
-import type { CatalogEntry, ChunkRecord } from '../spec.js';
+import type { ChunkKind } from '../chunk/spec.js';
+import type { CatalogEntry, ChunkRecord } from './spec.js';
 
 /** Rows as SQLite returns them, and their mapping onto the store's types. */
 export interface CatalogRow {
@@ -72,4 +72,24 @@ export function toChunkRecord(row: ChunkRow): ChunkRecord {
   };
   if (row.symbol !== null) record.symbol = row.symbol;
   return record;
+}
+
+/** (path, line, symbol) rows in path and line order → each file's distinct symbols, first definition first. */
+export function groupOutline(rows: Iterable<[string, number, string]>): Array<{ path: string; symbols: Array<{ name: string; line: number }> }> {
+  const byPath = new Map<string, Array<{ name: string; line: number }>>();
+  for (const [path, line, name] of rows) {
+    let symbols = byPath.get(path);
+    if (!symbols) byPath.set(path, (symbols = []));
+    if (!symbols.some((symbol) => symbol.name === name)) symbols.push({ name, line });
+  }
+  return [...byPath].map(([path, symbols]) => ({ path, symbols }));
+}
+
+/** Chunk rows as records in the order their ids were asked for; ids no longer stored are left out. */
+export function inRequestedOrder(rowIds: readonly number[], rows: readonly ChunkRow[]): ChunkRecord[] {
+  const byId = new Map(rows.map((row) => [row.id, toChunkRecord(row)]));
+  return rowIds.flatMap((id) => {
+    const record = byId.get(id);
+    return record ? [record] : [];
+  });
 }
