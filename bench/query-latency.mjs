@@ -1,7 +1,7 @@
 // Query latency (warm, in-process) for lexical, vector and hybrid search, at the size of a
 // real code corpus. Default corpus: this machine's Python standard library (~13k files),
 // queried with CoSQA's natural-language Python questions.
-// Usage: node bench/query-latency.mjs [--repo DIR] [--max-files N] [--queries N] [--json]
+// Usage: node bench/query-latency.mjs [--repo DIR] [--max-files N] [--queries N] [--ranker default|none|FILE] [--json]
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -44,7 +44,7 @@ const queries = readFileSync(new URL('../../shared/eval/cosqa/queries.jsonl', im
   .slice(0, queryCount)
   .map((line) => JSON.parse(line).text);
 
-const loci = createLoci({ root: repo, store: join(work, 'store'), config: { embedder: 'static', sources: { exclude: ['site-packages/', 'test/', 'tests/'] } } });
+const loci = createLoci({ root: repo, store: join(work, 'store'), config: { embedder: 'static', sources: { exclude: ['site-packages/', 'test/', 'tests/'] }, search: { ranker: argument('ranker', 'default') } } });
 try {
   const indexStarted = performance.now();
   const summary = await loci.index();

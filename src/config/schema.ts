@@ -33,7 +33,7 @@ const fieldWeightsSchema = z.strictObject({
 const searchSchema = z.strictObject({
   topK: z.number().int().min(1).max(1000).default(10),
   mode: z.enum(searchModes).default('hybrid'),
-  /** Results scoring below this are dropped (0 keeps everything). */
+  /** Results whose fused signal score (before the learned ranker) is below this are dropped (0 keeps everything). */
   threshold: z.number().min(0).default(0),
   /** BM25 weight of a term found in each field, relative to the body. */
   fieldWeights: fieldWeightsSchema.prefault({}),
@@ -47,6 +47,11 @@ const searchSchema = z.strictObject({
       mention: z.number().min(0).max(10).default(0.5),
     })
     .prefault({}),
+  /**
+   * The learned ranker that reorders the head of the fused list: "default" (shipped,
+   * models/ranker-v1.json), "none" (fused order), or the path of a model file.
+   */
+  ranker: z.string().min(1).default('default'),
 });
 
 const embedderOptionsSchema = z.strictObject({

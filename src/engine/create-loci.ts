@@ -197,6 +197,8 @@ class LociEngine implements Loci {
     return {
       lexical: async (terms, limit, filter) => warm.searchLexical(terms, limit, filter),
       vector: async (vector, limit, filter) => warm.searchVectors(vector, limit, filter),
+      termStatistics: async (terms) => warm.termStatistics(terms),
+      languages: async () => warm.languages(),
     };
   }
 

@@ -23,6 +23,8 @@ export interface FusionCandidate {
   rowId: number;
   path: string;
   score: number;
+  /** The fused score, when a ranker has replaced `score` (thresholds apply to this). */
+  fusedScore?: number;
   signals: SignalScores;
   contributions: Partial<Record<SignalName, SignalContribution>>;
 }

@@ -1,9 +1,10 @@
 import type { SearchMode } from '../config/schema.js';
 import type { ChunkKind } from '../chunk/spec.js';
+import type { RankingExplanation } from './rerank/ranker.js';
 
 export interface SearchOptions {
   topK?: number;
-  /** Drop results whose `score` is below this. */
+  /** Drop results whose fused signal score (before the learned ranker) is below this. */
   threshold?: number;
   /** Globs or folders (relative to the root); any may match. */
   paths?: string[];
@@ -35,11 +36,13 @@ export interface SearchResult {
   symbol?: string;
   headingPath: string[];
   text: string;
-  /** The fused score results are ranked by (higher is better). */
+  /** The score results are ranked by (higher is better): the fused signal score, corrected by the learned ranker for the head of the list. */
   score: number;
   signals: SignalScores;
   /** With `explain`: how each signal moved this result (raw, normalised, weight, contribution). */
   explanation?: Partial<Record<'lexical' | 'vector' | 'mention', { raw: number; normalized: number; weight: number; contribution: number }>>;
+  /** With `explain`: the learned ranker's features, weights and contributions (see docs/quality.md). */
+  ranking?: RankingExplanation;
   chunkId: string;
   /** Present (true) when the file changed or vanished since it was indexed: the text may be out of date. */
   stale?: true;

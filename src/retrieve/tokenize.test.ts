@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { queryTerms, tokenize } from './tokenize.js';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { locateTerms, queryTerms, tokenize } from './tokenize.js';
 import { ftsAnyOf, quoteFtsTerm } from './fts-query.js';
 
 describe('tokenize', () => {
@@ -58,5 +60,30 @@ describe('fast tokenizer matches the regex reference', () => {
     const folder = new URL('.', import.meta.url).pathname;
     for (const name of readdirSync(folder)) if (name.endsWith('.ts')) samples.push(readFileSync(join(folder, name), 'utf8'));
     for (const text of samples) expect(tokenize(text)).toEqual(referenceTokenize(text));
+  });
+
+  it('locates terms exactly where tokenize puts them, stemming only what can match', () => {
+    // Real text: this repository's sources and docs, and awkward words for the stemmer.
+    const folder = join(import.meta.dirname, '..');
+    const texts = readdirSync(folder, { recursive: true, encoding: 'utf8' })
+      .filter((name) => name.endsWith('.ts'))
+      .slice(0, 60)
+      .map((name) => readFileSync(join(folder, name), 'utf8'));
+    texts.push('ies dies flies sky say relational conflated hopping HTTPServer2 getUserNames café naïve Ünïcode is_valid');
+    let checked = 0;
+    for (const text of texts) {
+      const tokens = tokenize(text);
+      // Wanted terms: a sample of the text's own tokens plus some it lacks.
+      const wanted = new Set([...tokens.filter((_, index) => index % 7 === 0), 'zzzz', 'i', 'fli', 'conflat']);
+      const located = locateTerms(text, wanted);
+      expect(located.length).toBe(tokens.length);
+      const expected = new Map<string, number[]>();
+      tokens.forEach((token, position) => {
+        if (wanted.has(token)) expected.set(token, [...(expected.get(token) ?? []), position]);
+      });
+      expect(located.positions).toEqual(expected);
+      checked += tokens.length;
+    }
+    expect(checked).toBeGreaterThan(10_000);
   });
 });

@@ -131,3 +131,109 @@ export function tokenize(text: string): string[] {
 export function queryTerms(query: string): string[] {
   return [...new Set(tokenize(query))];
 }
+
+/** Where wanted terms sit in a text's token stream, and how long that stream is. */
+export interface TermLocations {
+  positions: Map<string, number[]>;
+  length: number;
+}
+
+const MAX_STOP_WORD = Math.max(...[...stopWords].map((word) => word.length));
+const lowerCode = (code: number): number => (code >= 65 && code <= 90 ? code + 32 : code);
+/** A token's first two characters (lower-cased) as a number: the cheap test before stemming. */
+const prefixOf = (first: number, second: number): number => first * 128 + second;
+
+/** Like asciiParts, but as [start, end) offsets into `text` (no strings made). */
+function asciiPartRanges(text: string, from: number, to: number, out: number[]): void {
+  let index = from;
+  while (index < to) {
+    const kind = classOf(text.charCodeAt(index));
+    if (kind === CharClass.Underscore) {
+      index++;
+      continue;
+    }
+    let end = index + 1;
+    if (kind === CharClass.Digit || kind === CharClass.Lower) {
+      while (end < to && classOf(text.charCodeAt(end)) === kind) end++;
+    } else {
+      while (end < to && classOf(text.charCodeAt(end)) === CharClass.Upper) end++;
+      if (end < to && classOf(text.charCodeAt(end)) === CharClass.Lower) {
+        if (end - index > 1) {
+          out.push(index, end - 1);
+          index = end - 1;
+        }
+        while (end < to && classOf(text.charCodeAt(end)) === CharClass.Lower) end++;
+      }
+    }
+    out.push(index, end);
+    index = end;
+  }
+}
+
+/**
+ * The positions `tokenize(text)` would give the wanted terms, and its token count, without
+ * making or stemming tokens that cannot be one: Porter only rewrites endings, so a part
+ * longer than three letters keeps its first two in its stem, and a part whose first two
+ * letters start no wanted term is only counted (tokenize.test.ts checks both agree).
+ */
+export function locateTerms(text: string, wanted: ReadonlySet<string>): TermLocations {
+  const positions = new Map<string, number[]>();
+  const record = (token: string, position: number): void => {
+    if (!wanted.has(token)) return;
+    const list = positions.get(token);
+    if (list) list.push(position);
+    else positions.set(token, [position]);
+  };
+  if (nonAscii.test(text)) {
+    const tokens = tokenize(text);
+    tokens.forEach(record);
+    return { positions, length: tokens.length };
+  }
+  const prefixes = new Set<number>();
+  for (const term of wanted) prefixes.add(prefixOf(term.charCodeAt(0), term.length > 1 ? term.charCodeAt(1) : 0));
+  let length = 0;
+  const ranges: number[] = [];
+  const total = text.length;
+  let index = 0;
+  while (index < total) {
+    while (index < total && classOf(text.charCodeAt(index)) === CharClass.Other) index++;
+    const start = index;
+    while (index < total && classOf(text.charCodeAt(index)) !== CharClass.Other) index++;
+    if (index === start || index - start > MAX_WORD_LENGTH) continue;
+    ranges.length = 0;
+    asciiPartRanges(text, start, index, ranges);
+    if (ranges.length === 0) continue;
+    if (ranges.length > 2) {
+      // The whole identifier: the word without underscores, lower-cased, unstemmed.
+      let letters = 0;
+      let first = 0;
+      let second = 0;
+      for (let at = start; at < index; at++) {
+        const code = text.charCodeAt(at);
+        if (code === 95) continue;
+        if (letters === 0) first = lowerCode(code);
+        else if (letters === 1) second = lowerCode(code);
+        letters++;
+      }
+      if (letters <= MAX_TOKEN_LENGTH) {
+        if (prefixes.has(prefixOf(first, letters > 1 ? second : 0))) record(text.slice(start, index).replaceAll('_', '').toLowerCase(), length);
+        length++;
+      }
+    }
+    for (let part = 0; part < ranges.length; part += 2) {
+      const from = ranges[part] as number;
+      const to = ranges[part + 1] as number;
+      const size = to - from;
+      if (size > MAX_TOKEN_LENGTH) continue;
+      let lower: string | undefined;
+      if (size <= MAX_STOP_WORD) {
+        lower = text.slice(from, to).toLowerCase();
+        if (stopWords.has(lower)) continue;
+      }
+      const prefix = prefixOf(lowerCode(text.charCodeAt(from)), size > 1 ? lowerCode(text.charCodeAt(from + 1)) : 0);
+      if (size <= 3 || prefixes.has(prefix)) record(stem(lower ?? text.slice(from, to).toLowerCase()), length);
+      length++;
+    }
+  }
+  return { positions, length };
+}

@@ -87,6 +87,12 @@ export interface LexicalWeights {
   body: number;
 }
 
+/** Document frequencies for IDF: how many live chunks hold each term, out of how many. */
+export interface TermStatistics {
+  chunks: number;
+  frequencies: ReadonlyMap<string, number>;
+}
+
 export interface LexicalQuery {
   terms: string[];
   weights: LexicalWeights;
@@ -198,6 +204,10 @@ export interface Store {
    * case-insensitive) or lie in a named file (exact path or path suffix); score 1.
    */
   findMentions(query: MentionQuery): Promise<ScoredRow[]>;
+  /** How many live chunks hold each term (in any lexical field), and how many chunks there are. */
+  termStatistics(terms: string[]): Promise<TermStatistics>;
+  /** The languages of the indexed files, sorted. */
+  languages(): Promise<string[]>;
 
   /** Changes whenever anything (this or another process) committed a write. */
   changeToken(): Promise<string>;

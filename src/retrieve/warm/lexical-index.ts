@@ -1,5 +1,5 @@
 import type { EncodedTerms } from '../../store/lexical-codec.js';
-import type { LexicalWeights, ScoredRow } from '../../store/spec.js';
+import type { LexicalWeights, ScoredRow, TermStatistics } from '../../store/spec.js';
 import type { RowFilter } from '../filter-match.js';
 import { FolderSlots } from './folder-slots.js';
 import { TopK } from './top-k.js';
@@ -42,6 +42,7 @@ export class LexicalIndex {
   private slotCount = 0;
   private deadSlots = 0;
   private liveTokens = 0;
+  private readonly languageCounts = new Map<string, number>();
   private accumulator = new Float64Array(1024);
   private members: Uint8Array | undefined;
 
@@ -86,6 +87,7 @@ export class LexicalIndex {
     }
     this.slotWeighted[slot] = slotWeights;
     this.folders.add(meta.path, slot);
+    this.languageCounts.set(meta.language, (this.languageCounts.get(meta.language) ?? 0) + 1);
   }
 
   remove(rowId: number): void {
@@ -101,7 +103,12 @@ export class LexicalIndex {
     this.slotTerms[slot] = undefined;
     this.slotWeighted[slot] = undefined;
     const meta = this.slotMeta[slot];
-    if (meta) this.folders.remove(meta.path, slot);
+    if (meta) {
+      this.folders.remove(meta.path, slot);
+      const left = (this.languageCounts.get(meta.language) ?? 1) - 1;
+      if (left > 0) this.languageCounts.set(meta.language, left);
+      else this.languageCounts.delete(meta.language);
+    }
     this.slotMeta[slot] = undefined;
     this.deadSlots++;
     // Dead postings are skipped while scoring; compact once they are a quarter of all.
@@ -211,6 +218,21 @@ export class LexicalIndex {
       if (score > 0) top.push(this.slotRowIds[slot] as number, score);
     }
     return top.sorted().map(({ id, score }) => ({ rowId: id, score, path: (this.slotMeta[this.slotOfRow.get(id) as number] as LexicalRowMeta).path }));
+  }
+
+  /** How many live rows hold each term, out of how many (the same counts BM25's IDF uses). */
+  termStatistics(terms: readonly string[]): TermStatistics {
+    const frequencies = new Map<string, number>();
+    for (const term of terms) {
+      const termId = this.termIds.get(term);
+      frequencies.set(term, termId === undefined ? 0 : Math.max(0, this.postings.get(termId)?.documentFrequency ?? 0));
+    }
+    return { chunks: this.slotOfRow.size, frequencies };
+  }
+
+  /** Languages of the live rows, sorted. */
+  languages(): string[] {
+    return [...this.languageCounts.keys()].sort();
   }
 
   /** Term ids of a row, for feedback and explanation. */

@@ -1,4 +1,4 @@
-import type { LexicalWeights, ScoredRow, SearchFilter, Store } from '../../store/spec.js';
+import type { LexicalWeights, ScoredRow, SearchFilter, Store, TermStatistics } from '../../store/spec.js';
 import { compileFilter } from '../filter-match.js';
 import { LexicalIndex } from './lexical-index.js';
 import { defaultHnswOptions, HnswVectorIndex } from './hnsw-vector-index.js';
@@ -68,6 +68,14 @@ export class WarmIndex {
 
   searchLexical(terms: readonly string[], limit: number, filter: SearchFilter | undefined): ScoredRow[] {
     return this.lexical.search(terms, limit, compileFilter(filter));
+  }
+
+  termStatistics(terms: readonly string[]): TermStatistics {
+    return this.lexical.termStatistics(terms);
+  }
+
+  languages(): string[] {
+    return this.lexical.languages();
   }
 
   searchVectors(vector: Float32Array, limit: number, filter: SearchFilter | undefined): ScoredRow[] {

@@ -13,6 +13,7 @@ import type {
   ScoredRow,
   Store,
   StoreCounts,
+  TermStatistics,
   VectorQuery,
 } from '../spec.js';
 import { groupOutline, inRequestedOrder, toCatalogEntry, type CatalogRow, type ChunkRow } from '../rows.js';
@@ -262,6 +263,31 @@ class PostgresStore implements Store {
       if (row.vector) indexRow.vector = decodeVectorSend(row.vector);
       return indexRow;
     });
+  }
+
+  async termStatistics(terms: string[]): Promise<TermStatistics> {
+    const unique = [...new Set(terms)];
+    const frequencies = new Map<string, number>();
+    const counted = unique.flatMap((term) => {
+      const tsquery = tsqueryLiteral([term]);
+      if (!tsquery) frequencies.set(term, 0);
+      return tsquery ? [[term, tsquery] as const] : [];
+    });
+    const [total] = await this.session.rows<{ n: string }>(`SELECT count(*) AS n FROM ${this.s}.chunks`);
+    if (counted.length > 0) {
+      const rows = await this.session.rows<{ i: number; n: string }>(
+        `SELECT q.i, (SELECT count(*) FROM ${this.s}.chunks c WHERE c.tsv @@ q.query::tsquery) AS n
+         FROM unnest($1::text[]) WITH ORDINALITY AS q(query, i)`,
+        [counted.map(([, tsquery]) => tsquery)],
+      );
+      for (const row of rows) frequencies.set((counted[Number(row.i) - 1] as readonly [string, string])[0], Number(row.n));
+    }
+    return { chunks: Number(total?.n ?? 0), frequencies };
+  }
+
+  async languages(): Promise<string[]> {
+    const rows = await this.session.rows<{ language: string }>(`SELECT DISTINCT language FROM ${this.s}.files ORDER BY language`);
+    return rows.map((row) => row.language);
   }
 
   async countChunks(): Promise<number> {

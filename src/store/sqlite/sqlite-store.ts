@@ -16,9 +16,11 @@ import type {
   ScoredRow,
   Store,
   StoreCounts,
+  TermStatistics,
   VectorQuery,
 } from '../spec.js';
 import { filterToSql } from './filter-sql.js';
+import { sqliteLanguages, sqliteTermStatistics } from './ranking-stats.js';
 import { groupOutline, inRequestedOrder, symbolKeys, toCatalogEntry, type CatalogRow, type ChunkRow } from '../rows.js';
 import { prepareStatements, type Statements } from './statements.js';
 import { openDatabase, wrapSqliteError } from './open-database.js';
@@ -194,6 +196,14 @@ class SqliteStore implements Store {
          WHERE chunk_fts MATCH ?${filter ? ` AND ${filter.sql}` : ''} ORDER BY score DESC, f.rowid LIMIT ?`;
     const params = [path, symbols, heading, body, ftsAnyOf(query.terms), ...(filter?.params ?? []), query.limit];
     return this.guard(() => this.db.prepare(sql).all(...params) as ScoredRow[]);
+  }
+
+  async termStatistics(terms: string[]): Promise<TermStatistics> {
+    return this.guard(() => sqliteTermStatistics(this.db, terms));
+  }
+
+  async languages(): Promise<string[]> {
+    return this.guard(() => sqliteLanguages(this.db));
   }
 
   /** The cold path: one streaming pass over the stored vectors (warm engines keep them in memory). */

@@ -138,6 +138,19 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
       expect(records.map((record) => record.text)).toEqual(['original text']);
     });
 
+    it('counts chunks per term for IDF and lists the indexed languages', async () => {
+      expect(await store.termStatistics(['alpha'])).toEqual({ chunks: 0, frequencies: new Map([['alpha', 0]]) });
+      await store.writeFile({ entry: catalogEntry('a.ts'), chunks: [chunk('a.ts', 1, 'alpha beta'), chunk('a.ts', 5, 'alpha')] });
+      await store.writeFile({ entry: catalogEntry('b.py'), chunks: [chunk('b.py', 1, 'beta "quoted" gamma', { symbol: 'alphaHelper' })] });
+      const statistics = await store.termStatistics(['alpha', 'beta', 'alphahelper', 'missing', '"', 'quot']);
+      expect(statistics.chunks).toBe(3);
+      expect(Object.fromEntries(statistics.frequencies)).toEqual({ alpha: 3, beta: 2, alphahelper: 1, missing: 0, '"': 0, quot: 1 });
+      expect(await store.languages()).toEqual(['python', 'typescript']);
+      await store.deleteFile('a.ts');
+      expect((await store.termStatistics(['alpha'])).frequencies.get('alpha')).toBe(1);
+      expect(await store.languages()).toEqual(['python']);
+    });
+
     it('weights fields: a symbol-name match outranks a body mention', async () => {
       await store.writeFile({ entry: catalogEntry('body.ts'), chunks: [chunk('body.ts', 1, 'we call render here and there in the text body of a longer chunk')] });
       await store.writeFile({ entry: catalogEntry('symbol.ts'), chunks: [chunk('symbol.ts', 1, 'function render() { return 1 }', { symbol: 'render' })] });

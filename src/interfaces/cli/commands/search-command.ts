@@ -34,7 +34,7 @@ export function registerSearchCommand(program: Command, io: CliIo): void {
     .option('--path <glob>', 'only paths matching this glob or under this folder (repeatable)', collect)
     .option('--lang <language>', 'only this language, e.g. typescript (repeatable)', collect)
     .option('--files', 'rank files by their best chunk')
-    .option('--explain', "show each signal's contribution to each result")
+    .option('--explain', "show each signal's contribution and the learned ranker's features for each result")
     .option('--config <file>', 'config file (default <root>/loci.config.json)')
     .option('--json', 'print {"results":[…],"warnings":[…]}')
     .action(async (words: string[], flags: SearchFlags) => {
@@ -90,6 +90,15 @@ function formatResponse(response: SearchResponse, files: boolean): string {
         ([signal, part]) => `${signal} ${part.raw.toFixed(3)} → ${part.normalized.toFixed(3)} × ${part.weight} = ${part.contribution.toFixed(3)}`,
       );
       lines.push(`   [${parts.join('; ')}]`);
+    }
+    if (result.ranking) {
+      // The learned ranker's largest contributions (score = logistic of bias + their sum).
+      const terms = Object.entries(result.ranking.features)
+        .filter(([, part]) => part.contribution !== 0)
+        .sort((a, b) => Math.abs(b[1].contribution) - Math.abs(a[1].contribution))
+        .slice(0, 6)
+        .map(([feature, part]) => `${feature} ${part.value.toFixed(3)} × ${part.weight.toFixed(3)} = ${part.contribution.toFixed(3)}`);
+      lines.push(`   [${result.ranking.ranker} (${result.ranking.group}): bias ${result.ranking.bias.toFixed(3)}; ${terms.join('; ')}]`);
     }
     if (!files) {
       const preview = result.text.split('\n').slice(0, 6);

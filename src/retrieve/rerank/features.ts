@@ -1,0 +1,134 @@
+import type { ChunkRecord, TermStatistics } from '../../store/spec.js';
+import type { FusionCandidate } from '../fusion.js';
+import { locateTerms, tokenize } from '../tokenize.js';
+
+/**
+ * The ranker's features, in the order a model lists its weights. Every one is computed
+ * from the query and one candidate chunk (plus the candidate list it sits in), the same
+ * way for every corpus: no feature knows a dataset, a query or an id.
+ */
+export const featureNames = [
+  /** The fused signal score (weighted BM25 + cosine + mentions). */
+  'fused',
+  /** BM25 score relative to the best BM25 score among the candidates. */
+  'lexical',
+  /** Cosine similarity of query and chunk vectors (the lowest candidate's when absent). */
+  'vector',
+  /** Cosine min-max normalised over the candidates. */
+  'vectorMinMax',
+  /** IDF-weighted share of the query's terms found in the chunk's symbol name. */
+  'symbolCoverage',
+  /** … in its file path. */
+  'pathCoverage',
+  /** … in its heading path. */
+  'headingCoverage',
+  /** … anywhere in the chunk (path, symbol, heading, text). */
+  'coverage',
+  /** 1 when every query term is somewhere in the chunk. */
+  'complete',
+  /** Share of adjacent query-term pairs found within 3 tokens of each other in the text. */
+  'proximity',
+  /** 1 / (1 + rank) by BM25 among the candidates (0 when BM25 did not find it). */
+  'lexicalRank',
+  /** 1 / (1 + rank) by cosine among the candidates (0 when the vector search did not find it). */
+  'vectorRank',
+  /** log(1 + tokens in the chunk text). */
+  'length',
+  /** 1 when the query names the chunk's programming language ("… in python"). */
+  'languageMatch',
+] as const;
+
+export type FeatureName = (typeof featureNames)[number];
+export type FeatureVector = Float64Array;
+
+export interface QueryFeatures {
+  /** Unique query terms (after language hints), for coverage. */
+  terms: readonly string[];
+  /** Query tokens in order, for proximity. */
+  sequence: readonly string[];
+  /** Languages the query named. */
+  languages: ReadonlySet<string>;
+  statistics: TermStatistics;
+}
+
+/** Text beyond this is not read for features (long chunks cost time, add little). */
+const MAX_FEATURE_TEXT = 8000;
+const PROXIMITY_WINDOW = 3;
+
+export function inverseDocumentFrequency(statistics: TermStatistics, term: string): number {
+  const hits = statistics.frequencies.get(term) ?? 0;
+  const idf = Math.log((statistics.chunks - hits + 0.5) / (hits + 0.5));
+  return idf > 0 ? idf : 1e-6;
+}
+
+/** One feature vector per candidate, in candidate order. */
+export function computeFeatures(query: QueryFeatures, candidates: ReadonlyArray<{ candidate: FusionCandidate; record: ChunkRecord }>): FeatureVector[] {
+  const idf = new Map(query.terms.map((term) => [term, inverseDocumentFrequency(query.statistics, term)]));
+  let totalIdf = 0;
+  for (const value of idf.values()) totalIdf += value;
+  const lexicalScores = candidates.map(({ candidate }) => candidate.signals.lexical);
+  const vectorScores = candidates.map(({ candidate }) => candidate.signals.vector);
+  const maxLexical = Math.max(1e-9, ...lexicalScores.map((score) => score ?? 0));
+  const presentVectors = vectorScores.filter((score): score is number => score !== undefined);
+  const minVector = presentVectors.length > 0 ? Math.min(...presentVectors) : 0;
+  const maxVector = presentVectors.length > 0 ? Math.max(...presentVectors) : 0;
+  const lexicalRank = ranks(lexicalScores);
+  const vectorRank = ranks(vectorScores);
+  const queryTerms = new Set(query.terms);
+  const pairs: Array<[string, string]> = [];
+  for (let index = 0; index + 1 < query.sequence.length; index++) {
+    const first = query.sequence[index] as string;
+    const second = query.sequence[index + 1] as string;
+    if (first !== second) pairs.push([first, second]);
+  }
+
+  return candidates.map(({ candidate, record }, index) => {
+    const symbol = new Set(record.symbol ? tokenize(record.symbol) : []);
+    const path = new Set(tokenize(record.path));
+    const heading = new Set(tokenize(record.headingPath.join(' ')));
+    const body = locateTerms(record.text.length > MAX_FEATURE_TEXT ? record.text.slice(0, MAX_FEATURE_TEXT) : record.text, queryTerms);
+    const positions = body.positions;
+    const coverage = (has: (term: string) => boolean): number => {
+      if (totalIdf <= 0) return 0;
+      let sum = 0;
+      for (const [term, weight] of idf) if (has(term)) sum += weight;
+      return sum / totalIdf;
+    };
+    const anywhere = coverage((term) => positions.has(term) || symbol.has(term) || path.has(term) || heading.has(term));
+    let near = 0;
+    for (const [first, second] of pairs) {
+      const a = positions.get(first);
+      const b = positions.get(second);
+      if (a && b && a.some((x) => b.some((y) => Math.abs(y - x) <= PROXIMITY_WINDOW))) near++;
+    }
+    const vector = candidate.signals.vector ?? minVector;
+    const values: Record<FeatureName, number> = {
+      fused: candidate.score,
+      lexical: (candidate.signals.lexical ?? 0) / maxLexical,
+      vector,
+      vectorMinMax: maxVector > minVector ? (vector - minVector) / (maxVector - minVector) : 0,
+      symbolCoverage: coverage((term) => symbol.has(term)),
+      pathCoverage: coverage((term) => path.has(term)),
+      headingCoverage: coverage((term) => heading.has(term)),
+      coverage: anywhere,
+      complete: query.terms.length > 0 && anywhere > 0.999 ? 1 : 0,
+      proximity: pairs.length > 0 ? near / pairs.length : 0,
+      lexicalRank: lexicalRank[index] as number,
+      vectorRank: vectorRank[index] as number,
+      length: Math.log(1 + body.length),
+      languageMatch: query.languages.has(record.language) ? 1 : 0,
+    };
+    return Float64Array.from(featureNames, (name) => values[name]);
+  });
+}
+
+/** 1 / (1 + rank) of each present score among the candidates; 0 where absent. */
+function ranks(scores: ReadonlyArray<number | undefined>): number[] {
+  const order = scores
+    .map((score, index) => ({ score, index }))
+    .filter((entry): entry is { score: number; index: number } => entry.score !== undefined)
+    .sort((a, b) => b.score - a.score || a.index - b.index);
+  const out = new Array<number>(scores.length).fill(0);
+  order.forEach((entry, rank) => (out[entry.index] = 1 / (1 + rank)));
+  return out;
+}

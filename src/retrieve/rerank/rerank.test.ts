@@ -1,0 +1,157 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createLoci } from '../../engine/create-loci.js';
+import type { ChunkRecord } from '../../store/spec.js';
+import type { FusionCandidate } from '../fusion.js';
+import { computeFeatures, featureNames } from './features.js';
+import { languageHints } from './query-language.js';
+import { loadRanker, parseRanker } from './ranker.js';
+
+describe('language names in queries', () => {
+  it('become hints when the index holds that language and other words remain', () => {
+    const hints = languageHints('Python check if a variable is iterable', ['python', 'check', 'variabl', 'iter'], new Set(['python', 'markdown']));
+    expect(hints).toEqual({ terms: ['check', 'variabl', 'iter'], languages: ['python'], text: 'check if a variable is iterable' });
+  });
+
+  it('stay search terms when the index has no such code, or nothing else is asked', () => {
+    expect(languageHints('python tutorial', ['python', 'tutori'], new Set(['markdown'])).terms).toEqual(['python', 'tutori']);
+    expect(languageHints('python', ['python'], new Set(['python'])).terms).toEqual(['python']);
+  });
+
+  it('cover a language family (JavaScript questions accept TypeScript code)', () => {
+    const hints = languageHints('sort an array in js', ['sort', 'arrai', 'js'], new Set(['typescript', 'tsx']));
+    expect(hints.languages.sort()).toEqual(['tsx', 'typescript']);
+    expect(hints.text).toBe('sort an array in');
+  });
+});
+
+describe('ranker model files', () => {
+  const valid = { format: 'loci-ranker', version: 1, name: 't', depth: 5, groups: { code: { bias: 0.5, weights: { fused: 2, proximity: 1 } }, prose: { bias: 0, weights: {} } } };
+
+  it('scores bias + Σ weight × feature, per group, and explains every feature', () => {
+    const ranker = parseRanker(JSON.stringify(valid), 't.json');
+    const features = Float64Array.from(featureNames, (name) => (name === 'fused' ? 0.25 : name === 'proximity' ? 1 : 0));
+    expect(ranker.score(features, 'code')).toBeCloseTo(0.5 + 0.5 + 1);
+    expect(ranker.score(features, 'prose')).toBe(0);
+    const explanation = ranker.explain(features, 'code');
+    expect(explanation.features.fused).toEqual({ value: 0.25, weight: 2, contribution: 0.5 });
+    expect(Object.keys(explanation.features)).toEqual([...featureNames]);
+  });
+
+  it('refuses broken files with what is wrong and how to fix it', () => {
+    expect(() => parseRanker('{', 'x.json')).toThrow(/x\.json is not valid JSON/);
+    const unknown = { ...valid, groups: { ...valid.groups, code: { bias: 0, weights: { bm42: 1 } } } };
+    expect(() => parseRanker(JSON.stringify(unknown), 'x.json')).toThrow(/groups\.code\.weights/);
+    expect(() => parseRanker(JSON.stringify({ ...valid, version: 2 }), 'x.json')).toThrow(/version/);
+    expect(() => loadRanker('/nonexistent/ranker.json')).toThrow(/Cannot read the ranker model/);
+  });
+
+  it('ships a default model that knows every feature it weighs, and "none" turns it off', () => {
+    const ranker = loadRanker('default');
+    expect(ranker?.name).toBe('loci-ranker-v1');
+    expect(ranker?.depth).toBeGreaterThanOrEqual(10);
+    expect(loadRanker('none')).toBeUndefined();
+  });
+});
+
+describe('features', () => {
+  const record = (path: string, text: string, symbol?: string): ChunkRecord => ({
+    rowId: path.length,
+    chunkId: path,
+    contentHash: `hash:${path}`,
+    path,
+    startLine: 1,
+    endLine: 1,
+    language: 'python',
+    kind: 'code',
+    headingPath: [],
+    symbols: symbol ? [symbol] : [],
+    text,
+    ...(symbol ? { symbol } : {}),
+  });
+  const candidate = (rowId: number, path: string, lexical: number, vector?: number): FusionCandidate => ({
+    rowId,
+    path,
+    score: lexical,
+    signals: { lexical, ...(vector === undefined ? {} : { vector }) },
+    contributions: {},
+  });
+
+  it('measures coverage by field, proximity, ranks and language from the chunk itself', () => {
+    const statistics = { chunks: 100, frequencies: new Map([['read', 9], ['csv', 1]]) };
+    const [near, far] = computeFeatures({ terms: ['read', 'csv'], sequence: ['read', 'csv'], languages: new Set(['python']), statistics }, [
+      { candidate: candidate(1, 'io/csv.py', 2, 0.5), record: record('io/csv.py', 'def read_csv(path):\n    """Read a CSV file."""', 'read_csv') },
+      { candidate: candidate(2, 'b.py', 4), record: record('b.py', 'read the manual first, then later maybe a csv') },
+    ]);
+    const value = (vector: Float64Array | undefined, name: (typeof featureNames)[number]) => vector?.[featureNames.indexOf(name)];
+    const idfRead = Math.log((100 - 9 + 0.5) / (9 + 0.5));
+    const idfCsv = Math.log((100 - 1 + 0.5) / (1 + 0.5));
+    expect(value(near, 'symbolCoverage')).toBeCloseTo(1);
+    expect(value(near, 'pathCoverage')).toBeCloseTo(idfCsv / (idfRead + idfCsv));
+    expect(value(near, 'complete')).toBe(1);
+    expect(value(near, 'proximity')).toBe(1);
+    expect(value(far, 'proximity')).toBe(0);
+    expect(value(far, 'lexical')).toBe(1);
+    expect(value(near, 'lexical')).toBe(0.5);
+    expect(value(near, 'vectorRank')).toBe(1);
+    expect(value(far, 'vectorRank')).toBe(0);
+    expect(value(far, 'vector')).toBe(0.5); // absent: the lowest candidate's cosine
+    expect(value(near, 'languageMatch')).toBe(1);
+  });
+});
+
+describe('learned ranking in search', () => {
+  let root: string;
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), 'loci-rerank-'));
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  const documents = [
+    { id: 'notes.md', text: '# Python notes\n\nPython makes it easy to check a variable. Python is iterable friendly, python python.' },
+    { id: 'iterable.py', text: 'def is_iterable(value):\n    """Check whether a variable can be iterated."""\n    try:\n        iter(value)\n        return True\n    except TypeError:\n        return False' },
+    { id: 'other.py', text: 'def check_file(path):\n    """Check that a file exists."""\n    return os.path.exists(path)' },
+  ];
+
+  it('reorders by the model, explains it, and ranks the same on the warm and the cold path', async () => {
+    const store = join(root, 'store');
+    const warm = createLoci({ root, store });
+    await warm.indexDocuments(documents);
+    const query = 'python check if a variable is iterable';
+    const response = await warm.search(query, { explain: true, topK: 3 });
+    expect(response.results[0]?.path).toBe('iterable.py');
+    const top = response.results[0]!;
+    const logit = top.ranking!.bias + Object.values(top.ranking!.features).reduce((sum, feature) => sum + feature.contribution, 0);
+    expect(top.score).toBeCloseTo(loadRanker('default')!.calibrate(logit));
+    const lexical = await warm.search(query, { explain: true, mode: 'lexical' });
+    expect(lexical.results.every((result) => result.ranking === undefined)).toBe(true);
+    expect(top.ranking?.features.languageMatch?.value).toBe(1);
+    expect(response.results.map((result) => result.score)).toEqual([...response.results.map((result) => result.score)].sort((a, b) => b - a));
+    const cold = createLoci({ root, store, inMemory: false });
+    const coldResponse = await cold.search(query, { explain: true, topK: 3 });
+    expect(coldResponse.results.map((result) => result.path)).toEqual(response.results.map((result) => result.path));
+    coldResponse.results.forEach((result, index) => expect(result.score).toBeCloseTo(response.results[index]!.score, 8));
+    await cold.close();
+    await warm.close();
+  });
+
+  it('"none" keeps the fused order; thresholds apply to the fused score; a bad model file is refused', async () => {
+    const store = join(root, 'store');
+    const plain = createLoci({ root, store, config: { search: { ranker: 'none' } } });
+    await plain.indexDocuments(documents);
+    const response = await plain.search('check variable', { explain: true });
+    expect(response.results.every((result) => result.ranking === undefined)).toBe(true);
+    await plain.close();
+    const ranked = createLoci({ root, store });
+    const best = (await ranked.search('check variable')).results;
+    expect((await ranked.search('check variable', { threshold: 1e9 })).results).toEqual([]);
+    expect(best.length).toBeGreaterThan(0);
+    await ranked.close();
+    writeFileSync(join(root, 'bad.json'), '{"format":"loci-ranker"}');
+    const broken = createLoci({ root, store, config: { search: { ranker: join(root, 'bad.json') } } });
+    await expect(broken.search('check variable')).rejects.toThrow(/not a loci-ranker v1 model/);
+    await broken.close();
+  });
+});

@@ -1,0 +1,73 @@
+import type { ChunkRecord } from '../../store/spec.js';
+import type { FusionCandidate } from '../fusion.js';
+import { computeFeatures, type QueryFeatures } from './features.js';
+import { rankerGroupOf, type Ranker, type RankingExplanation } from './ranker.js';
+
+export interface RerankInput {
+  ranker: Ranker;
+  /** Fused candidates, best first. */
+  fused: FusionCandidate[];
+  /** Ranking files: the window holds the first `depth` files, each by its best fused chunk. */
+  files: boolean;
+  query: QueryFeatures;
+  explain: boolean;
+  getChunks(rowIds: number[]): Promise<ChunkRecord[]>;
+}
+
+export interface RerankOutput {
+  ranked: FusionCandidate[];
+  /** Chunk records already fetched for the window (callers need not fetch them again). */
+  records: Map<number, ChunkRecord>;
+  explanations: Map<number, RankingExplanation>;
+}
+
+/**
+ * Reorders the head of the fused list with the learned ranker. A result's score becomes the
+ * ranker's calibrated score, in (0, 1); candidates below the window keep their fused
+ * order, scored just under the window; each keeps its fused score for thresholds.
+ */
+export async function rerankCandidates(input: RerankInput): Promise<RerankOutput> {
+  const { ranker, fused } = input;
+  const window = pickWindow(fused, ranker.depth, input.files);
+  const records = new Map((await input.getChunks(window.map((candidate) => candidate.rowId))).map((record) => [record.rowId, record]));
+  const present = window.filter((candidate) => records.has(candidate.rowId)); // rows deleted since ranking drop out
+  const pairs = present.map((candidate) => ({ candidate, record: records.get(candidate.rowId) as ChunkRecord }));
+  const features = computeFeatures(input.query, pairs);
+  const explanations = new Map<number, RankingExplanation>();
+  const scored = pairs.map(({ candidate, record }, index) => {
+    const group = rankerGroupOf(record.kind);
+    const vector = features[index] as Float64Array;
+    if (input.explain) explanations.set(candidate.rowId, ranker.explain(vector, group));
+    return { candidate, score: ranker.score(vector, group), order: index };
+  });
+  scored.sort((a, b) => b.score - a.score || a.order - b.order);
+  const ranked: FusionCandidate[] = scored.map(({ candidate, score }) => ({ ...candidate, score: ranker.calibrate(score), fusedScore: candidate.score }));
+  // Below the window the fused order stands, each scored a little under the one above.
+  let floor = ranked.length > 0 ? (ranked[ranked.length - 1] as FusionCandidate).score : 1;
+  const inWindow = new Set(window.map((candidate) => candidate.rowId));
+  for (const candidate of fused) {
+    if (inWindow.has(candidate.rowId)) continue;
+    floor *= 0.999;
+    ranked.push({ ...candidate, score: floor, fusedScore: candidate.score });
+  }
+  return { ranked, records, explanations };
+}
+
+/**
+ * Chunks mode: the first `depth` chunks. Files mode: each of the first `depth` files by its
+ * best fused chunk, the way the ranker was trained (a file is not re-judged by whichever of
+ * its chunks the model happens to like most, which would favour files with many chunks).
+ */
+function pickWindow(fused: FusionCandidate[], depth: number, files: boolean): FusionCandidate[] {
+  if (!files) return fused.slice(0, depth);
+  const paths = new Set<string>();
+  const window: FusionCandidate[] = [];
+  for (const candidate of fused) {
+    if (paths.has(candidate.path)) continue;
+    paths.add(candidate.path);
+    window.push(candidate);
+    if (window.length >= depth) break;
+  }
+  return window;
+}
+
