@@ -20,6 +20,10 @@ export const featureNames = [
   'symbolCoverage',
   /** … in its file path. */
   'pathCoverage',
+  /** … in its first doc comment or docstring. */
+  'commentCoverage',
+  /** Share of the symbol name's words that the query uses (`is_line_in_file` for "check if line in file"). */
+  'symbolPrecision',
   /** … in its heading path. */
   'headingCoverage',
   /** … anywhere in the chunk (path, symbol, heading, text). */
@@ -53,6 +57,9 @@ export interface QueryFeatures {
 
 /** Text beyond this is not read for features (long chunks cost time, add little). */
 const MAX_FEATURE_TEXT = 8000;
+/** A chunk's first docstring, block comment or run of line comments, near its start. */
+const FIRST_COMMENT = /("""|''')([\s\S]*?)\1|\/\*([\s\S]*?)\*\/|((?:^[ \t]*(?:#|\/\/)[^\n]*(?:\n|$))+)/m;
+const COMMENT_SEARCH = 2000;
 const PROXIMITY_WINDOW = 3;
 
 export function inverseDocumentFrequency(statistics: TermStatistics, term: string): number {
@@ -88,6 +95,9 @@ export function computeFeatures(query: QueryFeatures, candidates: ReadonlyArray<
     const heading = new Set(tokenize(record.headingPath.join(' ')));
     const body = locateTerms(record.text.length > MAX_FEATURE_TEXT ? record.text.slice(0, MAX_FEATURE_TEXT) : record.text, queryTerms);
     const positions = body.positions;
+    const comment = firstComment(record.text);
+    const commentTokens = new Set(comment ? tokenize(comment) : []);
+    const nameWords = symbolWords(record.symbol);
     const coverage = (has: (term: string) => boolean): number => {
       if (totalIdf <= 0) return 0;
       let sum = 0;
@@ -109,6 +119,8 @@ export function computeFeatures(query: QueryFeatures, candidates: ReadonlyArray<
       vectorMinMax: maxVector > minVector ? (vector - minVector) / (maxVector - minVector) : 0,
       symbolCoverage: coverage((term) => symbol.has(term)),
       pathCoverage: coverage((term) => path.has(term)),
+      commentCoverage: coverage((term) => commentTokens.has(term)),
+      symbolPrecision: nameWords.length > 0 ? nameWords.filter((word) => queryTerms.has(word)).length / nameWords.length : 0,
       headingCoverage: coverage((term) => heading.has(term)),
       coverage: anywhere,
       complete: query.terms.length > 0 && anywhere > 0.999 ? 1 : 0,
@@ -120,6 +132,22 @@ export function computeFeatures(query: QueryFeatures, candidates: ReadonlyArray<
     };
     return Float64Array.from(featureNames, (name) => values[name]);
   });
+}
+
+function firstComment(text: string): string | undefined {
+  const match = FIRST_COMMENT.exec(text.length > COMMENT_SEARCH ? text.slice(0, COMMENT_SEARCH) : text);
+  return match ? (match[2] ?? match[3] ?? match[4]) : undefined;
+}
+
+/** The words of a symbol's name, as query terms would spell them (the whole identifier aside). */
+function symbolWords(symbol: string | undefined): string[] {
+  if (!symbol) return [];
+  const words: string[] = [];
+  for (const name of symbol.split(/[^\p{L}\p{N}_]+/u)) {
+    const tokens = tokenize(name);
+    words.push(...(tokens.length > 1 ? tokens.slice(1) : tokens));
+  }
+  return words;
 }
 
 /** 1 / (1 + rank) of each present score among the candidates; 0 where absent. */
