@@ -83,6 +83,8 @@ const memorySchema = z.strictObject({
       lexical: z.number().min(0).max(10).default(1),
       vector: z.number().min(0).max(10).default(0.2),
       recency: z.number().min(0).max(10).default(0.1),
+      /** Added when a record's date falls in a time the query names ("last week", "in May 2023"). */
+      temporal: z.number().min(0).max(10).default(0.5),
     })
     .prefault({}),
   /** Age at which the recency signal halves. */

@@ -5,12 +5,14 @@ import type { Retriever } from '../retrieve/search.js';
 import { queryTerms } from '../retrieve/tokenize.js';
 import type { ScoredRow, SearchFilter } from '../store/spec.js';
 import { namespacePrefix } from './namespace.js';
+import { inWindow, temporalReferences } from './temporal.js';
 import type { MemoryHit, MemoryRecord, RecallOptions } from './spec.js';
 
 export interface MemoryWeights {
   lexical: number;
   vector: number;
   recency: number;
+  temporal: number;
 }
 
 export interface RecallContext {
@@ -62,6 +64,7 @@ export async function recall(context: RecallContext, query: string, options: Rec
   const normalizeLexical = minMax([...lexicalByPath.values()]);
   const normalizeVector = minMax([...vectorByPath.values()]);
   const hits: MemoryHit[] = [];
+  const times = context.weights.temporal > 0 ? temporalReferences(query, now) : [];
   for (const path of paths) {
     const record = records.get(path);
     if (!record || !passes(record, options, now)) continue;
@@ -75,8 +78,11 @@ export async function recall(context: RecallContext, query: string, options: Rec
     else if (single) score = vectorScore ?? 0;
     else score = context.weights.lexical * normalizeLexical(lexicalScore) + context.weights.vector * normalizeVector(vectorScore);
     score += context.weights.recency * recency;
+    const temporal = times.some((reference) => inWindow(record.time, reference.window));
+    if (temporal) score += context.weights.temporal;
     if (options.minScore !== undefined && score < options.minScore) continue;
     const signals: MemoryHit['signals'] = { recency };
+    if (temporal) signals.temporal = 1;
     if (lexicalScore !== undefined) signals.lexical = lexicalScore;
     if (vectorScore !== undefined) signals.vector = vectorScore;
     hits.push({ record, score, signals });

@@ -87,7 +87,8 @@ export interface RecallOptions {
 export interface MemoryHit {
   record: MemoryRecord;
   score: number;
-  signals: { lexical?: number; vector?: number; recency?: number };
+  /** `temporal` is 1 when the record's date falls in a time the query names ("last week", "in May 2023"). */
+  signals: { lexical?: number; vector?: number; recency?: number; temporal?: number };
 }
 
 export interface MemoryFilter {
