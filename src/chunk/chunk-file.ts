@@ -1,3 +1,4 @@
+import { IMPORTS_VERSION } from './imports.js';
 import { codeChunker } from './code/code-chunker.js';
 import { documentChunker } from './document.js';
 import { lineWindowChunker } from './line-window.js';
@@ -10,7 +11,8 @@ const chunkers: readonly Chunker[] = [markdownChunker, codeChunker, documentChun
  * Changes whenever any chunker's output may change; stored with every file so a new
  * chunker version re-chunks the index.
  */
-export const CHUNKER_FINGERPRINT = chunkers.map((chunker) => `${chunker.id}@${chunker.version}`).join('+');
+// Imports are extracted with the chunks (catalog attributes), so their version is part of it.
+export const CHUNKER_FINGERPRINT = [...chunkers.map((chunker) => `${chunker.id}@${chunker.version}`), `imports@${IMPORTS_VERSION}`].join('+');
 
 /** Picks the chunker for a file: markdown sections, syntax, titled documents, line windows. */
 export function chunkerFor(input: Pick<ChunkInput, 'language' | 'title'>): Chunker {

@@ -1,3 +1,4 @@
+import { extractImports } from '../chunk/imports.js';
 import { chunkFile } from '../chunk/index.js';
 import type { ChunkInput } from '../chunk/spec.js';
 import type { EmbeddingModel } from '../embed/spec.js';
@@ -55,6 +56,8 @@ interface PendingFile {
   item: IndexItem;
   contentHash: string;
   chunks: PreparedChunk[];
+  /** Modules the file imports (chunk/imports.ts), kept in the catalog for ranking. */
+  imports: string[];
 }
 
 // Files are embedded and committed in groups: remote embedders get full batches, and one
@@ -138,7 +141,7 @@ export async function indexItems(items: readonly IndexItem[], context: IndexItem
     }
     const drafts = await chunkFile({ path: item.path, text: loaded.text, language: item.language, ...context.chunking, ...(item.title ? { title: item.title } : {}) });
     const chunks = prepareChunks(drafts, { path: item.path, language: item.language, pathIsContent: context.pathIsContent });
-    pending.push({ item, contentHash, chunks });
+    pending.push({ item, contentHash, chunks, imports: extractImports(loaded.text, item.language, item.path) });
     pendingChunks += chunks.length;
     if (pendingChunks >= BATCH_CHUNKS || pending.length >= BATCH_FILES) await flush();
   }
@@ -187,6 +190,7 @@ async function writePending(pending: PendingFile[], context: IndexItemsContext, 
         embedder: incomplete.has(file) ? PENDING_EMBEDDER : context.embedderId,
         chunkCount: file.chunks.length,
         indexedAt: Date.now(),
+        ...(file.imports.length > 0 ? { attributes: JSON.stringify({ imports: file.imports }) } : {}),
       },
       chunks: file.chunks.map((chunk) => chunk.write),
     })),

@@ -103,6 +103,7 @@ export async function searchIndex(context: SearchContext, query: string, options
       explain: options.explain === true,
       query: { terms: hints.terms, sequence: tokenize(hints.text), languages: new Set(hints.languages), statistics: await retriever.termStatistics(hints.terms) },
       getChunks: (rowIds) => context.store.getChunks(rowIds),
+      getCatalogEntries: (paths) => context.store.getCatalogEntries(paths),
     });
     ({ records: fetched, explanations } = out);
     fused = out.ranked;

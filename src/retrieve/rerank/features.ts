@@ -1,5 +1,6 @@
 import type { ChunkRecord, TermStatistics } from '../../store/spec.js';
 import type { FusionCandidate } from '../fusion.js';
+import { moduleKey } from '../../chunk/imports.js';
 import { locateTerms, tokenize } from '../tokenize.js';
 
 /**
@@ -40,6 +41,9 @@ export const featureNames = [
   'length',
   /** 1 when the query names the chunk's programming language ("… in python"). */
   'languageMatch',
+  /** 1 when the chunk's file imports, or is imported by, one of the 3 best fused files (another one, for those 3). */
+  'importNeighbour',
+
 ] as const;
 
 export type FeatureName = (typeof featureNames)[number];
@@ -53,6 +57,8 @@ export interface QueryFeatures {
   /** Languages the query named. */
   languages: ReadonlySet<string>;
   statistics: TermStatistics;
+  /** The modules each candidate file imports (chunk/imports.ts); absent files import nothing known. */
+  imports?: ReadonlyMap<string, readonly string[]>;
 }
 
 /** Text beyond this is not read for features (long chunks cost time, add little). */
@@ -61,6 +67,8 @@ const MAX_FEATURE_TEXT = 8000;
 const FIRST_COMMENT = /("""|''')([\s\S]*?)\1|\/\*([\s\S]*?)\*\/|((?:^[ \t]*(?:#|\/\/)[^\n]*(?:\n|$))+)/m;
 const COMMENT_SEARCH = 2000;
 const PROXIMITY_WINDOW = 3;
+/** Files whose import neighbours count: the best few of the fused list. */
+const IMPORT_HUBS = 3;
 
 export function inverseDocumentFrequency(statistics: TermStatistics, term: string): number {
   const hits = statistics.frequencies.get(term) ?? 0;
@@ -88,6 +96,8 @@ export function computeFeatures(query: QueryFeatures, candidates: ReadonlyArray<
     const second = query.sequence[index + 1] as string;
     if (first !== second) pairs.push([first, second]);
   }
+
+  const neighbours = importNeighbours(candidates.map(({ record }) => record.path), query.imports);
 
   return candidates.map(({ candidate, record }, index) => {
     const symbol = new Set(record.symbol ? tokenize(record.symbol) : []);
@@ -129,9 +139,30 @@ export function computeFeatures(query: QueryFeatures, candidates: ReadonlyArray<
       vectorRank: vectorRank[index] as number,
       length: Math.log(1 + body.length),
       languageMatch: query.languages.has(record.language) ? 1 : 0,
+      importNeighbour: neighbours.has(record.path) ? 1 : 0,
+
     };
     return Float64Array.from(featureNames, (name) => values[name]);
   });
+}
+
+/** Files that import one of the hubs or that a hub imports (a hub counts the other hubs). */
+function importNeighbours(paths: readonly string[], imports: ReadonlyMap<string, readonly string[]> | undefined): Set<string> {
+  const out = new Set<string>();
+  if (!imports || imports.size === 0) return out;
+  const hubs = [...new Set(paths)].slice(0, IMPORT_HUBS);
+  for (const path of new Set(paths)) {
+    const key = moduleKey(path);
+    const mine = (imports.get(path) ?? []).map(moduleKey);
+    for (const hub of hubs) {
+      if (hub === path) continue;
+      if (mine.includes(moduleKey(hub)) || (imports.get(hub) ?? []).some((target) => moduleKey(target) === key)) {
+        out.add(path);
+        break;
+      }
+    }
+  }
+  return out;
 }
 
 function firstComment(text: string): string | undefined {

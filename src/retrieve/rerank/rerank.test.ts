@@ -100,6 +100,22 @@ describe('features', () => {
     expect(value(far, 'vector')).toBe(0.5); // absent: the lowest candidate's cosine
     expect(value(near, 'languageMatch')).toBe(1);
   });
+
+  it('marks files that import one of the three best files, or that one of them imports', () => {
+    const statistics = { chunks: 10, frequencies: new Map<string, number>() };
+    const paths = ['src/a.ts', 'src/b.ts', 'src/c.ts', 'src/uses-a.ts', 'src/used-by-b.ts', 'src/unrelated.ts'];
+    const imports = new Map([
+      ['src/b.ts', ['src/used-by-b.js']],
+      ['src/c.ts', ['src/a']],
+      ['src/uses-a.ts', ['src/a.js']],
+    ]);
+    const vectors = computeFeatures(
+      { terms: [], sequence: [], languages: new Set(), statistics, imports },
+      paths.map((path, index) => ({ candidate: candidate(index + 1, path, 10 - index), record: record(path, 'x') })),
+    );
+    const neighbour = vectors.map((vector) => vector[featureNames.indexOf('importNeighbour')]);
+    expect(neighbour).toEqual([1, 0, 1, 1, 1, 0]);
+  });
 });
 
 describe('learned ranking in search', () => {

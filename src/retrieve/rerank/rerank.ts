@@ -1,4 +1,4 @@
-import type { ChunkRecord } from '../../store/spec.js';
+import type { CatalogEntry, ChunkRecord } from '../../store/spec.js';
 import type { FusionCandidate } from '../fusion.js';
 import { computeFeatures, type QueryFeatures } from './features.js';
 import { rankerGroupOf, type Ranker, type RankingExplanation } from './ranker.js';
@@ -12,6 +12,8 @@ export interface RerankInput {
   query: QueryFeatures;
   explain: boolean;
   getChunks(rowIds: number[]): Promise<ChunkRecord[]>;
+  /** Catalog entries of the window's files (their imports live in `attributes`). */
+  getCatalogEntries(paths: string[]): Promise<Map<string, CatalogEntry>>;
 }
 
 export interface RerankOutput {
@@ -32,7 +34,8 @@ export async function rerankCandidates(input: RerankInput): Promise<RerankOutput
   const records = new Map((await input.getChunks(window.map((candidate) => candidate.rowId))).map((record) => [record.rowId, record]));
   const present = window.filter((candidate) => records.has(candidate.rowId)); // rows deleted since ranking drop out
   const pairs = present.map((candidate) => ({ candidate, record: records.get(candidate.rowId) as ChunkRecord }));
-  const features = computeFeatures(input.query, pairs);
+  const catalog = await input.getCatalogEntries([...new Set(pairs.map(({ record }) => record.path))]);
+  const features = computeFeatures({ ...input.query, imports: importsOf(catalog) }, pairs);
   const explanations = new Map<number, RankingExplanation>();
   const scored = pairs.map(({ candidate, record }, index) => {
     const group = rankerGroupOf(record.kind);
@@ -71,3 +74,18 @@ function pickWindow(fused: FusionCandidate[], depth: number, files: boolean): Fu
   return window;
 }
 
+
+/** The `imports` the indexer kept in each file's catalog attributes (none for other entries). */
+function importsOf(catalog: Map<string, CatalogEntry>): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const [path, entry] of catalog) {
+    if (!entry.attributes?.startsWith('{"imports":')) continue;
+    try {
+      const parsed = JSON.parse(entry.attributes) as { imports?: unknown };
+      if (Array.isArray(parsed.imports)) out.set(path, parsed.imports.filter((value): value is string => typeof value === 'string'));
+    } catch {
+      // attributes written by something else: no imports known
+    }
+  }
+  return out;
+}
