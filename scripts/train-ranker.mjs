@@ -29,6 +29,8 @@ function argument(name, fallback) {
 const sets = argument('sets', '/tmp/eval/scifact,/tmp/eval/cosqa,/tmp/hono-commits').split(',');
 const out = argument('out', 'models/ranker-v1.json');
 const depth = Number(argument('depth', '50'));
+// Extra search settings to train under (e.g. '{"fieldWeights":{"symbols":3}}'), for grids.
+const searchConfig = JSON.parse(argument('search', '{}'));
 const l2 = Number(argument('l2', '0.01'));
 const iterations = Number(argument('iterations', '300'));
 // Features the dev sets cannot teach get a fixed weight instead: every dev corpus is in one
@@ -59,7 +61,7 @@ for (const folder of sets) {
   const tree = join(folder, 'tree');
   const root = existsSync(tree) ? tree : work;
   const store = join(work, `${set}-store`);
-  const loci = createLoci({ root, store, config: { search: { ranker: neutralFile } } });
+  const loci = createLoci({ root, store, config: { search: { ...searchConfig, ranker: neutralFile } } });
   if (root === tree) await loci.index();
   else await loci.indexDocuments((await loadCorpus(folder)).map((document) => ({ id: document.id, text: document.text, ...(document.title ? { title: document.title } : {}) })));
   const texts = new Map((await loadQueries(folder)).map((query) => [query.id, query.text]));

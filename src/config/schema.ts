@@ -85,6 +85,8 @@ const memorySchema = z.strictObject({
       recency: z.number().min(0).max(10).default(0.1),
       /** Added when a record's date falls in a time the query names ("last week", "in May 2023"). */
       temporal: z.number().min(0).max(10).default(0.5),
+      /** Interactions: added for outcome success, subtracted for error (a tie-breaker between similar ones). */
+      outcome: z.number().min(0).max(10).default(0.1),
     })
     .prefault({}),
   /** Age at which the recency signal halves. */

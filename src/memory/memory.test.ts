@@ -117,6 +117,13 @@ describe('interaction memory', () => {
     expect(hits.every((hit) => (hit.record.fields as InteractionFields).outcome === 'success')).toBe(true);
   });
 
+  it('prefers a successful interaction over an equally similar failed one', async () => {
+    await memory.logInteraction({ namespace: 'unity/s3', prompt: 'spawn a cube on the table', response: '{"cmd":"Spawn"}', outcome: 'error', time: 2_000 });
+    await memory.logInteraction({ namespace: 'unity/s3', prompt: 'spawn a cube on the table', response: '{"cmd":"Spawn","parent":"Table"}', outcome: 'success', time: 1_000 });
+    const hits = await memory.recall('spawn a cube on the table', { namespaces: ['unity/s3'], topK: 2, now: 2_000 });
+    expect(hits.map((hit) => hit.signals.outcome)).toEqual([1, -1]);
+  });
+
   it('logs a wrapped command even when it throws, and rethrows', async () => {
     await expect(
       memory.withInteraction({ namespace: 'unity/s2', prompt: 'delete every light', multiStep: true }, async () => {

@@ -13,6 +13,7 @@ export interface MemoryWeights {
   vector: number;
   recency: number;
   temporal: number;
+  outcome: number;
 }
 
 export interface RecallContext {
@@ -80,14 +81,24 @@ export async function recall(context: RecallContext, query: string, options: Rec
     score += context.weights.recency * recency;
     const temporal = times.some((reference) => inWindow(record.time, reference.window));
     if (temporal) score += context.weights.temporal;
+    const outcome = outcomeSign(record);
+    score += context.weights.outcome * outcome;
     if (options.minScore !== undefined && score < options.minScore) continue;
     const signals: MemoryHit['signals'] = { recency };
     if (temporal) signals.temporal = 1;
+    if (outcome !== 0) signals.outcome = outcome;
     if (lexicalScore !== undefined) signals.lexical = lexicalScore;
     if (vectorScore !== undefined) signals.vector = vectorScore;
     hits.push({ record, score, signals });
   }
   return hits.sort((a, b) => b.score - a.score || b.record.time - a.record.time).slice(0, topK);
+}
+
+/** +1 for a successful interaction, −1 for one that failed, 0 otherwise. */
+function outcomeSign(record: MemoryRecord): number {
+  if (record.kind !== 'interaction') return 0;
+  const outcome = (record.fields as { outcome?: string } | undefined)?.outcome;
+  return outcome === 'success' ? 1 : outcome === 'error' ? -1 : 0;
 }
 
 function passes(record: MemoryRecord, options: RecallOptions, now: number): boolean {

@@ -87,8 +87,8 @@ export interface RecallOptions {
 export interface MemoryHit {
   record: MemoryRecord;
   score: number;
-  /** `temporal` is 1 when the record's date falls in a time the query names ("last week", "in May 2023"). */
-  signals: { lexical?: number; vector?: number; recency?: number; temporal?: number };
+  /** `outcome` is +1 for a successful interaction and −1 for one that ended in an error. `temporal` is 1 when the record's date falls in a time the query names ("last week", "in May 2023"). */
+  signals: { lexical?: number; vector?: number; recency?: number; temporal?: number; outcome?: number };
 }
 
 export interface MemoryFilter {
