@@ -21,7 +21,8 @@ const repos = (argument('repos', '') || '').split(',').filter(Boolean);
 const inHeapLimit = Number(argument('in-heap-limit', '200000'));
 const factories = { loci: lociEngine, orama: oramaEngine, lancedb: lanceEngine, sqlite: sqliteEngine, minisearch: miniSearchEngine, usearch: usearchEngine };
 const IN_HEAP = new Set(['orama', 'minisearch']);
-const OPS = ['lexical', 'vector', 'hybrid'];
+// `ranked`: loci's default hybrid with its learned ranker (peers have none; no ratio is printed).
+const OPS = ['lexical', 'vector', 'hybrid', 'ranked'];
 const WARMUP = 5;
 const log = (message) => process.stderr.write(`${message}\n`);
 const rss = () => {

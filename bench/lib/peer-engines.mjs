@@ -31,7 +31,9 @@ export function lociEngine() {
   let loci;
   let rowOf;
   let data_;
-  const run = async (query, mode) => (await loci.search(query.text, { mode, topK: K })).results.map((result) => rowOf.get(result.path));
+  // Peers fuse signals and stop there, so `hybrid` is loci doing that same work (fused order);
+  // `ranked` is loci's default hybrid search, with its learned ranker on top (no peer has one).
+  const run = async (query, mode, ranker = false) => (await loci.search(query.text, { mode, topK: K, ranker })).results.map((result) => rowOf.get(result.path));
   return {
     name: 'loci',
     async build(data) {
@@ -77,6 +79,7 @@ export function lociEngine() {
     lexical: (query) => run(query, 'lexical'),
     vector: (query) => run(query, 'vector'),
     hybrid: (query) => run(query, 'hybrid'),
+    ranked: (query) => run(query, 'hybrid', true),
     close: () => loci.close(),
   };
 }

@@ -16,6 +16,8 @@ export interface SearchOptions {
   files?: boolean;
   /** Attach each signal's contribution to every result. */
   explain?: boolean;
+  /** false: keep the fused order for this search (skip the learned ranker). */
+  ranker?: boolean;
   signal?: AbortSignal;
 }
 

@@ -62,7 +62,10 @@ export async function searchIndex(context: SearchContext, query: string, options
   const { retriever } = context;
   // A language the query names ("… in python") prefers that language's code instead of
   // matching chunks that mention the word.
-  const hints = languageHints(query, queryTerms(query), new Set(retriever.languages ? await retriever.languages() : []));
+  // (Hybrid only: `--mode lexical|vector` stay exactly that one signal over the query as typed.)
+  const terms = queryTerms(query);
+  const hints =
+    mode === 'hybrid' ? languageHints(query, terms, new Set(retriever.languages ? await retriever.languages() : [])) : { terms, languages: [], text: query };
   let lexicalRows: ScoredRow[] = [];
   let vectorRows: ScoredRow[] = [];
   if (mode !== 'vector') {
@@ -94,7 +97,7 @@ export async function searchIndex(context: SearchContext, query: string, options
   let fetched = new Map<number, ChunkRecord>();
   let explanations = new Map<number, RankingExplanation>();
   // The ranker was fitted on hybrid candidates; a single-signal mode keeps that signal's order.
-  if (mode === 'hybrid' && ranker && retriever.termStatistics && fused.length > 1) {
+  if (mode === 'hybrid' && options.ranker !== false && ranker && retriever.termStatistics && fused.length > 1) {
     throwIfAborted(options.signal);
     const out = await rerankCandidates({
       ranker,

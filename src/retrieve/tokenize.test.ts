@@ -70,6 +70,8 @@ describe('fast tokenizer matches the regex reference', () => {
       .slice(0, 60)
       .map((name) => readFileSync(join(folder, name), 'utf8'));
     texts.push('ies dies flies sky say relational conflated hopping HTTPServer2 getUserNames café naïve Ünïcode is_valid');
+    texts.push('“Quoted” text – with dashes… and ™ symbols, ﬁle ligatures, naïve cafés; 5 µm of TNF-α');
+    texts.push('plain “curly quotes” and — dashes ≥ symbols only, ready_to_go getUser’s');
     let checked = 0;
     for (const text of texts) {
       const tokens = tokenize(text);

@@ -139,12 +139,24 @@ export interface TermLocations {
 }
 
 const MAX_STOP_WORD = Math.max(...[...stopWords].map((word) => word.length));
+/** A short all-letter word packed 5 bits a letter (exact for ≤ 6 letters), or -1. */
+function packWord(text: string, from: number, to: number): number {
+  let key = 0;
+  for (let at = to - 1; at >= from; at--) {
+    const code = text.charCodeAt(at) | 32; // lower-cases A-Z; other bytes fail the range test
+    if (code < 97 || code > 122) return -1;
+    key = key * 32 + (code - 96);
+  }
+  return key;
+}
+const STOP_KEYS = new Set([...stopWords].filter((word) => word.length <= MAX_STOP_WORD).map((word) => packWord(word, 0, word.length)));
 const lowerCode = (code: number): number => (code >= 65 && code <= 90 ? code + 32 : code);
 /** A token's first two characters (lower-cased) as a number: the cheap test before stemming. */
 const prefixOf = (first: number, second: number): number => first * 128 + second;
 
-/** Like asciiParts, but as [start, end) offsets into `text` (no strings made). */
-function asciiPartRanges(text: string, from: number, to: number, out: number[]): void {
+/** Like asciiParts, but as [start, end) offsets into `text` (no strings made); returns the count of offsets. */
+function asciiPartRanges(text: string, from: number, to: number, out: Int32Array): number {
+  let count = 0;
   let index = from;
   while (index < to) {
     const kind = classOf(text.charCodeAt(index));
@@ -159,81 +171,115 @@ function asciiPartRanges(text: string, from: number, to: number, out: number[]):
       while (end < to && classOf(text.charCodeAt(end)) === CharClass.Upper) end++;
       if (end < to && classOf(text.charCodeAt(end)) === CharClass.Lower) {
         if (end - index > 1) {
-          out.push(index, end - 1);
+          out[count++] = index;
+          out[count++] = end - 1;
           index = end - 1;
         }
         while (end < to && classOf(text.charCodeAt(end)) === CharClass.Lower) end++;
       }
     }
-    out.push(index, end);
+    out[count++] = index;
+    out[count++] = end;
     index = end;
   }
+  return count;
 }
 
 /**
  * The positions `tokenize(text)` would give the wanted terms, and its token count, without
  * making or stemming tokens that cannot be one: Porter only rewrites endings, so a part
- * longer than three letters keeps its first two in its stem, and a part whose first two
- * letters start no wanted term is only counted (tokenize.test.ts checks both agree).
+ * longer than three letters keeps its first two in its stem (a shorter one its first), and a
+ * part whose first letters start no wanted term is only counted (tokenize.test.ts checks
+ * both agree on real text).
  */
 export function locateTerms(text: string, wanted: ReadonlySet<string>): TermLocations {
-  const positions = new Map<string, number[]>();
-  const record = (token: string, position: number): void => {
-    if (!wanted.has(token)) return;
-    const list = positions.get(token);
-    if (list) list.push(position);
-    else positions.set(token, [position]);
-  };
-  if (nonAscii.test(text)) {
-    const tokens = tokenize(text);
-    tokens.forEach(record);
-    return { positions, length: tokens.length };
+  return termLocator(wanted)(text);
+}
+
+/** locateTerms for many texts and one set of wanted terms: the lookup tables are built once. */
+export function termLocator(wanted: ReadonlySet<string>): (text: string) => TermLocations {
+  // First two letters (and first letter) of the wanted terms, as bitmaps over ASCII codes.
+  const prefixes = new Uint8Array(128 * 128);
+  const initials = new Uint8Array(128);
+  for (const term of wanted) {
+    const first = term.charCodeAt(0);
+    const second = term.length > 1 ? term.charCodeAt(1) : 0;
+    if (first >= 128 || second >= 128) continue; // cannot come out of the ASCII scan
+    prefixes[prefixOf(first, second)] = 1;
+    initials[first] = 1;
   }
-  const prefixes = new Set<number>();
-  for (const term of wanted) prefixes.add(prefixOf(term.charCodeAt(0), term.length > 1 ? term.charCodeAt(1) : 0));
-  let length = 0;
-  const ranges: number[] = [];
-  const total = text.length;
-  let index = 0;
-  while (index < total) {
-    while (index < total && classOf(text.charCodeAt(index)) === CharClass.Other) index++;
-    const start = index;
-    while (index < total && classOf(text.charCodeAt(index)) !== CharClass.Other) index++;
-    if (index === start || index - start > MAX_WORD_LENGTH) continue;
-    ranges.length = 0;
-    asciiPartRanges(text, start, index, ranges);
-    if (ranges.length === 0) continue;
-    if (ranges.length > 2) {
-      // The whole identifier: the word without underscores, lower-cased, unstemmed.
-      let letters = 0;
-      let first = 0;
-      let second = 0;
-      for (let at = start; at < index; at++) {
-        const code = text.charCodeAt(at);
-        if (code === 95) continue;
-        if (letters === 0) first = lowerCode(code);
-        else if (letters === 1) second = lowerCode(code);
-        letters++;
+  // A word of MAX_WORD_LENGTH characters has at most that many parts, two offsets each.
+  const ranges = new Int32Array(MAX_WORD_LENGTH * 2 + 2);
+  return (source) => {
+    const positions = new Map<string, number[]>();
+    let length = 0;
+    const record = (token: string, position: number): void => {
+      if (!wanted.has(token)) return;
+      const list = positions.get(token);
+      if (list) list.push(position);
+      else positions.set(token, [position]);
+    };
+    // One ASCII word [start, end) of `text`: its tokens are counted, and made (and stemmed)
+    // only when their first letters start a wanted term.
+    const asciiWord = (text: string, start: number, end: number): void => {
+      const offsets = asciiPartRanges(text, start, end, ranges);
+      if (offsets === 0) return;
+      if (offsets > 2) {
+        // The whole identifier: the word without underscores, lower-cased, unstemmed.
+        let letters = 0;
+        let first = 0;
+        let second = 0;
+        for (let at = start; at < end; at++) {
+          const code = text.charCodeAt(at);
+          if (code === 95) continue;
+          if (letters === 0) first = lowerCode(code);
+          else if (letters === 1) second = lowerCode(code);
+          letters++;
+        }
+        if (letters <= MAX_TOKEN_LENGTH) {
+          if (prefixes[prefixOf(first, second)] === 1) record(text.slice(start, end).replaceAll('_', '').toLowerCase(), length);
+          length++;
+        }
       }
-      if (letters <= MAX_TOKEN_LENGTH) {
-        if (prefixes.has(prefixOf(first, letters > 1 ? second : 0))) record(text.slice(start, index).replaceAll('_', '').toLowerCase(), length);
+      for (let part = 0; part < offsets; part += 2) {
+        const from = ranges[part] as number;
+        const to = ranges[part + 1] as number;
+        const size = to - from;
+        if (size > MAX_TOKEN_LENGTH) continue;
+        if (size <= MAX_STOP_WORD && STOP_KEYS.has(packWord(text, from, to))) continue;
+        const first = lowerCode(text.charCodeAt(from));
+        // Short words may lose letters to Porter (`ied` → `i`) but never their first one.
+        if (size <= 3 ? initials[first] === 1 : prefixes[prefixOf(first, lowerCode(text.charCodeAt(from + 1)))] === 1) record(stem(text.slice(from, to).toLowerCase()), length);
         length++;
       }
-    }
-    for (let part = 0; part < ranges.length; part += 2) {
-      const from = ranges[part] as number;
-      const to = ranges[part + 1] as number;
-      const size = to - from;
-      if (size > MAX_TOKEN_LENGTH) continue;
-      let lower: string | undefined;
-      if (size <= MAX_STOP_WORD) {
-        lower = text.slice(from, to).toLowerCase();
-        if (stopWords.has(lower)) continue;
+    };
+    if (nonAscii.test(source)) {
+      // Words as tokenizeUnicode finds them in the folded text; the ASCII ones (nearly all)
+      // take the fast path, the others are tokenized whole.
+      const folded = source.normalize('NFKD').replace(/\p{M}+/gu, '');
+      const tokens: string[] = [];
+      for (const match of folded.matchAll(wordPattern)) {
+        const word = match[0];
+        if (word.length > MAX_WORD_LENGTH) continue;
+        if (!nonAscii.test(word)) {
+          asciiWord(folded, match.index, match.index + word.length);
+          continue;
+        }
+        tokens.length = 0;
+        emitWord(word, word.match(partPattern) ?? [], tokens);
+        for (const token of tokens) record(token, length++);
       }
-      const prefix = prefixOf(lowerCode(text.charCodeAt(from)), size > 1 ? lowerCode(text.charCodeAt(from + 1)) : 0);
-      if (size <= 3 || prefixes.has(prefix)) record(stem(lower ?? text.slice(from, to).toLowerCase()), length);
-      length++;
+      return { positions, length };
     }
-  }
-  return { positions, length };
+    const total = source.length;
+    let index = 0;
+    while (index < total) {
+      while (index < total && classOf(source.charCodeAt(index)) === CharClass.Other) index++;
+      const start = index;
+      while (index < total && classOf(source.charCodeAt(index)) !== CharClass.Other) index++;
+      if (index === start || index - start > MAX_WORD_LENGTH) continue;
+      asciiWord(source, start, index);
+    }
+    return { positions, length };
+  };
 }

@@ -59,6 +59,8 @@ describe('HTTP API', () => {
     const search = await (await post('/v1/search', { query: 'refund the charge', topK: 3 })).json();
     expect(search.results.length).toBeGreaterThan(0);
     expect(search.results[0]).toMatchObject({ path: expect.any(String), startLine: expect.any(Number), text: expect.any(String) });
+    const explained = await (await post('/v1/search', { query: 'refund the charge', topK: 3, explain: true })).json();
+    expect(explained.results[0].ranking).toMatchObject({ ranker: 'loci-ranker-v1', features: { coverage: { value: expect.any(Number) } } });
     const context = await (await post('/v1/context', { question: 'how are refunds charged', maxTokens: 600 })).json();
     expect(context.tokens).toBeLessThanOrEqual(600);
     expect(Object.keys(context)).toEqual(['tokens', 'prompt', 'messages', 'sources']);

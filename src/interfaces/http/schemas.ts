@@ -10,6 +10,7 @@ export const searchBody = z.strictObject({
   languages: z.array(z.string()).optional(),
   files: z.boolean().optional(),
   threshold: z.number().optional(),
+  explain: z.boolean().optional(),
   root: z.string().optional(),
 });
 export const contextBody = z.strictObject({

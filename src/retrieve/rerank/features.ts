@@ -1,7 +1,7 @@
 import type { ChunkRecord, TermStatistics } from '../../store/spec.js';
 import type { FusionCandidate } from '../fusion.js';
 import { moduleKey } from '../../chunk/imports.js';
-import { locateTerms, tokenize } from '../tokenize.js';
+import { termLocator, tokenize } from '../tokenize.js';
 
 /**
  * The ranker's features, in the order a model lists its weights. Every one is computed
@@ -62,11 +62,12 @@ export interface QueryFeatures {
 }
 
 /** Text beyond this is not read for features (long chunks cost time, add little). */
-const MAX_FEATURE_TEXT = 8000;
+const MAX_FEATURE_TEXT = 2000;
 /** A chunk's first docstring, block comment or run of line comments, near its start. */
 const FIRST_COMMENT = /("""|''')([\s\S]*?)\1|\/\*([\s\S]*?)\*\/|((?:^[ \t]*(?:#|\/\/)[^\n]*(?:\n|$))+)/m;
 const COMMENT_SEARCH = 2000;
 const PROXIMITY_WINDOW = 3;
+const EMPTY: ReadonlyMap<string, number[]> = new Map();
 /** Files whose import neighbours count: the best few of the fused list. */
 const IMPORT_HUBS = 3;
 
@@ -90,6 +91,7 @@ export function computeFeatures(query: QueryFeatures, candidates: ReadonlyArray<
   const lexicalRank = ranks(lexicalScores);
   const vectorRank = ranks(vectorScores);
   const queryTerms = new Set(query.terms);
+  const locate = termLocator(queryTerms);
   const pairs: Array<[string, string]> = [];
   for (let index = 0; index + 1 < query.sequence.length; index++) {
     const first = query.sequence[index] as string;
@@ -100,13 +102,14 @@ export function computeFeatures(query: QueryFeatures, candidates: ReadonlyArray<
   const neighbours = importNeighbours(candidates.map(({ record }) => record.path), query.imports);
 
   return candidates.map(({ candidate, record }, index) => {
-    const symbol = new Set(record.symbol ? tokenize(record.symbol) : []);
-    const path = new Set(tokenize(record.path));
-    const heading = new Set(tokenize(record.headingPath.join(' ')));
-    const body = locateTerms(record.text.length > MAX_FEATURE_TEXT ? record.text.slice(0, MAX_FEATURE_TEXT) : record.text, queryTerms);
+    // Only which query terms each field holds matters: locateTerms skips the rest cheaply.
+    const symbol = record.symbol ? locate(record.symbol).positions : EMPTY;
+    const path = locate(record.path).positions;
+    const heading = record.headingPath.length > 0 ? locate(record.headingPath.join(' ')).positions : EMPTY;
+    const body = locate(record.text.length > MAX_FEATURE_TEXT ? record.text.slice(0, MAX_FEATURE_TEXT) : record.text);
     const positions = body.positions;
     const comment = firstComment(record.text);
-    const commentTokens = new Set(comment ? tokenize(comment) : []);
+    const commentTokens = comment ? locate(comment).positions : EMPTY;
     const nameWords = symbolWords(record.symbol);
     const coverage = (has: (term: string) => boolean): number => {
       if (totalIdf <= 0) return 0;

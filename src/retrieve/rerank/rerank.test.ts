@@ -161,6 +161,8 @@ describe('learned ranking in search', () => {
     expect(response.results.every((result) => result.ranking === undefined)).toBe(true);
     await plain.close();
     const ranked = createLoci({ root, store });
+    const skipped = await ranked.search('check variable', { explain: true, ranker: false });
+    expect(skipped.results.map((result) => [result.path, result.score])).toEqual(response.results.map((result) => [result.path, result.score]));
     const best = (await ranked.search('check variable')).results;
     expect((await ranked.search('check variable', { threshold: 1e9 })).results).toEqual([]);
     expect(best.length).toBeGreaterThan(0);

@@ -262,7 +262,7 @@ class SqliteStore implements Store {
   }
 
   async changeToken(): Promise<string> {
-    return this.guard(() => `${this.db.pragma('data_version', { simple: true })}:${this.writes}`);
+    return this.guard(() => `${this.statements.dataVersion.get() as number}:${this.writes}`);
   }
 
   async scanIndexRows(options: ScanOptions): Promise<IndexRow[]> {

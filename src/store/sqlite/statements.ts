@@ -34,6 +34,8 @@ export interface Statements {
   setMeta: Database.Statement;
   cachedVectors: Database.Statement;
   chunksByIds: Database.Statement;
+  /** Changes when another connection commits (prepared once: db.pragma() prepares every call). */
+  dataVersion: Database.Statement;
   vectorRows: Database.Statement;
   scanRows: Database.Statement;
 }
@@ -80,6 +82,7 @@ export function prepareStatements(db: Database.Database): Statements {
     setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
     cachedVectors: db.prepare('SELECT content_hash, vector FROM embeddings WHERE embedder = ? AND content_hash IN (SELECT value FROM json_each(?))'),
     chunksByIds: db.prepare('SELECT * FROM chunks WHERE id IN (SELECT value FROM json_each(?))'),
+    dataVersion: db.prepare('PRAGMA data_version').pluck(),
     vectorRows: db.prepare(`SELECT c.id, c.path, c.language, e.vector FROM chunks c
       JOIN embeddings e ON e.embedder = ? AND e.content_hash = c.content_hash`),
     scanRows: db.prepare(`SELECT c.id, c.path, c.language, t.data, e.vector FROM chunks c
