@@ -16,6 +16,8 @@ export const TOKENIZER_VERSION = 1;
 
 const MAX_TOKEN_LENGTH = 48;
 const MAX_WORD_LENGTH = MAX_TOKEN_LENGTH * 2; // longer runs are base64, hashes, minified blobs
+// A word of MAX_WORD_LENGTH characters has at most that many parts, two offsets each.
+const PART_RANGES = new Int32Array(MAX_WORD_LENGTH * 2 + 2);
 const nonAscii = /[^\x00-\x7f]/;
 const wordPattern = /[\p{L}\p{N}_]+/gu;
 const partPattern = /[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\p{Lu}+(?!\p{Ll})|\p{Lu}?\p{Ll}+|\p{L}+|\p{N}+/gu;
@@ -51,31 +53,8 @@ function classOf(code: number): CharClass {
 
 /** Splits an ASCII word into parts; equivalent to partPattern on ASCII input. */
 function asciiParts(word: string, parts: string[]): void {
-  const length = word.length;
-  let index = 0;
-  while (index < length) {
-    const kind = classOf(word.charCodeAt(index));
-    if (kind === CharClass.Underscore) {
-      index++;
-      continue;
-    }
-    let end = index + 1;
-    if (kind === CharClass.Digit || kind === CharClass.Lower) {
-      while (end < length && classOf(word.charCodeAt(end)) === kind) end++;
-    } else {
-      while (end < length && classOf(word.charCodeAt(end)) === CharClass.Upper) end++;
-      if (end < length && classOf(word.charCodeAt(end)) === CharClass.Lower) {
-        // "HTTPServer": the last capital starts the next part
-        if (end - index > 1) {
-          parts.push(word.slice(index, end - 1));
-          index = end - 1;
-        }
-        while (end < length && classOf(word.charCodeAt(end)) === CharClass.Lower) end++;
-      }
-    }
-    parts.push(word.slice(index, end));
-    index = end;
-  }
+  const offsets = asciiPartRanges(word, 0, word.length, PART_RANGES);
+  for (let part = 0; part < offsets; part += 2) parts.push(word.slice(PART_RANGES[part], PART_RANGES[part + 1]));
 }
 
 function emitWord(word: string, parts: string[], out: string[]): void {
@@ -154,7 +133,11 @@ const lowerCode = (code: number): number => (code >= 65 && code <= 90 ? code + 3
 /** A token's first two characters (lower-cased) as a number: the cheap test before stemming. */
 const prefixOf = (first: number, second: number): number => first * 128 + second;
 
-/** Like asciiParts, but as [start, end) offsets into `text` (no strings made); returns the count of offsets. */
+/**
+ * Splits the ASCII word text[from, to) into parts, as [start, end) offsets (no strings made):
+ * runs of lower case, of digits, or capitals (the last capital before lower case starts the
+ * next part: "HTTPServer" → HTTP, Server); underscores separate. Returns the offset count.
+ */
 function asciiPartRanges(text: string, from: number, to: number, out: Int32Array): number {
   let count = 0;
   let index = from;
@@ -208,8 +191,7 @@ export function termLocator(wanted: ReadonlySet<string>): (text: string) => Term
     prefixes[prefixOf(first, second)] = 1;
     initials[first] = 1;
   }
-  // A word of MAX_WORD_LENGTH characters has at most that many parts, two offsets each.
-  const ranges = new Int32Array(MAX_WORD_LENGTH * 2 + 2);
+  const ranges = new Int32Array(PART_RANGES.length);
   return (source) => {
     const positions = new Map<string, number[]>();
     let length = 0;
