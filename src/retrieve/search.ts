@@ -93,11 +93,11 @@ export async function searchIndex(context: SearchContext, query: string, options
       ? await context.store.findMentions({ ...mentions, limit: candidateLimit, ...(filter ? { filter } : {}) })
       : [];
   let fused = fuseScores({ lexical: lexicalRows, vector: vectorRows, mention: mentionRows, weights: context.defaults.weights, method: context.defaults.fusion });
-  const ranker = loadRanker(context.defaults.ranker ?? 'default');
   let fetched = new Map<number, ChunkRecord>();
   let explanations = new Map<number, RankingExplanation>();
   // The ranker was fitted on hybrid candidates; a single-signal mode keeps that signal's order.
-  if (mode === 'hybrid' && options.ranker !== false && ranker && retriever.termStatistics && fused.length > 1) {
+  const ranker = mode === 'hybrid' && options.ranker !== false ? loadRanker(context.defaults.ranker ?? 'default') : undefined;
+  if (ranker && retriever.termStatistics && fused.length > 0) {
     throwIfAborted(options.signal);
     const out = await rerankCandidates({
       ranker,

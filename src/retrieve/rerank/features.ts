@@ -102,7 +102,7 @@ export function computeFeatures(query: QueryFeatures, candidates: ReadonlyArray<
   const neighbours = importNeighbours(candidates.map(({ record }) => record.path), query.imports);
 
   return candidates.map(({ candidate, record }, index) => {
-    // Only which query terms each field holds matters: locateTerms skips the rest cheaply.
+    // Only which query terms each field holds matters: the locator skips the rest cheaply.
     const symbol = record.symbol ? locate(record.symbol).positions : EMPTY;
     const path = locate(record.path).positions;
     const heading = record.headingPath.length > 0 ? locate(record.headingPath.join(' ')).positions : EMPTY;
@@ -143,7 +143,6 @@ export function computeFeatures(query: QueryFeatures, candidates: ReadonlyArray<
       length: Math.log(1 + body.length),
       languageMatch: query.languages.has(record.language) ? 1 : 0,
       importNeighbour: neighbours.has(record.path) ? 1 : 0,
-
     };
     return Float64Array.from(featureNames, (name) => values[name]);
   });
@@ -179,7 +178,9 @@ function symbolWords(symbol: string | undefined): string[] {
   const words: string[] = [];
   for (const name of symbol.split(/[^\p{L}\p{N}_]+/u)) {
     const tokens = tokenize(name);
-    words.push(...(tokens.length > 1 ? tokens.slice(1) : tokens));
+    // A multi-part name gives its whole self first (when short enough), then its parts.
+    const whole = tokens.length > 1 && tokens[0] === name.replaceAll('_', '').toLowerCase();
+    words.push(...(whole ? tokens.slice(1) : tokens));
   }
   return words;
 }

@@ -31,19 +31,11 @@ export interface RerankOutput {
 export async function rerankCandidates(input: RerankInput): Promise<RerankOutput> {
   const { ranker, fused } = input;
   const window = pickWindow(fused, ranker.depth, input.files);
-  const t0 = performance.now();
   const records = new Map((await input.getChunks(window.map((candidate) => candidate.rowId))).map((record) => [record.rowId, record]));
   const present = window.filter((candidate) => records.has(candidate.rowId)); // rows deleted since ranking drop out
   const pairs = present.map((candidate) => ({ candidate, record: records.get(candidate.rowId) as ChunkRecord }));
-  const t1 = performance.now();
   const catalog = await input.getCatalogEntries([...new Set(pairs.map(({ record }) => record.path))]);
-  const tc = performance.now();
   const features = computeFeatures({ ...input.query, imports: importsOf(catalog) }, pairs);
-  const t2 = performance.now();
-  const g = globalThis as unknown as { __t?: number[] };
-  g.__t ??= [0, 0, 0, 0, 0];
-  g.__t[0]! += t1 - t0; g.__t[1]! += tc - t1; g.__t[2]! += t2 - tc; g.__t[3]! += 1;
-  for (const r of records.values()) g.__t[4]! += r.text.length;
   const explanations = new Map<number, RankingExplanation>();
   const scored = pairs.map(({ candidate, record }, index) => {
     const group = rankerGroupOf(record.kind);
@@ -81,7 +73,6 @@ function pickWindow(fused: FusionCandidate[], depth: number, files: boolean): Fu
   }
   return window;
 }
-
 
 /** The `imports` the indexer kept in each file's catalog attributes (none for other entries). */
 function importsOf(catalog: Map<string, CatalogEntry>): Map<string, string[]> {
