@@ -14,6 +14,7 @@
 //   node scripts/eval-halves.mjs --from ../shared/eval/cosqa --out /tmp/eval/cosqa     (and scifact)
 //   node scripts/commit-eval-set.mjs --repo <hono clone> --out /tmp/hono-commits
 //   node scripts/train-ranker.mjs --sets /tmp/eval/scifact,/tmp/eval/cosqa,/tmp/hono-commits [--out models/ranker-v1.json]
+//        [--embedder <id>] [--search '<search config JSON>'] [--depth 50] [--l2 0.01] [--fixed languageMatch=1]
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -31,6 +32,9 @@ const out = argument('out', 'models/ranker-v1.json');
 const depth = Number(argument('depth', '50'));
 // Extra search settings to train under (e.g. '{"fieldWeights":{"symbols":3}}'), for grids.
 const searchConfig = JSON.parse(argument('search', '{}'));
+// The shipped model is fitted with the offline `static` embedder; another embedder's cosines
+// sit on another scale, so fit a model for it (then point search.ranker at the file).
+const embedder = argument('embedder', undefined);
 const l2 = Number(argument('l2', '0.01'));
 const iterations = Number(argument('iterations', '300'));
 // Features the dev sets cannot teach get a fixed weight instead: every dev corpus is in one
@@ -61,7 +65,7 @@ for (const folder of sets) {
   const tree = join(folder, 'tree');
   const root = existsSync(tree) ? tree : work;
   const store = join(work, `${set}-store`);
-  const loci = createLoci({ root, store, config: { search: { ...searchConfig, ranker: neutralFile } } });
+  const loci = createLoci({ root, store, ...(embedder ? { embedder } : {}), config: { search: { ...searchConfig, ranker: neutralFile } } });
   if (root === tree) await loci.index();
   else await loci.indexDocuments((await loadCorpus(folder)).map((document) => ({ id: document.id, text: document.text, ...(document.title ? { title: document.title } : {}) })));
   const texts = new Map((await loadQueries(folder)).map((query) => [query.id, query.text]));
@@ -189,6 +193,7 @@ for (const set of Object.keys(perSet)) {
 model.about = {
   trainedBy: 'scripts/train-ranker.mjs',
   trainedOn: `tune halves of ${Object.keys(perSet).join(', ')} (${train.length} queries); candidates = the fused top ${depth} files`,
+  embedder: embedder ?? 'static (default)',
   loss: `pairwise logistic, L2 ${l2}, ${iterations} Adam steps, each set weighing the same`,
   fixed: Object.keys(fixed).length > 0 ? fixed : undefined,
   measured: report,
