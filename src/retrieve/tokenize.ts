@@ -88,6 +88,17 @@ export function tokenizeInto(text: string, out: string[]): string[] {
     return out;
   }
   const parts: string[] = [];
+  forEachAsciiWord(text, (start, end) => {
+    const word = text.slice(start, end);
+    parts.length = 0;
+    asciiParts(word, parts);
+    emitWord(word, parts, out);
+  });
+  return out;
+}
+
+/** Calls `visit` with the [start, end) of each ASCII word (letters, digits, `_`) short enough to index. */
+function forEachAsciiWord(text: string, visit: (start: number, end: number) => void): void {
   const length = text.length;
   let index = 0;
   while (index < length) {
@@ -95,11 +106,8 @@ export function tokenizeInto(text: string, out: string[]): string[] {
     const start = index;
     while (index < length && classOf(text.charCodeAt(index)) !== CharClass.Other) index++;
     if (index === start || index - start > MAX_WORD_LENGTH) continue;
-    parts.length = 0;
-    asciiParts(text.slice(start, index), parts);
-    emitWord(text.slice(start, index), parts, out);
+    visit(start, index);
   }
-  return out;
 }
 
 export function tokenize(text: string): string[] {
@@ -253,15 +261,7 @@ export function termLocator(wanted: ReadonlySet<string>): (text: string) => Term
       }
       return { positions, length };
     }
-    const total = source.length;
-    let index = 0;
-    while (index < total) {
-      while (index < total && classOf(source.charCodeAt(index)) === CharClass.Other) index++;
-      const start = index;
-      while (index < total && classOf(source.charCodeAt(index)) !== CharClass.Other) index++;
-      if (index === start || index - start > MAX_WORD_LENGTH) continue;
-      asciiWord(source, start, index);
-    }
+    forEachAsciiWord(source, (start, end) => asciiWord(source, start, end));
     return { positions, length };
   };
 }
