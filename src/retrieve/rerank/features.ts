@@ -43,7 +43,8 @@ export const featureNames = [
   'languageMatch',
   /** 1 when the chunk's file imports, or is imported by, one of the 3 best fused files (another one, for those 3). */
   'importNeighbour',
-
+  /** log of how many of the chunk's file's chunks are among the first 100 fused candidates (0 for one or none): evidence spread over a file. */
+  'fileHits',
 ] as const;
 
 export type FeatureName = (typeof featureNames)[number];
@@ -59,6 +60,8 @@ export interface QueryFeatures {
   statistics: TermStatistics;
   /** The modules each candidate file imports (chunk/imports.ts); absent files import nothing known. */
   imports?: ReadonlyMap<string, readonly string[]>;
+  /** How many chunks of each file are among the first FILE_HITS_DEPTH fused candidates. */
+  fileHits?: ReadonlyMap<string, number>;
 }
 
 /** Text beyond this is not read for features (long chunks cost time, add little). */
@@ -70,6 +73,8 @@ const PROXIMITY_WINDOW = 3;
 const EMPTY: ReadonlyMap<string, number[]> = new Map();
 /** Files whose import neighbours count: the best few of the fused list. */
 const IMPORT_HUBS = 3;
+/** How deep in the fused list a file's chunks count towards `fileHits`. */
+export const FILE_HITS_DEPTH = 100;
 
 export function inverseDocumentFrequency(statistics: TermStatistics, term: string): number {
   const hits = statistics.frequencies.get(term) ?? 0;
@@ -143,6 +148,7 @@ export function computeFeatures(query: QueryFeatures, candidates: ReadonlyArray<
       length: Math.log(1 + body.length),
       languageMatch: query.languages.has(record.language) ? 1 : 0,
       importNeighbour: neighbours.has(record.path) ? 1 : 0,
+      fileHits: Math.log(Math.max(1, query.fileHits?.get(record.path) ?? 0)),
     };
     return Float64Array.from(featureNames, (name) => values[name]);
   });

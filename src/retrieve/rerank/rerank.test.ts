@@ -8,6 +8,7 @@ import type { FusionCandidate } from '../fusion.js';
 import { computeFeatures, featureNames } from './features.js';
 import { languageHints } from './query-language.js';
 import { loadRanker, parseRanker } from './ranker.js';
+import { rerankCandidates } from './rerank.js';
 
 describe('language names in queries', () => {
   it('become hints when the index holds that language and other words remain', () => {
@@ -115,6 +116,30 @@ describe('features', () => {
     );
     const neighbour = vectors.map((vector) => vector[featureNames.indexOf('importNeighbour')]);
     expect(neighbour).toEqual([1, 0, 1, 1, 1, 0]);
+  });
+
+  it("counts each file's chunks in the first 100 fused candidates (fileHits), and a file with more hits can win", async () => {
+    // b.ts has one strong chunk; a.ts has three weaker ones, the third at fused rank 100; c.ts's second chunk is at rank 101.
+    const fused: FusionCandidate[] = [candidate(1, 'b.ts', 9), candidate(2, 'a.ts', 8), candidate(3, 'a.ts', 7)];
+    for (let index = 0; index < 96; index++) fused.push(candidate(10 + index, `filler-${index}.ts`, 5 - index / 100));
+    fused.push(candidate(4, 'a.ts', 3), candidate(5, 'c.ts', 2), candidate(6, 'c.ts', 1));
+    const records = new Map(fused.map((entry) => [entry.rowId, record(entry.path, 'x')] as const));
+    const model = { format: 'loci-ranker', version: 1, name: 'hits', depth: 200, groups: { code: { bias: 0, weights: { fused: 0.1, fileHits: 1 } }, prose: { bias: 0, weights: {} } } };
+    const out = await rerankCandidates({
+      ranker: parseRanker(JSON.stringify(model), 'hits.json'),
+      fused,
+      files: true,
+      explain: true,
+      query: { terms: [], sequence: [], languages: new Set(), statistics: { chunks: 10, frequencies: new Map() } },
+      getChunks: async (rowIds) => rowIds.map((rowId) => ({ ...(records.get(rowId) as ChunkRecord), rowId })),
+      getCatalogEntries: async () => new Map(),
+    });
+    const hits = (rowId: number) => out.explanations.get(rowId)?.features.fileHits?.value;
+    expect(hits(2)).toBeCloseTo(Math.log(3));
+    expect(hits(1)).toBe(0);
+    expect(hits(5)).toBe(0); // its other chunk is below the first 100
+    expect(out.ranked[0]?.path).toBe('a.ts');
+    expect(out.ranked.filter((entry) => entry.path === 'a.ts').map((entry) => entry.rowId)).toEqual([2, 3, 4]);
   });
 });
 

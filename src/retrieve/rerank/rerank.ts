@@ -1,6 +1,6 @@
 import type { CatalogEntry, ChunkRecord } from '../../store/spec.js';
 import type { FusionCandidate } from '../fusion.js';
-import { computeFeatures, type QueryFeatures } from './features.js';
+import { computeFeatures, FILE_HITS_DEPTH, type QueryFeatures } from './features.js';
 import { rankerGroupOf, type Ranker, type RankingExplanation } from './ranker.js';
 
 export interface RerankInput {
@@ -35,7 +35,7 @@ export async function rerankCandidates(input: RerankInput): Promise<RerankOutput
   const present = window.filter((candidate) => records.has(candidate.rowId)); // rows deleted since ranking drop out
   const pairs = present.map((candidate) => ({ candidate, record: records.get(candidate.rowId) as ChunkRecord }));
   const catalog = await input.getCatalogEntries([...new Set(pairs.map(({ record }) => record.path))]);
-  const features = computeFeatures({ ...input.query, imports: importsOf(catalog) }, pairs);
+  const features = computeFeatures({ ...input.query, imports: importsOf(catalog), fileHits: fileHitsOf(fused) }, pairs);
   const explanations = new Map<number, RankingExplanation>();
   const scored = pairs.map(({ candidate, record }, index) => {
     const group = rankerGroupOf(record.kind);
@@ -72,6 +72,17 @@ function pickWindow(fused: FusionCandidate[], depth: number, files: boolean): Fu
     if (window.length >= depth) break;
   }
   return window;
+}
+
+/** How many chunks each file has among the first FILE_HITS_DEPTH fused candidates. */
+function fileHitsOf(fused: FusionCandidate[]): Map<string, number> {
+  const hits = new Map<string, number>();
+  const end = Math.min(fused.length, FILE_HITS_DEPTH);
+  for (let index = 0; index < end; index++) {
+    const path = (fused[index] as FusionCandidate).path;
+    hits.set(path, (hits.get(path) ?? 0) + 1);
+  }
+  return hits;
 }
 
 /** The `imports` the indexer kept in each file's catalog attributes (none for other entries). */
