@@ -1,31 +1,19 @@
 import type { EncodedTerms } from '../../store/lexical-codec.js';
 import type { LexicalWeights, ScoredRow, TermStatistics } from '../../store/spec.js';
 import type { RowFilter } from '../filter-match.js';
+import { scoreSlots, scoreTopK, type Postings, type QueryTerm, type RowScore, type ScoringView } from './bm25-scoring.js';
 import { FolderSlots } from './folder-slots.js';
-import { TopK } from './top-k.js';
 
 export interface LexicalRowMeta {
   path: string;
   language: string;
 }
 
-interface Postings {
-  slots: Int32Array;
-  /** Field-weighted term frequency per posting. */
-  weighted: Float32Array;
-  length: number;
-  /** Live documents containing the term. */
-  documentFrequency: number;
-}
-
-// SQLite FTS5's bm25() constants: both paths must rank identically.
-const K1 = 1.2;
-const B = 0.75;
-
 /**
  * An in-memory inverted index that scores exactly like FTS5's bm25() with column weights
  * (weighted term frequency, whole-row length normalisation, idf clamped at 1e-6), but
- * term-at-a-time over typed arrays: ~1 ms for a query over 100k chunks instead of ~70.
+ * term-at-a-time over typed arrays with top-k pruning (bm25-scoring.ts): ~1 ms for a query
+ * over 100k chunks instead of ~70.
  */
 export class LexicalIndex {
   private readonly postings = new Map<number, Postings>();
@@ -45,6 +33,8 @@ export class LexicalIndex {
   private readonly languageCounts = new Map<string, number>();
   private accumulator = new Float64Array(1024);
   private members: Uint8Array | undefined;
+  private marks: Uint8Array | undefined;
+  private scratch: Float64Array | undefined;
 
   constructor(
     readonly weights: LexicalWeights,
@@ -116,9 +106,20 @@ export class LexicalIndex {
   }
 
   search(terms: readonly string[], limit: number, accept?: RowFilter): ScoredRow[] {
+    return this.run(terms, limit, accept, true);
+  }
+
+  /** The same top k without pruning: every posting of every term (a reference for tests and bench/). */
+  searchExhaustive(terms: readonly string[], limit: number, accept?: RowFilter): ScoredRow[] {
+    return this.run(terms, limit, accept, false);
+  }
+
+  private run(terms: readonly string[], limit: number, accept: RowFilter | undefined, prune: boolean): ScoredRow[] {
     const rows = this.slotOfRow.size;
     if (rows === 0 || limit <= 0) return [];
     const averageLength = this.liveTokens / rows;
+    const query = this.queryTerms(terms, rows);
+    if (query.length === 0) return [];
     // A selective prefix (a namespace, a folder): score only its rows, either document at a
     // time or by marking them so postings of other rows are skipped.
     let members: Uint8Array | undefined;
@@ -127,68 +128,24 @@ export class LexicalIndex {
       candidates = this.folders.under(accept.prefixes);
       if (candidates.length * 8 < rows) {
         // Pick the cheaper walk: every posting of the query terms, or every term of the
-        // marked rows (a short linear scan each). Both give the same scores.
-        const unique = new Set(terms);
+        // marked rows (a binary search each). Both give the same scores.
         let postingsCost = 0;
-        for (const term of unique) {
-          const termId = this.termIds.get(term);
-          postingsCost += termId === undefined ? 0 : (this.postings.get(termId)?.length ?? 0);
-        }
-        if (candidates.length * unique.size * 4 < postingsCost) return this.searchSlots(terms, limit, accept, candidates, rows, averageLength);
+        for (const { postings } of query) postingsCost += postings.length;
+        if (candidates.length * query.length * 4 < postingsCost) return this.rows(scoreSlots(this.view(), query, limit, averageLength, accept, candidates));
         members = this.membership();
         for (const slot of candidates) members[slot] = 1;
       }
     }
     try {
-      return this.scoreTermAtATime(terms, limit, accept, rows, averageLength, members);
+      return this.rows(scoreTopK(this.view(), query, limit, averageLength, accept, members, prune));
     } finally {
       if (members && candidates) for (const slot of candidates) members[slot] = 0;
     }
   }
 
-  /** A zeroed byte per slot, reused across searches (callers clear what they set). */
-  private membership(): Uint8Array {
-    if (!this.members || this.members.length < this.slotRowIds.length) this.members = new Uint8Array(this.slotRowIds.length);
-    return this.members;
-  }
-
-  private scoreTermAtATime(terms: readonly string[], limit: number, accept: RowFilter | undefined, rows: number, averageLength: number, members: Uint8Array | undefined): ScoredRow[] {
-    const accumulator = this.accumulator;
-    const touched: number[] = [];
-    for (const term of new Set(terms)) {
-      const termId = this.termIds.get(term);
-      const postings = termId === undefined ? undefined : this.postings.get(termId);
-      if (!postings || postings.documentFrequency <= 0) continue;
-      const hits = postings.documentFrequency;
-      let idf = Math.log((rows - hits + 0.5) / (hits + 0.5));
-      if (idf <= 0) idf = 1e-6;
-      const { slots, weighted, length } = postings;
-      for (let index = 0; index < length; index++) {
-        const slot = slots[index] as number;
-        if (this.slotAlive[slot] === 0 || (members !== undefined && members[slot] === 0)) continue;
-        const frequency = weighted[index] as number;
-        if (frequency <= 0) continue;
-        const norm = K1 * (1 - B + (B * (this.slotLengths[slot] as number)) / averageLength);
-        if (accumulator[slot] === 0) touched.push(slot);
-        accumulator[slot] = (accumulator[slot] as number) + (idf * (frequency * (K1 + 1))) / (frequency + norm);
-      }
-    }
-    const top = new TopK(limit);
-    for (const slot of touched) {
-      const score = accumulator[slot] as number;
-      accumulator[slot] = 0;
-      if (accept) {
-        const meta = this.slotMeta[slot] as LexicalRowMeta;
-        if (!accept(meta.path, meta.language)) continue;
-      }
-      top.push(this.slotRowIds[slot] as number, score);
-    }
-    return top.sorted().map(({ id, score }) => ({ rowId: id, score, path: (this.slotMeta[this.slotOfRow.get(id) as number] as LexicalRowMeta).path }));
-  }
-
-  /** Scores only the given slots; the same sums in the same term order as the postings path. */
-  private searchSlots(terms: readonly string[], limit: number, accept: RowFilter, candidates: number[], rows: number, averageLength: number): ScoredRow[] {
-    const query: Array<{ termId: number; idf: number }> = [];
+  /** The query's distinct known terms, in query order, with their idf. */
+  private queryTerms(terms: readonly string[], rows: number): QueryTerm[] {
+    const query: QueryTerm[] = [];
     for (const term of new Set(terms)) {
       const termId = this.termIds.get(term);
       const postings = termId === undefined ? undefined : this.postings.get(termId);
@@ -196,28 +153,39 @@ export class LexicalIndex {
       const hits = postings.documentFrequency;
       let idf = Math.log((rows - hits + 0.5) / (hits + 0.5));
       if (idf <= 0) idf = 1e-6;
-      query.push({ termId, idf });
+      query.push({ termId, idf, postings });
     }
-    const top = new TopK(limit);
-    if (query.length === 0) return [];
-    for (const slot of candidates) {
-      const slotTerms = this.slotTerms[slot];
-      const slotWeights = this.slotWeighted[slot];
-      if (!slotTerms || !slotWeights || this.slotAlive[slot] === 0) continue;
-      const meta = this.slotMeta[slot] as LexicalRowMeta;
-      if (!accept(meta.path, meta.language)) continue;
-      let score = 0;
-      for (const { termId, idf } of query) {
-        const entry = slotTerms.indexOf(termId);
-        if (entry < 0) continue;
-        const frequency = slotWeights[entry] as number;
-        if (frequency <= 0) continue;
-        const norm = K1 * (1 - B + (B * (this.slotLengths[slot] as number)) / averageLength);
-        score += (idf * (frequency * (K1 + 1))) / (frequency + norm);
-      }
-      if (score > 0) top.push(this.slotRowIds[slot] as number, score);
-    }
-    return top.sorted().map(({ id, score }) => ({ rowId: id, score, path: (this.slotMeta[this.slotOfRow.get(id) as number] as LexicalRowMeta).path }));
+    return query;
+  }
+
+  private view(): ScoringView {
+    return {
+      rowIds: this.slotRowIds,
+      alive: this.slotAlive,
+      lengths: this.slotLengths,
+      terms: this.slotTerms,
+      weighted: this.slotWeighted,
+      paths: (slot) => this.slotMeta[slot] as LexicalRowMeta,
+      accumulator: this.accumulator,
+      scratch: () => {
+        if (!this.scratch || this.scratch.length < this.slotRowIds.length) this.scratch = new Float64Array(this.slotRowIds.length);
+        return this.scratch;
+      },
+      marks: () => {
+        if (!this.marks || this.marks.length < this.slotRowIds.length) this.marks = new Uint8Array(this.slotRowIds.length);
+        return this.marks;
+      },
+    };
+  }
+
+  private rows(scores: RowScore[]): ScoredRow[] {
+    return scores.map(({ rowId, score }) => ({ rowId, score, path: (this.slotMeta[this.slotOfRow.get(rowId) as number] as LexicalRowMeta).path }));
+  }
+
+  /** A zeroed byte per slot, reused across searches (callers clear what they set). */
+  private membership(): Uint8Array {
+    if (!this.members || this.members.length < this.slotRowIds.length) this.members = new Uint8Array(this.slotRowIds.length);
+    return this.members;
   }
 
   /** How many live rows hold each term, out of how many (the same counts BM25's IDF uses). */
@@ -244,7 +212,7 @@ export class LexicalIndex {
   private append(termId: number, slot: number, weighted: number): void {
     let postings = this.postings.get(termId);
     if (!postings) {
-      postings = { slots: new Int32Array(4), weighted: new Float32Array(4), length: 0, documentFrequency: 0 };
+      postings = { slots: new Int32Array(4), weighted: new Float32Array(4), length: 0, documentFrequency: 0, maxWeighted: 0 };
       this.postings.set(termId, postings);
     }
     if (postings.length === postings.slots.length) {
@@ -259,6 +227,7 @@ export class LexicalIndex {
     postings.weighted[postings.length] = weighted;
     postings.length++;
     postings.documentFrequency++;
+    if (weighted > postings.maxWeighted) postings.maxWeighted = weighted;
   }
 
   private ensureCapacity(slots: number): void {

@@ -1,0 +1,69 @@
+// The warm in-memory BM25 index alone, at scale: build it from the peer benchmark's real
+// chunks (variants beyond the real ones, as in peers.mjs), then time top-k queries with
+// dynamic pruning (the default) against the exhaustive term-at-a-time walk, query by query
+// in turns, and check both return the same rows with the same scores.
+// Usage: node --expose-gc [--max-old-space-size=16384] bench/lexical-scale.mjs [--sizes 100000,1000000]
+//          [--queries 100] [--limits 50,100] [--repos DIR,DIR] [--json]
+// Needs dist/ (npm run build).
+import { benchQueries, realChunks, sizeTo } from './lib/dataset.mjs';
+import { argument, createReporter, machine, rssMB, summarize } from './lib/report.mjs';
+import { LexicalIndex } from '../dist/retrieve/warm/lexical-index.js';
+import { lexicalFieldsOf } from '../dist/retrieve/lexical-fields.js';
+import { queryTerms } from '../dist/retrieve/tokenize.js';
+import { configSchema } from '../dist/index.js';
+
+const reporter = createReporter();
+const sizes = argument('sizes', '100000').split(',').map(Number);
+const queryCount = Number(argument('queries', '100'));
+const limits = argument('limits', '50,100').split(',').map(Number);
+const repos = (argument('repos', '') || '').split(',').filter(Boolean);
+const log = (message) => process.stderr.write(`${message}\n`);
+const WARMUP = 5;
+
+const weights = configSchema.parse({}).search.fieldWeights;
+const real = await realChunks(Math.max(...sizes), repos);
+log(`real chunks: ${real.length}; machine ${JSON.stringify(machine())}`);
+const queries = benchQueries(queryCount, 7).map((text) => queryTerms(text)).filter((terms) => terms.length > 0);
+
+for (const n of sizes) {
+  const { chunks, variants } = sizeTo(real, n, 11);
+  const termIds = new Map();
+  const index = new LexicalIndex(weights, termIds);
+  const started = performance.now();
+  chunks.forEach((chunk, rowId) => {
+    const { termStats } = lexicalFieldsOf({ path: chunk.id, symbols: '', heading: '', body: chunk.text });
+    const entries = [...termStats.terms].map(([term, counts]) => {
+      let id = termIds.get(term);
+      if (id === undefined) termIds.set(term, (id = termIds.size + 1));
+      return { id, counts };
+    });
+    entries.sort((a, b) => a.id - b.id);
+    const frequencies = new Uint16Array(entries.length * 4);
+    entries.forEach(({ counts }, entry) => frequencies.set(counts, entry * 4));
+    index.add(rowId + 1, { path: chunk.id, language: 'text' }, { fieldLengths: termStats.fieldLengths, termIds: Uint32Array.from(entries, (entry) => entry.id), frequencies });
+  });
+  const buildSeconds = (performance.now() - started) / 1000;
+  globalThis.gc?.();
+  log(`n=${n}: built in ${buildSeconds.toFixed(1)} s (${variants} variants), ${rssMB()} MB RSS`);
+  for (const limit of limits) {
+    const times = { pruned: [], exhaustive: [] };
+    let mismatches = 0;
+    for (let round = 0; round < WARMUP + queries.length; round++) {
+      const terms = queries[round % queries.length];
+      let t = performance.now();
+      const pruned = index.search(terms, limit);
+      const prunedMs = performance.now() - t;
+      t = performance.now();
+      const exhaustive = index.searchExhaustive(terms, limit);
+      const exhaustiveMs = performance.now() - t;
+      if (round < WARMUP) continue;
+      times.pruned.push(prunedMs);
+      times.exhaustive.push(exhaustiveMs);
+      if (JSON.stringify(pruned) !== JSON.stringify(exhaustive)) mismatches++;
+    }
+    for (const [method, list] of Object.entries(times)) {
+      reporter.row({ n, limit, method, queries: list.length, ...summarize(list), mismatches: method === 'pruned' ? mismatches : '' });
+    }
+  }
+}
+reporter.done();
