@@ -16,7 +16,7 @@ function random(seed: number) {
 function buildIndex(seed: number, rows: number) {
   const next = random(seed);
   const termIds = new Map<string, number>();
-  const index = new LexicalIndex(weights, termIds);
+  const index = new LexicalIndex(weights, termIds, 0); // prune every query, however small
   const vocabulary = Array.from({ length: 2000 }, (_, id) => `t${id}`);
   vocabulary.forEach((term, id) => termIds.set(term, id + 1));
   const pick = () => Math.floor(vocabulary.length * next() ** 4);
