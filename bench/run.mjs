@@ -24,6 +24,8 @@ const steps = full
   ? [
       ['peers.mjs', '--sizes', '10000,100000,1000000', '--queries', '200', ...(repos ? ['--repos', repos] : [])],
       ['index-repo.mjs'],
+      ['lexical-scale.mjs', '--sizes', '10000,100000,1000000', ...(repos ? ['--repos', repos] : [])],
+      ['hnsw-breadth.mjs', '--n', '1000000', ...(repos ? ['--repos', repos] : [])],
       ['query-latency.mjs'],
       ['memory.mjs'],
       ['postgres.mjs', '--n', '100000', '--writers', '4'],
