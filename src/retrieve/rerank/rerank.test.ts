@@ -119,7 +119,7 @@ describe('features', () => {
   });
 
   it("counts each file's chunks in the first 100 fused candidates (fileHits), and a file with more hits can win", async () => {
-    // b.ts has one strong chunk; a.ts has three weaker ones, the third at fused rank 100; c.ts's second chunk is at rank 101.
+    // b.ts has one strong chunk; a.ts has three weaker ones, the third at fused rank 100; c.ts's two sit at ranks 101 and 102.
     const fused: FusionCandidate[] = [candidate(1, 'b.ts', 9), candidate(2, 'a.ts', 8), candidate(3, 'a.ts', 7)];
     for (let index = 0; index < 96; index++) fused.push(candidate(10 + index, `filler-${index}.ts`, 5 - index / 100));
     fused.push(candidate(4, 'a.ts', 3), candidate(5, 'c.ts', 2), candidate(6, 'c.ts', 1));
@@ -137,7 +137,7 @@ describe('features', () => {
     const hits = (rowId: number) => out.explanations.get(rowId)?.features.fileHits?.value;
     expect(hits(2)).toBeCloseTo(Math.log(3));
     expect(hits(1)).toBe(0);
-    expect(hits(5)).toBe(0); // its other chunk is below the first 100
+    expect(hits(5)).toBe(0); // both its chunks are below the first 100
     expect(out.ranked[0]?.path).toBe('a.ts');
     expect(out.ranked.filter((entry) => entry.path === 'a.ts').map((entry) => entry.rowId)).toEqual([2, 3, 4]);
   });
