@@ -20,9 +20,9 @@ function buildIndex(seed: number, rows: number) {
   const vocabulary = Array.from({ length: 2000 }, (_, id) => `t${id}`);
   vocabulary.forEach((term, id) => termIds.set(term, id + 1));
   const pick = () => Math.floor(vocabulary.length * next() ** 4);
-  for (let rowId = 1; rowId <= rows; rowId++) {
+  const addRow = (rowId: number, longer = 0) => {
     const counts = new Map<number, [number, number, number, number]>();
-    const lengths: [number, number, number, number] = [2, next() < 0.3 ? 1 : 0, 0, 5 + Math.floor(next() * 120)];
+    const lengths: [number, number, number, number] = [2, next() < 0.3 ? 1 : 0, 0, 5 + longer + Math.floor(next() * 120)];
     for (let field = 0; field < 4; field++) {
       for (let token = 0; token < lengths[field]!; token++) {
         const id = pick() + 1;
@@ -36,9 +36,10 @@ function buildIndex(seed: number, rows: number) {
     ids.forEach((id, entry) => frequencies.set(counts.get(id)!, entry * 4));
     const folder = `dir${rowId % 7}`;
     index.add(rowId, { path: `${folder}/file${rowId}.txt`, language: rowId % 3 === 0 ? 'python' : 'markdown' }, { fieldLengths: lengths, termIds: Uint32Array.from(ids), frequencies });
-  }
+  };
+  for (let rowId = 1; rowId <= rows; rowId++) addRow(rowId);
   const query = () => Array.from({ length: 1 + Math.floor(next() * 6) }, () => vocabulary[pick()] as string);
-  return { index, query, next };
+  return { index, query, next, addRow };
 }
 
 describe('top-k pruning in the warm BM25 index', () => {
@@ -57,8 +58,11 @@ describe('top-k pruning in the warm BM25 index', () => {
   });
 
   it('stays exact with filters, prefixes, and after rows are removed or replaced', () => {
-    const { index, query, next } = buildIndex(11, 3000);
-    for (let rowId = 1; rowId <= 3000; rowId += 1 + Math.floor(next() * 8)) index.remove(rowId);
+    const { index, query, next, addRow } = buildIndex(11, 3000);
+    // Enough removals to compact the postings (over 1,024 dead and a quarter of all), then
+    // new rows longer than any before (the average length moves).
+    for (let rowId = 1; rowId <= 3000; rowId += 1 + Math.floor(next() * 3)) index.remove(rowId);
+    for (let rowId = 3001; rowId <= 3400; rowId++) addRow(rowId, 150);
     const python: RowFilter = (_path, language) => language === 'python';
     const underDir: RowFilter = Object.assign((path: string) => path.startsWith('dir3/'), { prefixes: ['dir3/'] });
     for (let round = 0; round < 200; round++) {
