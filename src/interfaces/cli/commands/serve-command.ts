@@ -1,17 +1,18 @@
-import { serve } from '@hono/node-server';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { serve } from '@hono/node-server';
 import type { Command } from 'commander';
 import { LociError } from '../../../errors/index.js';
-import { createHttpApp } from '../../http/http-app.js';
-import { createMcpServer } from '../../mcp/mcp-server.js';
-import { Roots } from '../../shared/roots.js';
+import type { Roots } from '../../shared/roots.js';
 import { loadCliConfig, resolveRoot, type CliIo } from '../cli-context.js';
+
+// The servers (Hono, the MCP SDK and everything they serve) load when `serve` or `mcp`
+// runs, not for every other command: ~120 ms of each one-shot CLI call.
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
-function servedRoots(io: CliIo, flags: { root?: string[]; config?: string }): Roots {
+async function servedRoots(io: CliIo, flags: { root?: string[]; config?: string }): Promise<Roots> {
   const paths = (flags.root ?? ['.']).map((root) => resolveRoot(io, root, { mustExist: true }));
+  const { Roots } = await import('../../shared/roots.js');
   return new Roots(paths, (root) => loadCliConfig(io, root, [], flags.config), io.env);
 }
 
@@ -45,10 +46,11 @@ export function registerServeCommands(program: Command, io: CliIo): void {
       const maxBodyBytes = Number(flags.maxBody);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new LociError('INVALID_ARGUMENT', `--port must be 0–65535; got "${flags.port}".`);
       if (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 1024) throw new LociError('INVALID_ARGUMENT', `--max-body must be at least 1024 bytes; got "${flags.maxBody}".`);
-      const roots = servedRoots(io, flags);
+      const [{ serve: startServer }, { createHttpApp }] = await Promise.all([import('@hono/node-server'), import('../../http/http-app.js')]);
+      const roots = await servedRoots(io, flags);
       const app = createHttpApp({ roots, maxBodyBytes, ...(token ? { token } : {}) });
       const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-        const started = serve({ fetch: app.fetch, hostname: flags.host, port }, (info) => {
+        const started = startServer({ fetch: app.fetch, hostname: flags.host, port }, (info) => {
           io.stderr.write(`loci serving ${roots.list().map((root) => `${root.name}=${root.path}`).join(', ')} on http://${flags.host}:${info.port}${token ? ' (bearer token required)' : ''}\n`);
           resolve(started);
         });
@@ -65,7 +67,8 @@ export function registerServeCommands(program: Command, io: CliIo): void {
     .option('--root <dir>', 'a folder to serve (repeatable; default the current one)', collect)
     .option('--config <file>', 'config file (default <root>/loci.config.json)')
     .action(async (flags: { root?: string[]; config?: string }) => {
-      const roots = servedRoots(io, flags);
+      const [{ StdioServerTransport }, { createMcpServer }] = await Promise.all([import('@modelcontextprotocol/sdk/server/stdio.js'), import('../../mcp/mcp-server.js')]);
+      const roots = await servedRoots(io, flags);
       const server = createMcpServer(roots);
       const transport = new StdioServerTransport();
       const closed = new Promise<void>((resolve) => {
