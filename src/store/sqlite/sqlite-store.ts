@@ -1,8 +1,6 @@
 import { statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
-import { compileFilter } from '../../retrieve/filter-match.js';
 import { ftsAnyOf } from '../../retrieve/fts-query.js';
-import { TopK } from '../../retrieve/warm/top-k.js';
 import { decodeTerms, encodeTerms } from '../lexical-codec.js';
 import type {
   CatalogEntry,
@@ -25,6 +23,7 @@ import { groupOutline, inRequestedOrder, symbolKeys, toCatalogEntry, type Catalo
 import { prepareStatements, type Statements } from './statements.js';
 import { openDatabase, wrapSqliteError } from './open-database.js';
 import { decodeVector, encodeVector } from './vector-codec.js';
+import { scanVectors } from './vector-scan.js';
 
 export interface SqliteStoreOptions {
   /** Path of the database file. */
@@ -208,33 +207,7 @@ class SqliteStore implements Store {
 
   /** The cold path: one streaming pass over the stored vectors (warm engines keep them in memory). */
   async searchVectors(query: VectorQuery): Promise<ScoredRow[]> {
-    const accept = compileFilter(query.filter);
-    const top = new TopK(query.limit);
-    const pathOf = new Map<number, string>();
-    const queryVector = query.vector;
-    let queryNorm = 0;
-    for (const value of queryVector) queryNorm += value * value;
-    queryNorm = Math.sqrt(queryNorm) || 1;
-    this.guard(() => {
-      for (const row of this.statements.vectorRows.iterate(query.embedderId) as Iterable<{ id: number; path: string; language: string; vector: Buffer }>) {
-        if (accept && !accept(row.path, row.language)) continue;
-        const vector = decodeVector(row.vector);
-        if (vector.length !== queryVector.length) continue;
-        let dot = 0;
-        let norm = 0;
-        for (let index = 0; index < vector.length; index++) {
-          const value = vector[index] as number;
-          dot += value * (queryVector[index] as number);
-          norm += value * value;
-        }
-        const score = dot / (queryNorm * (Math.sqrt(norm) || 1));
-        if (score > top.floor) {
-          top.push(row.id, score);
-          pathOf.set(row.id, row.path);
-        }
-      }
-    });
-    return top.sorted().map(({ id, score }) => ({ rowId: id, score, path: pathOf.get(id) as string }));
+    return this.guard(() => scanVectors(this.statements, query));
   }
 
   async getChunks(rowIds: number[]): Promise<ChunkRecord[]> {

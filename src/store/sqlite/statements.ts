@@ -36,7 +36,9 @@ export interface Statements {
   chunksByIds: Database.Statement;
   /** Changes when another connection commits (prepared once: db.pragma() prepares every call). */
   dataVersion: Database.Statement;
+  vectorIds: Database.Statement;
   vectorRows: Database.Statement;
+  pathsByIds: Database.Statement;
   scanRows: Database.Statement;
 }
 
@@ -83,8 +85,11 @@ export function prepareStatements(db: Database.Database): Statements {
     cachedVectors: db.prepare('SELECT content_hash, vector FROM embeddings WHERE embedder = ? AND content_hash IN (SELECT value FROM json_each(?))'),
     chunksByIds: db.prepare('SELECT * FROM chunks WHERE id IN (SELECT value FROM json_each(?))'),
     dataVersion: db.prepare('PRAGMA data_version').pluck(),
-    vectorRows: db.prepare(`SELECT c.id, c.path, c.language, e.vector FROM chunks c
-      JOIN embeddings e ON e.embedder = ? AND e.content_hash = c.content_hash`),
+    vectorIds: db.prepare('SELECT c.id, e.vector FROM chunks c JOIN embeddings e ON e.embedder = ? AND e.content_hash = c.content_hash').raw(true),
+    vectorRows: db
+      .prepare('SELECT c.id, e.vector, c.path, c.language FROM chunks c JOIN embeddings e ON e.embedder = ? AND e.content_hash = c.content_hash')
+      .raw(true),
+    pathsByIds: db.prepare('SELECT id, path FROM chunks WHERE id IN (SELECT value FROM json_each(?))').raw(true),
     scanRows: db.prepare(`SELECT c.id, c.path, c.language, t.data, e.vector FROM chunks c
       JOIN chunk_terms t ON t.chunk = c.id
       LEFT JOIN embeddings e ON e.embedder = ? AND e.content_hash = c.content_hash
