@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { compileFilter } from '../../retrieve/filter-match.js';
 import { TopK } from '../../retrieve/warm/top-k.js';
 import type { ScoredRow, VectorQuery } from '../spec.js';
+import { viewVector } from './vector-codec.js';
 
 /**
  * Exact cosine top-k over the stored vectors (the one-shot path; a long-lived engine keeps
@@ -33,7 +34,7 @@ export function scanVectors(statements: VectorScanStatements, query: VectorQuery
     if (accept && !accept(path as string, row[3] as string)) continue;
     const blob = row[1];
     if (blob.byteLength !== dimensions * 4) continue;
-    const vector = blob.byteOffset % 4 === 0 ? new Float32Array(blob.buffer, blob.byteOffset, dimensions) : new Float32Array(Uint8Array.from(blob).buffer);
+    const vector = viewVector(blob, dimensions);
     let dot = 0;
     let norm = 0;
     for (let index = 0; index < dimensions; index++) {

@@ -5,7 +5,7 @@ import type { Roots } from '../../shared/roots.js';
 import { loadCliConfig, resolveRoot, type CliIo } from '../cli-context.js';
 
 // The servers (Hono, the MCP SDK and everything they serve) load when `serve` or `mcp`
-// runs, not for every other command: ~120 ms of each one-shot CLI call.
+// runs, not for every other command: ~110 ms of each one-shot CLI call.
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
