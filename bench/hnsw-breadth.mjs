@@ -3,7 +3,7 @@
 // variants, searched for k candidates (usearch explores max(k, expansion_search)), recall@10
 // against exact cosine. Chooses the breadth the warm index asks of large graphs.
 // Usage: node --max-old-space-size=16384 bench/hnsw-breadth.mjs [--n 1000000] [--breadths 10,50,100,200,300,400,600]
-//          [--repos DIR,DIR]
+//          [--connectivity 16] [--repos DIR,DIR]
 import { createRequire } from 'node:module';
 import { argument } from './lib/report.mjs';
 import { benchQueries, embedAll, exactTopK, realChunks, sizeTo, staticModel } from './lib/dataset.mjs';
@@ -12,6 +12,7 @@ const usearch = require('usearch');
 const n = Number(argument('n', '1000000'));
 const breadths = argument('breadths', '10,50,100,200,300,400,600').split(',').map(Number);
 const repos = (argument('repos', '') || '').split(',').filter(Boolean);
+const connectivity = Number(argument('connectivity', '16'));
 const model = await staticModel();
 const d = model.dimensions;
 const real = await realChunks(n, repos);
@@ -23,7 +24,7 @@ const qv = await embedAll(model, qs, 'query');
 const exact = exactTopK(vectors, d, qv, 10);
 console.error(`data ready in ${((performance.now() - t) / 1000).toFixed(0)} s`);
 for (const ef of [160]) {
-  const index = new usearch.Index({ metric: 'cos', dimensions: d, connectivity: 16, expansion_add: 128, expansion_search: ef, quantization: 'f32' });
+  const index = new usearch.Index({ metric: 'cos', dimensions: d, connectivity, expansion_add: 128, expansion_search: ef, quantization: 'f32' });
   t = performance.now();
   index.add(BigUint64Array.from({ length: n }, (_, i) => BigInt(i + 1)), vectors, 0);
   console.error(`graph built in ${((performance.now() - t) / 1000).toFixed(0)} s`);
@@ -38,6 +39,6 @@ for (const ef of [160]) {
       for (const id of exact[q]) if (got.has(id)) hit++;
     }
     times.sort((a, b) => a - b);
-    console.log(`n=${n} breadth=${k} recall@10=${(hit / 1000).toFixed(3)} p50=${times[50].toFixed(2)}ms p95=${times[95].toFixed(2)}ms`);
+    console.log(`n=${n} M=${connectivity} breadth=${k} recall@10=${(hit / 1000).toFixed(3)} p50=${times[50].toFixed(2)}ms p95=${times[95].toFixed(2)}ms`);
   }
 }
