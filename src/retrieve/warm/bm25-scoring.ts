@@ -103,13 +103,12 @@ export function scoreTopK(view: ScoringView, query: readonly QueryTerm[], limit:
   let marks: Uint8Array | undefined;
   try {
     for (let step = 0; step < order.length; step++) {
-      const { idf, postings } = query[order[step] as number] as QueryTerm;
+      const { idf, postings, termId } = query[order[step] as number] as QueryTerm;
       const rest = remaining[step] as number;
       if (prune && step > 0 && touched.length >= limit && rest < (remaining[0] as number) - rest) {
         const theta = kthLargest(view, viable ?? touched, limit);
-        if (rest < theta - SLACK * Math.abs(theta)) {
-          viable = (viable ?? touched).filter((slot) => (accumulator[slot] as number) + rest >= theta - SLACK * Math.abs(theta));
-        }
+        const reach = theta - SLACK * Math.abs(theta);
+        if (rest < reach) viable = (viable ?? touched).filter((slot) => (accumulator[slot] as number) + rest >= reach);
       }
       if (!viable) {
         const { slots, weighted, length } = postings;
@@ -146,7 +145,6 @@ export function scoreTopK(view: ScoringView, query: readonly QueryTerm[], limit:
         }
         for (const slot of viable) marks[slot] = 0;
       } else {
-        const termId = query[order[step] as number]?.termId as number;
         for (const slot of viable) {
           const terms = view.terms[slot];
           const entry = terms ? findSorted(terms, termId) : -1;
