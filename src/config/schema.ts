@@ -77,7 +77,7 @@ const embedderOptionsSchema = z.strictObject({
 });
 
 const memorySchema = z.strictObject({
-  /** Weight of each signal when recalling memories: BM25, vector, recency. */
+  /** Weight of each signal when recalling memories: BM25, vector, recency, named times, outcome, length, session. */
   weights: z
     .strictObject({
       lexical: z.number().min(0).max(10).default(1),
@@ -87,6 +87,12 @@ const memorySchema = z.strictObject({
       temporal: z.number().min(0).max(10).default(0.5),
       /** Interactions: added for outcome success, subtracted for error (a tie-breaker between similar ones). */
       outcome: z.number().min(0).max(10).default(0.1),
+      /** Hybrid recall, not knowledge sections: × log(1 + a record's tokens), a prior for records that say more. */
+      length: z.number().min(0).max(10).default(0.15),
+      /** Hybrid recall, not knowledge sections: × the best relevance of another record of the same session (same namespace, written within an hour). */
+      session: z.number().min(0).max(10).default(0.35),
+      /** Hybrid recall, not knowledge sections: × log(1 + records of the session among the 20 most relevant). */
+      sessionHits: z.number().min(0).max(10).default(0.075),
     })
     .prefault({}),
   /** Age at which the recency signal halves. */

@@ -2,7 +2,7 @@ import { embedMany } from '../embed/embed-many.js';
 import type { EmbeddingModel } from '../embed/spec.js';
 import { LociError, throwIfAborted } from '../errors/index.js';
 import type { Retriever } from '../retrieve/search.js';
-import { queryTerms } from '../retrieve/tokenize.js';
+import { queryTerms, termLocator } from '../retrieve/tokenize.js';
 import type { ScoredRow, SearchFilter } from '../store/spec.js';
 import { namespacePrefix } from './namespace.js';
 import { inWindow, temporalReferences } from './temporal.js';
@@ -14,6 +14,12 @@ export interface MemoryWeights {
   recency: number;
   temporal: number;
   outcome: number;
+  /** Hybrid only, not knowledge: × log(1 + the record's tokens), a prior for records that say more. */
+  length: number;
+  /** Hybrid only, not knowledge: × the best relevance of another record of the same session (see sessionSignals). */
+  session: number;
+  /** Hybrid only, not knowledge: × log(1 + records of the session among the first SESSION_DEPTH by relevance). */
+  sessionHits: number;
 }
 
 export interface RecallContext {
@@ -26,11 +32,31 @@ export interface RecallContext {
 }
 
 const CANDIDATES = 100;
+/** Records of one namespace written within this long of each other form a session. */
+const SESSION_WINDOW_MS = 60 * 60 * 1000;
+/** Session evidence is read from this many of the most relevant candidates. */
+const SESSION_HEADS = 50;
+/** … and counted among this many. */
+const SESSION_DEPTH = 20;
+/** Counts a text's tokens (as the index makes them) without making them. */
+const countTokens = termLocator(new Set());
+/** Token counts of parsed records; the record store reuses a record object until a write. */
+const tokenCounts = new WeakMap<MemoryRecord, number>();
+
+function tokensOf(record: MemoryRecord): number {
+  let count = tokenCounts.get(record);
+  if (count === undefined) {
+    count = countTokens(record.text).length;
+    tokenCounts.set(record, count);
+  }
+  return count;
+}
 
 /**
  * Hybrid recall: BM25 and vector candidates inside the requested namespaces (filtered
  * before ranking), grouped per record, then min-max normalised and combined with a
- * recency decay. Kind, outcome, time and expiry filters apply before the top-k cut.
+ * recency decay, named times, outcomes and (hybrid, outside knowledge) the record's length
+ * and session. Kind, outcome, time and expiry filters apply before the top-k cut.
  */
 export async function recall(context: RecallContext, query: string, options: RecallOptions = {}): Promise<MemoryHit[]> {
   if (typeof query !== 'string' || query.trim() === '') throw new LociError('QUERY_EMPTY', 'The recall query is empty.');
@@ -64,27 +90,43 @@ export async function recall(context: RecallContext, query: string, options: Rec
   const now = options.now ?? Date.now();
   const normalizeLexical = minMax([...lexicalByPath.values()]);
   const normalizeVector = minMax([...vectorByPath.values()]);
-  const hits: MemoryHit[] = [];
   const times = context.weights.temporal > 0 ? temporalReferences(query, now) : [];
+  const single = lexical.length === 0 || vector.length === 0;
+  const candidates: Candidate[] = [];
   for (const path of paths) {
     const record = records.get(path);
     if (!record || !passes(record, options, now)) continue;
     const lexicalScore = lexicalByPath.get(path);
     const vectorScore = vectorByPath.get(path);
     if (options.minSimilarity !== undefined && (vectorScore === undefined || vectorScore < options.minSimilarity)) continue;
+    const relevance = single
+      ? lexical.length > 0
+        ? (lexicalScore ?? 0)
+        : (vectorScore ?? 0)
+      : context.weights.lexical * normalizeLexical(lexicalScore) + context.weights.vector * normalizeVector(vectorScore);
+    candidates.push({ record, lexicalScore, vectorScore, relevance, session: 0, sessionHits: 0 });
+  }
+  // Conversation evidence clusters: a record whose session holds other strong records is
+  // more likely the one asked about (fitted on LoCoMo's tune half, see docs/quality.md).
+  if (!single && (context.weights.session > 0 || context.weights.sessionHits > 0)) sessionSignals(candidates);
+  const hits: MemoryHit[] = [];
+  for (const { record, lexicalScore, vectorScore, relevance, session, sessionHits } of candidates) {
     const recency = 2 ** (-Math.max(0, now - record.time) / context.recencyHalfLifeMs);
-    const single = lexical.length === 0 || vector.length === 0;
-    let score: number;
-    if (single && lexical.length > 0) score = lexicalScore ?? 0;
-    else if (single) score = vectorScore ?? 0;
-    else score = context.weights.lexical * normalizeLexical(lexicalScore) + context.weights.vector * normalizeVector(vectorScore);
-    score += context.weights.recency * recency;
+    let score = relevance + context.weights.recency * recency;
     const temporal = times.some((reference) => inWindow(record.time, reference.window));
     if (temporal) score += context.weights.temporal;
     const outcome = outcomeSign(record);
     score += context.weights.outcome * outcome;
-    if (options.minScore !== undefined && score < options.minScore) continue;
     const signals: MemoryHit['signals'] = { recency };
+    // Fitted on conversations; knowledge sections (documents loaded in bulk) keep relevance alone.
+    if (!single && record.kind !== 'knowledge') {
+      const length = context.weights.length > 0 ? tokensOf(record) : 0;
+      score += context.weights.length * Math.log(1 + length) + context.weights.session * session + context.weights.sessionHits * Math.log(1 + sessionHits);
+      if (length > 0) signals.length = length;
+      if (session > 0) signals.session = session;
+      if (sessionHits > 0) signals.sessionHits = sessionHits;
+    }
+    if (options.minScore !== undefined && score < options.minScore) continue;
     if (temporal) signals.temporal = 1;
     if (outcome !== 0) signals.outcome = outcome;
     if (lexicalScore !== undefined) signals.lexical = lexicalScore;
@@ -92,6 +134,36 @@ export async function recall(context: RecallContext, query: string, options: Rec
     hits.push({ record, score, signals });
   }
   return hits.sort((a, b) => b.score - a.score || b.record.time - a.record.time).slice(0, topK);
+}
+
+interface Candidate {
+  record: MemoryRecord;
+  lexicalScore: number | undefined;
+  vectorScore: number | undefined;
+  /** Lexical and vector evidence combined (min-max normalised in hybrid recall). */
+  relevance: number;
+  /** The best relevance of another record of the same session among the heads (0 when none). */
+  session: number;
+  /** Records of the same session among the first SESSION_DEPTH by relevance, itself included. */
+  sessionHits: number;
+}
+
+/**
+ * Session evidence for each candidate: records of the same namespace written within
+ * SESSION_WINDOW_MS of each other belong to one session (a conversation's turns, an agent's
+ * burst of notes). Knowledge sections are loaded in bulk, not written in sessions: skipped.
+ */
+function sessionSignals(candidates: Candidate[]): void {
+  const heads = [...candidates].sort((a, b) => b.relevance - a.relevance || b.record.time - a.record.time).slice(0, SESSION_HEADS);
+  const together = (a: MemoryRecord, b: MemoryRecord) => a.namespace === b.namespace && Math.abs(a.time - b.time) <= SESSION_WINDOW_MS;
+  for (const candidate of candidates) {
+    if (candidate.record.kind === 'knowledge') continue;
+    heads.forEach((head, rank) => {
+      if (head.record.kind === 'knowledge' || !together(head.record, candidate.record)) return;
+      if (rank < SESSION_DEPTH) candidate.sessionHits++;
+      if (head !== candidate && head.relevance > candidate.session) candidate.session = head.relevance;
+    });
+  }
 }
 
 /** +1 for a successful interaction, −1 for one that failed, 0 otherwise. */

@@ -88,7 +88,19 @@ export interface MemoryHit {
   record: MemoryRecord;
   score: number;
   /** `outcome` is +1 for a successful interaction and −1 for one that ended in an error. `temporal` is 1 when the record's date falls in a time the query names ("last week", "in May 2023"). */
-  signals: { lexical?: number; vector?: number; recency?: number; temporal?: number; outcome?: number };
+  signals: {
+    lexical?: number;
+    vector?: number;
+    recency?: number;
+    temporal?: number;
+    outcome?: number;
+    /** Hybrid recall, not knowledge sections: the record's token count. */
+    length?: number;
+    /** Hybrid recall, not knowledge sections: the best relevance (normalised BM25 + vector) of another record of its session (same namespace, written within an hour). */
+    session?: number;
+    /** Hybrid recall, not knowledge sections: how many records of its session (itself included) are among the 20 most relevant. */
+    sessionHits?: number;
+  };
 }
 
 export interface MemoryFilter {
