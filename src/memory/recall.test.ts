@@ -94,4 +94,20 @@ describe('session signals in hybrid recall', () => {
     expect(knowledge.length).toBeGreaterThan(0);
     for (const hit of knowledge) expect(hit.signals.session ?? hit.signals.sessionHits ?? hit.signals.length).toBeUndefined();
   });
+
+  it('explains every score: the contributions sum to it, weight × normalised value each', async () => {
+    const memory = await memoryWith();
+    await memory.addMany(sessions, { dedupe: false });
+    const hits = await memory.recall('budget meeting', { topK: 4, now: T0 + 11 * DAY, explain: true });
+    expect(hits.length).toBe(4);
+    for (const hit of hits) {
+      const parts = Object.values(hit.explanation ?? {});
+      expect(parts.length).toBeGreaterThan(2);
+      expect(parts.reduce((sum, part) => sum + part.contribution, 0)).toBeCloseTo(hit.score, 12);
+      for (const part of parts) expect(part.contribution).toBeCloseTo(part.weight * part.normalized, 12);
+      expect(hit.explanation?.length?.normalized).toBeCloseTo(Math.log(1 + (hit.signals.length ?? 0)), 12);
+      expect(hit.explanation?.recency?.weight).toBe(0.1);
+    }
+    expect((await memory.recall('budget meeting', { topK: 4, now: T0 + 11 * DAY }))[0]?.explanation).toBeUndefined();
+  });
 });

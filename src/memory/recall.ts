@@ -6,7 +6,7 @@ import { queryTerms, termLocator } from '../retrieve/tokenize.js';
 import type { ScoredRow, SearchFilter } from '../store/spec.js';
 import { namespacePrefix } from './namespace.js';
 import { inWindow, temporalReferences } from './temporal.js';
-import type { MemoryHit, MemoryRecord, RecallOptions } from './spec.js';
+import type { MemoryHit, MemoryRecord, MemorySignal, RecallOptions } from './spec.js';
 
 export interface MemoryWeights {
   lexical: number;
@@ -110,28 +110,40 @@ export async function recall(context: RecallContext, query: string, options: Rec
   // more likely the one asked about (fitted on LoCoMo's tune half, see docs/quality.md).
   if (!single && (context.weights.session > 0 || context.weights.sessionHits > 0)) sessionSignals(candidates);
   const hits: MemoryHit[] = [];
-  for (const { record, lexicalScore, vectorScore, relevance, session, sessionHits } of candidates) {
+  const weights = context.weights;
+  for (const { record, lexicalScore, vectorScore, session, sessionHits } of candidates) {
+    // Every part of the score, in the order it is summed: score = Σ weight × normalized.
+    const parts: Array<[MemorySignal, number, number, number]> = [];
+    if (single) {
+      if (lexical.length > 0) parts.push(['lexical', lexicalScore ?? 0, lexicalScore ?? 0, 1]);
+      else parts.push(['vector', vectorScore ?? 0, vectorScore ?? 0, 1]);
+    } else {
+      if (lexicalScore !== undefined) parts.push(['lexical', lexicalScore, normalizeLexical(lexicalScore), weights.lexical]);
+      if (vectorScore !== undefined) parts.push(['vector', vectorScore, normalizeVector(vectorScore), weights.vector]);
+    }
     const recency = 2 ** (-Math.max(0, now - record.time) / context.recencyHalfLifeMs);
-    let score = relevance + context.weights.recency * recency;
+    parts.push(['recency', recency, recency, weights.recency]);
     const temporal = times.some((reference) => inWindow(record.time, reference.window));
-    if (temporal) score += context.weights.temporal;
+    if (temporal) parts.push(['temporal', 1, 1, weights.temporal]);
     const outcome = outcomeSign(record);
-    score += context.weights.outcome * outcome;
-    const signals: MemoryHit['signals'] = { recency };
+    if (outcome !== 0) parts.push(['outcome', outcome, outcome, weights.outcome]);
     // Fitted on conversations; knowledge sections (documents loaded in bulk) keep relevance alone.
     if (!single && record.kind !== 'knowledge') {
-      const length = context.weights.length > 0 ? tokensOf(record) : 0;
-      score += context.weights.length * Math.log(1 + length) + context.weights.session * session + context.weights.sessionHits * Math.log(1 + sessionHits);
-      if (length > 0) signals.length = length;
-      if (session > 0) signals.session = session;
-      if (sessionHits > 0) signals.sessionHits = sessionHits;
+      const length = weights.length > 0 ? tokensOf(record) : 0;
+      if (length > 0) parts.push(['length', length, Math.log(1 + length), weights.length]);
+      if (session > 0) parts.push(['session', session, session, weights.session]);
+      if (sessionHits > 0) parts.push(['sessionHits', sessionHits, Math.log(1 + sessionHits), weights.sessionHits]);
     }
+    let score = 0;
+    for (const [, , normalized, weight] of parts) score += weight * normalized;
     if (options.minScore !== undefined && score < options.minScore) continue;
-    if (temporal) signals.temporal = 1;
-    if (outcome !== 0) signals.outcome = outcome;
+    const signals: MemoryHit['signals'] = {};
+    for (const [signal, raw] of parts) if (signal !== 'lexical' && signal !== 'vector') signals[signal] = raw;
     if (lexicalScore !== undefined) signals.lexical = lexicalScore;
     if (vectorScore !== undefined) signals.vector = vectorScore;
-    hits.push({ record, score, signals });
+    const hit: MemoryHit = { record, score, signals };
+    if (options.explain) hit.explanation = Object.fromEntries(parts.map(([signal, raw, normalized, weight]) => [signal, { raw, normalized, weight, contribution: weight * normalized }]));
+    hits.push(hit);
   }
   return hits.sort((a, b) => b.score - a.score || b.record.time - a.record.time).slice(0, topK);
 }

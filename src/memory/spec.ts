@@ -80,9 +80,13 @@ export interface RecallOptions {
   mode?: 'hybrid' | 'lexical' | 'vector';
   /** "Now" for recency (default Date.now()); tests and evals pin it. */
   now?: number;
+  /** Return each hit's score broken down by signal (MemoryHit.explanation). */
   explain?: boolean;
   signal?: AbortSignal;
 }
+
+/** The parts a recall score is made of (MemoryHit.signals, MemoryHit.explanation). */
+export type MemorySignal = 'lexical' | 'vector' | 'recency' | 'temporal' | 'outcome' | 'length' | 'session' | 'sessionHits';
 
 export interface MemoryHit {
   record: MemoryRecord;
@@ -101,6 +105,12 @@ export interface MemoryHit {
     /** Hybrid recall, not knowledge sections: how many records of its session (itself included) are among the 20 most relevant. */
     sessionHits?: number;
   };
+  /**
+   * With `explain: true`: each signal's raw value, the value it enters the score as (min-max
+   * normalised BM25 and cosine, log of counts), its weight and their product. The
+   * contributions sum to `score`.
+   */
+  explanation?: Partial<Record<MemorySignal, { raw: number; normalized: number; weight: number; contribution: number }>>;
 }
 
 export interface MemoryFilter {

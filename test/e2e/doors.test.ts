@@ -84,6 +84,8 @@ describe('HTTP API', () => {
     expect(patched.record.text).toBe('The boss is weak to fire');
     const recall = await (await post('/v1/memory/recall', { query: 'what is the boss weak to', namespaces: ['agent/go'] })).json();
     expect(recall.results[0]).toMatchObject({ id: record.id, text: 'The boss is weak to fire', score: expect.any(Number) });
+    const explained = await (await post('/v1/memory/recall', { query: 'what is the boss weak to', namespaces: ['agent/go'], explain: true })).json();
+    expect(explained.results[0].explanation.recency).toMatchObject({ weight: 0.1, raw: expect.any(Number) });
     expect((await (await call('/v1/memory/records?namespace=agent/go')).json()).records).toHaveLength(1);
     expect((await call(`/v1/memory/records/${record.id}`, { method: 'DELETE' })).status).toBe(200);
     expect((await call(`/v1/memory/records/${record.id}`)).status).toBe(404);

@@ -36,6 +36,14 @@ describe('loci memory', () => {
     expect(typeof results[0].score).toBe('number');
     expect(results[0].signals.lexical).toBeGreaterThan(0);
     expect(results.every((result: { namespace: string }) => result.namespace === 'agent/ops')).toBe(true);
+    expect(results[0].explanation).toBeUndefined();
+    const explained = await run(['memory', 'search', 'staging', 'port', '--namespace', 'agent/ops', '--explain', '--json']);
+    const first = JSON.parse(explained.stdout).results[0];
+    expect(first.explanation.lexical).toMatchObject({ raw: first.signals.lexical, weight: 1 });
+    const total = Object.values(first.explanation as Record<string, { contribution: number }>).reduce((sum, part) => sum + part.contribution, 0);
+    expect(Math.abs(total - first.score)).toBeLessThan(1e-3);
+    const text = (await run(['memory', 'search', 'staging', 'port', '--namespace', 'agent/ops', '--explain'])).stdout;
+    expect(text).toMatch(/\[lexical [\d.]+ → [\d.]+ × 1 = [\d.]+; vector /);
 
     const outcome = JSON.parse((await run(['memory', 'search', 'red cube', '--outcome', 'success', '--json'])).stdout);
     expect(outcome.results).toEqual([]);

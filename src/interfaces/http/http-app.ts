@@ -131,7 +131,7 @@ export function createHttpApp(options: HttpAppOptions): Hono {
     const { root, query, ...rest } = await parse(c, recallBody);
     const memory = await roots.get(root).loci.memory();
     const hits = await memory.recall(query, stripUndefined(rest) as Parameters<typeof memory.recall>[1]);
-    return c.json({ results: hits.map((hit) => ({ ...hit.record, context: undefined, score: hit.score, signals: hit.signals })) });
+    return c.json({ results: hits.map((hit) => ({ ...hit.record, context: undefined, score: hit.score, signals: hit.signals, ...(hit.explanation ? { explanation: hit.explanation } : {}) })) });
   });
 
   // MCP over streamable HTTP, stateless: one server and transport per request.

@@ -39,6 +39,8 @@ export const recallBody = z.strictObject({
   topK: z.number().int().min(1).max(1000).optional(),
   kinds: z.array(z.enum(memoryKinds as [string, ...string[]])).optional(),
   outcome: z.enum(interactionOutcomes as [string, ...string[]]).optional(),
+  /** Each hit's score broken down by signal (`explanation`). */
+  explain: z.boolean().optional(),
   root: z.string().optional(),
 });
 export const updateBody = z.strictObject({ namespace: z.string().optional(), text: z.string().min(1).optional(), metadata: z.record(z.string(), z.unknown()).optional(), ttlMs: z.number().positive().nullable().optional() });

@@ -79,6 +79,7 @@ export function registerMemoryCommand(program: Command, io: CliIo): void {
     .option('--since <time>', 'only records at or after this time')
     .option('--min-similarity <x>', 'only records at least this similar (cosine)')
     .option('--mode <mode>', 'hybrid, lexical or vector')
+    .option('--explain', "show how each signal made each result's score")
     .action(async (words: string[], flags: CommonFlags & SearchFlags) => {
       const query = words.join(' ');
       if (query.trim() === '') throw new LociError('QUERY_EMPTY', 'The recall query is empty.');
@@ -91,6 +92,7 @@ export function registerMemoryCommand(program: Command, io: CliIo): void {
           ...(flags.since ? { since: time(flags.since, '--since') } : {}),
           ...(flags.minSimilarity !== undefined ? { minSimilarity: finite(flags.minSimilarity, '--min-similarity') } : {}),
           ...(flags.mode ? { mode: mode(flags.mode) } : {}),
+          ...(flags.explain ? { explain: true } : {}),
         }),
       );
       io.stdout.write(flags.json ? `${JSON.stringify({ results: hits.map(publicHit) })}\n` : formatHits(hits));
@@ -209,6 +211,7 @@ interface SearchFlags {
   since?: string;
   minSimilarity?: string;
   mode?: string;
+  explain?: boolean;
 }
 
 function addInput(text: string, flags: CommonFlags & AddFlags): MemoryInput {
@@ -297,12 +300,18 @@ function publicRecord(record: MemoryRecord) {
 }
 
 function publicHit(hit: MemoryHit) {
-  return { ...publicRecord(hit.record), score: Math.round(hit.score * 1e4) / 1e4, signals: hit.signals };
+  return { ...publicRecord(hit.record), score: Math.round(hit.score * 1e4) / 1e4, signals: hit.signals, ...(hit.explanation ? { explanation: hit.explanation } : {}) };
 }
 
 function formatHits(hits: MemoryHit[]): string {
   if (hits.length === 0) return 'No memories found.\n';
-  return `${hits.map((hit, index) => `${index + 1}. [${hit.record.namespace}/${hit.record.id}] ${hit.record.kind} ${new Date(hit.record.time).toISOString()}  (score ${hit.score.toFixed(3)})\n   ${oneLine(hit.record.text)}`).join('\n')}\n`;
+  const explained = (hit: MemoryHit) =>
+    hit.explanation
+      ? `\n   [${Object.entries(hit.explanation)
+          .map(([signal, part]) => `${signal} ${part.raw.toFixed(3)} → ${part.normalized.toFixed(3)} × ${part.weight} = ${part.contribution.toFixed(3)}`)
+          .join('; ')}]`
+      : '';
+  return `${hits.map((hit, index) => `${index + 1}. [${hit.record.namespace}/${hit.record.id}] ${hit.record.kind} ${new Date(hit.record.time).toISOString()}  (score ${hit.score.toFixed(3)})\n   ${oneLine(hit.record.text)}${explained(hit)}`).join('\n')}\n`;
 }
 
 function formatRecords(records: MemoryRecord[]): string {
