@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { describeStoreContract } from '../test-support/store-contract.js';
+import { catalogEntry, describeStoreContract } from '../test-support/store-contract.js';
 import { openSqliteStore } from './sqlite-store.js';
 
 describeStoreContract('sqlite', async () => {
@@ -87,5 +87,27 @@ describe('sqlite store: refusing what is not ours', () => {
       }
       expect(caught).toMatchObject({ code: expect.stringMatching(/STORE_CORRUPT|STORE_FOREIGN/) });
     });
+  });
+});
+
+describe('sqlite store: kept catalog entries', () => {
+  it("sees another connection's commits (another process indexing the same store)", async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'loci-store-'));
+    const file = join(folder, 'index.db');
+    const reader = openSqliteStore({ file, create: true });
+    const writer = openSqliteStore({ file });
+    try {
+      await writer.writeFile({ entry: catalogEntry('a.ts'), chunks: [] });
+      expect((await reader.getCatalogEntries(['a.ts', 'b.ts'])).get('a.ts')).toMatchObject({ size: 100 });
+      await writer.touchFile('a.ts', 5, 6);
+      await writer.writeFile({ entry: catalogEntry('b.ts'), chunks: [] });
+      const seen = await reader.getCatalogEntries(['a.ts', 'b.ts']);
+      expect(seen.get('a.ts')).toMatchObject({ size: 5, mtimeMs: 6 });
+      expect(seen.has('b.ts')).toBe(true);
+    } finally {
+      await writer.close();
+      await reader.close();
+      await rm(folder, { recursive: true, force: true });
+    }
   });
 });

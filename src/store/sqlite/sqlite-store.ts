@@ -24,6 +24,7 @@ import { prepareStatements, type Statements } from './statements.js';
 import { openDatabase, wrapSqliteError } from './open-database.js';
 import { decodeVector, encodeVector } from './vector-codec.js';
 import { scanVectors } from './vector-scan.js';
+import { CatalogCache } from '../catalog-cache.js';
 
 export interface SqliteStoreOptions {
   /** Path of the database file. */
@@ -42,6 +43,9 @@ class SqliteStore implements Store {
   /** Lexicon ids are immutable once assigned, so a cached id is always right. */
   private termIds: Map<string, number> | undefined;
   private writes = 0;
+  /** Catalog-only writes (no chunks change): they move the catalog cache's token, not changeToken. */
+  private touches = 0;
+  private readonly catalogCache = new CatalogCache();
 
   constructor(
     readonly location: string,
@@ -93,7 +97,11 @@ class SqliteStore implements Store {
 
   async getCatalogEntries(paths: string[]): Promise<Map<string, CatalogEntry>> {
     if (paths.length === 0) return new Map();
-    return this.guard(() => new Map((this.statements.catalogMany.all(JSON.stringify(paths)) as CatalogRow[]).map((row) => [row.path, toCatalogEntry(row)])));
+    return this.guard(() =>
+      this.catalogCache.get(paths, `${this.statements.dataVersion.get() as number}:${this.writes}:${this.touches}`, (missing) =>
+        (this.statements.catalogMany.all(JSON.stringify(missing)) as CatalogRow[]).map(toCatalogEntry),
+      ),
+    );
   }
 
   async getCatalogEntry(path: string): Promise<CatalogEntry | undefined> {
@@ -160,6 +168,7 @@ class SqliteStore implements Store {
 
   async touchFile(path: string, size: number, mtimeMs: number): Promise<void> {
     this.guard(() => this.statements.touchFile.run(size, mtimeMs, path));
+    this.touches++;
   }
 
   async deleteFile(path: string): Promise<void> {

@@ -286,6 +286,23 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
       expect(await store.searchLexical({ terms: ['first', 'second'], weights, limit: 5 })).toEqual([]);
     });
 
+    it('reads catalog entries as they are now, after every kind of change since an earlier read', async () => {
+      await store.writeFile({ entry: catalogEntry('c.ts', { size: 10 }), chunks: [chunk('c.ts', 1, 'one')] });
+      const read = async () => store.getCatalogEntries(['c.ts', 'd.ts']);
+      expect([...(await read()).keys()]).toEqual(['c.ts']);
+      await store.touchFile('c.ts', 11, 7);
+      expect((await read()).get('c.ts')).toMatchObject({ size: 11, mtimeMs: 7 });
+      await store.writeFiles([
+        { entry: catalogEntry('c.ts', { size: 12, attributes: '{"imports":["./d"]}' }), chunks: [chunk('c.ts', 1, 'two')] },
+        { entry: catalogEntry('d.ts'), chunks: [] },
+      ]);
+      const after = await read();
+      expect(after.get('c.ts')).toMatchObject({ size: 12, attributes: '{"imports":["./d"]}' });
+      expect(after.has('d.ts')).toBe(true);
+      await store.deleteFiles(['d.ts']);
+      expect([...(await read()).keys()]).toEqual(['c.ts']);
+    });
+
     it('touches metadata and keeps named state', async () => {
       await store.writeFile({ entry: catalogEntry('a.ts'), chunks: [] });
       await store.touchFile('a.ts', 999, 42);
