@@ -291,8 +291,16 @@ class LociEngine implements Loci {
 
   async close(): Promise<void> {
     const store = this.store;
+    const warm = this.warm;
     this.store = undefined;
     this.warm = undefined;
+    try {
+      // A graph built or grown here (a documents store, rows another process added) is saved
+      // for the next process; an unchanged one is not rewritten.
+      warm?.saveGraph();
+    } catch {
+      // Only a cache: the next process rebuilds it.
+    }
     const memory = this.memoryHandle;
     this.memoryHandle = undefined;
     await store?.close();

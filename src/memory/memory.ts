@@ -236,9 +236,9 @@ export class Memory {
     return importRecords(this, data, options);
   }
 
-  /** Saves the vector graph (if one was built) so the next process starts warm. */
+  /** Saves the vector graph (if one was built and changed since loaded or saved) so the next process starts warm. */
   async persist(): Promise<void> {
-    if (this.warm?.usesVectorGraph) await this.warm.persist();
+    this.warm?.saveGraph();
   }
 
   /** Throws NAMESPACE_NOT_FOUND naming the namespaces that hold no records. */

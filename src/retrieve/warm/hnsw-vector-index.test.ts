@@ -1,3 +1,4 @@
+import { statSync, utimesSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -73,5 +74,37 @@ describe('HNSW vector index', () => {
     for (let rowId = 0; rowId < 10; rowId++) expect(ids.has(rowId)).toBe(false);
     second.remove(505);
     expect(second.search(vectors[505] as Float32Array, 1)[0]?.rowId).not.toBe(505);
+  });
+
+  it('rewrites the saved graph only when it changed since loaded or saved', () => {
+    const file = join(folder, 'unchanged.hnsw');
+    const options = { threshold: 100, connectivity: 16, expansionAdd: 64, expansionSearch: 128, file };
+    const load = (count: number) => {
+      const index = new HnswVectorIndex(dimensions, options);
+      vectors.slice(0, count).forEach((vector, rowId) => index.add(rowId, vector, meta(rowId)));
+      index.ensureGraph();
+      return index;
+    };
+    const first = load(300);
+    expect(first.unsaved).toBe(true); // built here: nothing saved yet
+    first.persist();
+    expect(first.unsaved).toBe(false);
+    const saved = statSync(file).mtimeMs;
+    utimesSync(file, new Date(1_000_000), new Date(1_000_000));
+
+    const same = load(300); // next process, same rows
+    expect(same.unsaved).toBe(false);
+    same.persist();
+    expect(statSync(file).mtimeMs).toBe(1_000_000);
+    same.add(300, vectors[300] as Float32Array, meta(300));
+    expect(same.unsaved).toBe(true);
+    same.persist();
+    expect(statSync(file).mtimeMs).toBeGreaterThanOrEqual(saved);
+
+    const grown = load(301); // the file now holds row 300 too
+    expect(grown.unsaved).toBe(false);
+    grown.remove(7);
+    expect(grown.unsaved).toBe(true);
+    expect(load(290).unsaved).toBe(true); // rows deleted meanwhile: reconciled, so changed
   });
 });

@@ -65,6 +65,8 @@ export class HnswVectorIndex {
   private readonly flat: FlatVectorIndex;
   private graph: UsearchIndex | undefined;
   private readonly graphKeys = new Set<number>();
+  /** The graph differs from its saved file (or has none). */
+  private dirty = false;
 
   constructor(
     readonly dimensions: number,
@@ -86,12 +88,16 @@ export class HnswVectorIndex {
     if (this.graph && !this.graphKeys.has(rowId)) {
       this.graph.add(BigUint64Array.of(BigInt(rowId)), this.flat.vectorOf(rowId) as Float32Array);
       this.graphKeys.add(rowId);
+      this.dirty = true;
     }
   }
 
   remove(rowId: number): void {
     this.flat.remove(rowId);
-    if (this.graph && this.graphKeys.delete(rowId)) this.graph.remove(BigInt(rowId));
+    if (this.graph && this.graphKeys.delete(rowId)) {
+      this.graph.remove(BigInt(rowId));
+      this.dirty = true;
+    }
   }
 
   /** Builds (or loads and reconciles) the graph once the index is big enough. */
@@ -109,13 +115,18 @@ export class HnswVectorIndex {
     });
     const saved = this.loadSaved(graph);
     const live = new Set(this.flat.rowIds());
+    this.dirty = saved === undefined;
     if (saved) {
       for (const rowId of saved) {
         if (live.has(rowId)) this.graphKeys.add(rowId);
-        else graph.remove(BigInt(rowId));
+        else {
+          graph.remove(BigInt(rowId));
+          this.dirty = true;
+        }
       }
     }
     const missing = [...live].filter((rowId) => !this.graphKeys.has(rowId));
+    if (missing.length > 0) this.dirty = true;
     if (missing.length > 0) {
       const vectors = new Float32Array(missing.length * this.dimensions);
       missing.forEach((rowId, index) => vectors.set(this.flat.vectorOf(rowId) as Float32Array, index * this.dimensions));
@@ -149,14 +160,20 @@ export class HnswVectorIndex {
     return rows;
   }
 
-  /** Saves the graph and its key list (atomically, via renames); a no-op without a graph. */
+  /** Saves the graph and its key list (each via a rename) when they changed since loaded or saved; a no-op without a graph. */
   persist(): void {
     const file = this.options.file;
-    if (!this.graph || !file) return;
+    if (!this.graph || !file || !this.dirty) return;
     this.graph.save(`${file}.tmp`);
     writeFileSync(`${file}.keys.tmp`, Buffer.from(Int32Array.from(this.graphKeys).buffer));
     renameSync(`${file}.tmp`, file);
     renameSync(`${file}.keys.tmp`, `${file}.keys`);
+    this.dirty = false;
+  }
+
+  /** Whether persist() would write: the graph changed since it was loaded or saved. */
+  get unsaved(): boolean {
+    return this.graph !== undefined && this.dirty;
   }
 
   private loadSaved(graph: UsearchIndex): Int32Array | undefined {

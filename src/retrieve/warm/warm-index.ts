@@ -60,9 +60,14 @@ export class WarmIndex {
     return this.vectors?.usesGraph ?? false;
   }
 
-  /** Saves what is expensive to rebuild (the HNSW graph) for the next process. */
+  /** Catches up with the store, then saves what is expensive to rebuild (the HNSW graph) for the next process, if it changed. */
   async persist(): Promise<void> {
     await this.refresh();
+    this.vectors?.persist();
+  }
+
+  /** Saves the graph as it is now, if it changed since loaded or saved (at close: no catch-up first; the next process reconciles). */
+  saveGraph(): void {
     this.vectors?.persist();
   }
 
