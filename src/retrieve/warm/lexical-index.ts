@@ -19,7 +19,8 @@ export interface LexicalRowMeta {
  * over 100k chunks instead of ~70.
  */
 export class LexicalIndex {
-  private readonly postings = new Map<number, Postings>();
+  /** Postings by lexicon id (ids are dense: an array beats a Map on the load path). */
+  private readonly postings: Array<Postings | undefined> = [];
   private slotRowIds = new Float64Array(1024);
   private slotLengths = new Float64Array(1024);
   private slotAlive = new Uint8Array(1024);
@@ -38,6 +39,8 @@ export class LexicalIndex {
   private members: Uint8Array | undefined;
   private marks: Uint8Array | undefined;
   private scratch: Float64Array | undefined;
+  /** weights in the field order of EncodedTerms.frequencies */
+  private readonly fieldWeights: Float64Array;
 
   constructor(
     readonly weights: LexicalWeights,
@@ -45,7 +48,9 @@ export class LexicalIndex {
     private readonly termIds: Map<string, number>,
     /** Below this many postings a query is walked exhaustively (pruning costs more than it saves there). */
     private readonly pruneAbove = PRUNE_ABOVE_POSTINGS,
-  ) {}
+  ) {
+    this.fieldWeights = Float64Array.of(weights.path, weights.symbols, weights.heading, weights.body);
+  }
 
   get size(): number {
     return this.slotOfRow.size;
@@ -63,8 +68,7 @@ export class LexicalIndex {
     if (this.slotOfRow.has(rowId)) this.remove(rowId);
     const slot = this.slotCount++;
     this.ensureCapacity(this.slotCount);
-    const { path, symbols, heading, body } = this.weights;
-    const fieldWeights = [path, symbols, heading, body];
+    const fieldWeights = this.fieldWeights;
     const length = terms.fieldLengths[0] + terms.fieldLengths[1] + terms.fieldLengths[2] + terms.fieldLengths[3];
     this.slotRowIds[slot] = rowId;
     this.slotLengths[slot] = length;
@@ -92,7 +96,7 @@ export class LexicalIndex {
     this.slotAlive[slot] = 0;
     this.liveTokens -= this.slotLengths[slot] as number;
     for (const termId of this.slotTerms[slot] ?? []) {
-      const postings = this.postings.get(termId);
+      const postings = this.postings[termId];
       if (postings) postings.documentFrequency--;
     }
     this.slotTerms[slot] = undefined;
@@ -153,7 +157,7 @@ export class LexicalIndex {
     const query: QueryTerm[] = [];
     for (const term of new Set(terms)) {
       const termId = this.termIds.get(term);
-      const postings = termId === undefined ? undefined : this.postings.get(termId);
+      const postings = termId === undefined ? undefined : this.postings[termId];
       if (termId === undefined || !postings || postings.documentFrequency <= 0) continue;
       const hits = postings.documentFrequency;
       let idf = Math.log((rows - hits + 0.5) / (hits + 0.5));
@@ -198,7 +202,7 @@ export class LexicalIndex {
     const frequencies = new Map<string, number>();
     for (const term of terms) {
       const termId = this.termIds.get(term);
-      frequencies.set(term, termId === undefined ? 0 : Math.max(0, this.postings.get(termId)?.documentFrequency ?? 0));
+      frequencies.set(term, termId === undefined ? 0 : Math.max(0, this.postings[termId]?.documentFrequency ?? 0));
     }
     return { chunks: this.slotOfRow.size, frequencies };
   }
@@ -215,10 +219,12 @@ export class LexicalIndex {
   }
 
   private append(termId: number, slot: number, weighted: number): void {
-    let postings = this.postings.get(termId);
+    let postings = this.postings[termId];
     if (!postings) {
       postings = { slots: new Int32Array(4), weighted: new Float32Array(4), length: 0, documentFrequency: 0, maxWeighted: 0 };
-      this.postings.set(termId, postings);
+      // Grown one by one, never by a jump, so the array keeps fast (non-dictionary) elements.
+      while (this.postings.length < termId) this.postings.push(undefined);
+      this.postings[termId] = postings;
     }
     if (postings.length === postings.slots.length) {
       const slots = new Int32Array(postings.length * 2);
@@ -254,7 +260,8 @@ export class LexicalIndex {
     const remap = new Int32Array(this.slotCount).fill(-1);
     let next = 0;
     for (let slot = 0; slot < this.slotCount; slot++) if (this.slotAlive[slot]) remap[slot] = next++;
-    for (const postings of this.postings.values()) {
+    for (const postings of this.postings) {
+      if (!postings) continue;
       let write = 0;
       for (let read = 0; read < postings.length; read++) {
         const target = remap[postings.slots[read] as number] as number;
@@ -265,7 +272,9 @@ export class LexicalIndex {
       }
       postings.length = write;
     }
-    for (const [termId, postings] of this.postings) if (postings.length === 0) this.postings.delete(termId);
+    this.postings.forEach((postings, termId) => {
+      if (postings?.length === 0) this.postings[termId] = undefined;
+    });
     const rowIds = new Float64Array(Math.max(1024, next));
     const lengths = new Float64Array(rowIds.length);
     const alive = new Uint8Array(rowIds.length);

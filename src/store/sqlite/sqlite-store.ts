@@ -249,20 +249,13 @@ class SqliteStore implements Store {
 
   async scanIndexRows(options: ScanOptions): Promise<IndexRow[]> {
     return this.guard(() => {
-      const rows: IndexRow[] = [];
-      const iterator = this.statements.scanRows.iterate(options.embedderId ?? '', options.afterRowId ?? 0, options.limit ?? -1) as Iterable<{
-        id: number;
-        path: string;
-        language: string;
-        data: Buffer;
-        vector: Buffer | null;
-      }>;
-      for (const row of iterator) {
-        const indexRow: IndexRow = { rowId: row.id, path: row.path, language: row.language, terms: decodeTerms(row.data) };
-        if (row.vector) indexRow.vector = decodeVector(row.vector);
-        rows.push(indexRow);
-      }
-      return rows;
+      // Rows as arrays (id, path, language, terms, vector): no object per row from SQLite.
+      const raw = this.statements.scanRows.all(options.embedderId ?? '', options.afterRowId ?? 0, options.limit ?? -1) as Array<[number, string, string, Buffer, Buffer | null]>;
+      return raw.map(([rowId, path, language, data, vector]) => {
+        const indexRow: IndexRow = { rowId, path, language, terms: decodeTerms(data) };
+        if (vector) indexRow.vector = decodeVector(vector);
+        return indexRow;
+      });
     });
   }
 

@@ -93,6 +93,6 @@ export function prepareStatements(db: Database.Database): Statements {
     scanRows: db.prepare(`SELECT c.id, c.path, c.language, t.data, e.vector FROM chunks c
       JOIN chunk_terms t ON t.chunk = c.id
       LEFT JOIN embeddings e ON e.embedder = ? AND e.content_hash = c.content_hash
-      WHERE c.id > ? ORDER BY c.id LIMIT ?`),
+      WHERE c.id > ? ORDER BY c.id LIMIT ?`).raw(true),
   };
 }
