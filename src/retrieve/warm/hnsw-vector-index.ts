@@ -126,8 +126,8 @@ export class HnswVectorIndex {
       }
     }
     const missing = [...live].filter((rowId) => !this.graphKeys.has(rowId));
-    if (missing.length > 0) this.dirty = true;
     if (missing.length > 0) {
+      this.dirty = true;
       const vectors = new Float32Array(missing.length * this.dimensions);
       missing.forEach((rowId, index) => vectors.set(this.flat.vectorOf(rowId) as Float32Array, index * this.dimensions));
       graph.add(BigUint64Array.from(missing, (rowId) => BigInt(rowId)), vectors, 0);

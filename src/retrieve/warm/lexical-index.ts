@@ -39,7 +39,7 @@ export class LexicalIndex {
   private members: Uint8Array | undefined;
   private marks: Uint8Array | undefined;
   private scratch: Float64Array | undefined;
-  /** weights in the field order of EncodedTerms.frequencies */
+  /** The field weights, in the field order of EncodedTerms.frequencies. */
   private readonly fieldWeights: Float64Array;
 
   constructor(
