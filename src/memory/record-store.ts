@@ -4,6 +4,7 @@ import { throwIfAborted } from '../errors/index.js';
 import { embedChunks } from '../indexing/embed-chunks.js';
 import type { PreparedChunk } from '../indexing/prepare-chunks.js';
 import type { CatalogEntry, FileWrite, Store } from '../store/spec.js';
+import { TokenCache } from '../store/token-cache.js';
 import { namespacePrefix, recordPath } from './namespace.js';
 import { catalogEntryOf, prepareRecord, recordOf } from './records.js';
 import type { MemoryFilter, MemoryRecord } from './spec.js';
@@ -18,8 +19,7 @@ const RECORD_CACHE_LIMIT = 200_000;
  * attributes) plus its chunks, lexical rows and vectors, written atomically.
  */
 export class RecordStore {
-  private readonly cache = new Map<string, MemoryRecord>();
-  private cacheToken: string | undefined;
+  private readonly cache = new TokenCache<MemoryRecord>(RECORD_CACHE_LIMIT);
 
   constructor(
     readonly store: Store,
@@ -52,18 +52,7 @@ export class RecordStore {
    * (the store's change token moves), so repeated recalls skip the catalog round trip.
    */
   async byPaths(paths: string[]): Promise<Map<string, MemoryRecord>> {
-    const token = await this.store.changeToken();
-    if (token !== this.cacheToken || this.cache.size > RECORD_CACHE_LIMIT) {
-      this.cache.clear();
-      this.cacheToken = token;
-    }
-    const found = new Map<string, MemoryRecord>();
-    const missing: string[] = [];
-    for (const path of paths) {
-      const cached = this.cache.get(path);
-      if (cached) found.set(path, cached);
-      else missing.push(path);
-    }
+    const { found, missing } = this.cache.lookup(paths, await this.store.changeToken());
     if (missing.length > 0) {
       for (const [path, entry] of await this.store.getCatalogEntries(missing)) {
         const record = recordOf(entry);

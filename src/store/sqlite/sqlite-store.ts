@@ -24,7 +24,7 @@ import { prepareStatements, type Statements } from './statements.js';
 import { openDatabase, wrapSqliteError } from './open-database.js';
 import { decodeVector, encodeVector } from './vector-codec.js';
 import { scanVectors } from './vector-scan.js';
-import { CatalogCache } from '../catalog-cache.js';
+import { TokenCache } from '../token-cache.js';
 
 export interface SqliteStoreOptions {
   /** Path of the database file. */
@@ -45,7 +45,8 @@ class SqliteStore implements Store {
   private writes = 0;
   /** Catalog-only writes (no chunks change): they move the catalog cache's token, not changeToken. */
   private touches = 0;
-  private readonly catalogCache = new CatalogCache();
+  /** Catalog entries (frozen: callers share them); searches ask for the same files again and again. */
+  private readonly catalogCache = new TokenCache<Readonly<CatalogEntry>>(50_000);
 
   constructor(
     readonly location: string,
@@ -97,11 +98,17 @@ class SqliteStore implements Store {
 
   async getCatalogEntries(paths: string[]): Promise<Map<string, CatalogEntry>> {
     if (paths.length === 0) return new Map();
-    return this.guard(() =>
-      this.catalogCache.get(paths, `${this.statements.dataVersion.get() as number}:${this.writes}:${this.touches}`, (missing) =>
-        (this.statements.catalogMany.all(JSON.stringify(missing)) as CatalogRow[]).map(toCatalogEntry),
-      ),
-    );
+    return this.guard(() => {
+      const { found, missing } = this.catalogCache.lookup(paths, `${this.statements.dataVersion.get() as number}:${this.writes}:${this.touches}`);
+      if (missing.length === 0) return found;
+      for (const row of this.statements.catalogMany.all(JSON.stringify(missing)) as CatalogRow[]) {
+        const entry = Object.freeze(toCatalogEntry(row));
+        this.catalogCache.set(row.path, entry);
+        found.set(row.path, entry);
+      }
+      for (const path of missing) if (!found.has(path)) this.catalogCache.set(path, null);
+      return found;
+    });
   }
 
   async getCatalogEntry(path: string): Promise<CatalogEntry | undefined> {
