@@ -263,7 +263,7 @@ class LociEngine implements Loci {
     // Memory sits beside the index: memory.db in the store folder, or the `<namespace>_memory` namespace.
     const store =
       this.location.kind === 'sqlite'
-        ? await openStore({ kind: 'sqlite', folder: this.location.folder, file: join(this.location.folder, MEMORY_DATABASE) }, { create: true })
+        ? await openStore({ kind: 'sqlite', folder: this.location.folder, file: join(this.location.folder, MEMORY_DATABASE) }, { create: true, keepCatalogEntries: 0 }) // RecordStore keeps parsed records
         : await openStore(this.location, { create: true, namespaceSuffix: '_memory' });
     try {
       const requested = this.options.embedder ?? this.config.embedder;

@@ -24,9 +24,9 @@ export function resolveStoreLocation(root: string, store?: string): StoreLocatio
   return { kind: 'sqlite', folder: absolute, file: join(absolute, DATABASE_FILE) };
 }
 
-export async function openStore(location: StoreLocation, options: { create: boolean; namespaceSuffix?: string }): Promise<Store> {
+export async function openStore(location: StoreLocation, options: { create: boolean; namespaceSuffix?: string; keepCatalogEntries?: number }): Promise<Store> {
   if (location.kind === 'postgres') return openPostgresStore({ url: location.url, create: options.create, ...(options.namespaceSuffix ? { namespaceSuffix: options.namespaceSuffix } : {}) });
-  return openSqliteStore({ file: location.file, create: options.create });
+  return openSqliteStore({ file: location.file, create: options.create, ...(options.keepCatalogEntries !== undefined ? { keepCatalogEntries: options.keepCatalogEntries } : {}) });
 }
 
 /** Location text safe to print: a postgres URL loses its password and names its namespace (`…/db#namespace`). */

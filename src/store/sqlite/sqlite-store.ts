@@ -31,10 +31,12 @@ export interface SqliteStoreOptions {
   file: string;
   /** Create it if missing (indexing); otherwise a missing store is INDEX_NOT_FOUND. */
   create?: boolean;
+  /** Catalog entries kept between writes (default 50,000; 0 keeps none, for callers that keep their own). */
+  keepCatalogEntries?: number;
 }
 
 export function openSqliteStore(options: SqliteStoreOptions): Store {
-  return new SqliteStore(options.file, openDatabase({ file: options.file, create: options.create ?? false }));
+  return new SqliteStore(options.file, openDatabase({ file: options.file, create: options.create ?? false }), options.keepCatalogEntries ?? 50_000);
 }
 
 class SqliteStore implements Store {
@@ -46,13 +48,15 @@ class SqliteStore implements Store {
   /** Catalog-only writes (no chunks change): they move the catalog cache's token, not changeToken. */
   private touches = 0;
   /** Catalog entries (frozen: callers share them); searches ask for the same files again and again. */
-  private readonly catalogCache = new TokenCache<Readonly<CatalogEntry>>(50_000);
+  private readonly catalogCache: TokenCache<Readonly<CatalogEntry>> | undefined;
 
   constructor(
     readonly location: string,
     private readonly db: Database.Database,
+    keepCatalogEntries: number,
   ) {
     this.statements = prepareStatements(db);
+    this.catalogCache = keepCatalogEntries > 0 ? new TokenCache(keepCatalogEntries) : undefined;
   }
 
   async getMeta(): Promise<IndexMeta> {
@@ -99,14 +103,17 @@ class SqliteStore implements Store {
   async getCatalogEntries(paths: string[]): Promise<Map<string, CatalogEntry>> {
     if (paths.length === 0) return new Map();
     return this.guard(() => {
-      const { found, missing } = this.catalogCache.lookup(paths, `${this.statements.dataVersion.get() as number}:${this.writes}:${this.touches}`);
+      const cache = this.catalogCache;
+      const read = (wanted: string[]) => (this.statements.catalogMany.all(JSON.stringify(wanted)) as CatalogRow[]).map(toCatalogEntry);
+      if (!cache) return new Map(read(paths).map((entry) => [entry.path, entry]));
+      const { found, missing } = cache.lookup(paths, `${this.statements.dataVersion.get() as number}:${this.writes}:${this.touches}`);
       if (missing.length === 0) return found;
-      for (const row of this.statements.catalogMany.all(JSON.stringify(missing)) as CatalogRow[]) {
-        const entry = Object.freeze(toCatalogEntry(row));
-        this.catalogCache.set(row.path, entry);
-        found.set(row.path, entry);
+      for (const entry of read(missing)) {
+        const frozen = Object.freeze(entry);
+        cache.set(entry.path, frozen);
+        found.set(entry.path, frozen);
       }
-      for (const path of missing) if (!found.has(path)) this.catalogCache.set(path, null);
+      for (const path of missing) if (!found.has(path)) cache.set(path, null);
       return found;
     });
   }
