@@ -106,7 +106,7 @@ class SqliteStore implements Store {
       const cache = this.catalogCache;
       const read = (wanted: string[]) => (this.statements.catalogMany.all(JSON.stringify(wanted)) as CatalogRow[]).map(toCatalogEntry);
       if (!cache) return new Map(read(paths).map((entry) => [entry.path, entry]));
-      const { found, missing } = cache.lookup(paths, `${this.statements.dataVersion.get() as number}:${this.writes}:${this.touches}`);
+      const { found, missing } = cache.lookup(paths, `${this.version()}:${this.touches}`);
       if (missing.length === 0) return found;
       for (const entry of read(missing)) {
         const frozen = Object.freeze(entry);
@@ -258,7 +258,12 @@ class SqliteStore implements Store {
   }
 
   async changeToken(): Promise<string> {
-    return this.guard(() => `${this.statements.dataVersion.get() as number}:${this.writes}`);
+    return this.guard(() => this.version());
+  }
+
+  /** Moves with every commit, this connection's (writes) or another's (SQLite's data_version). */
+  private version(): string {
+    return `${this.statements.dataVersion.get() as number}:${this.writes}`;
   }
 
   async scanIndexRows(options: ScanOptions): Promise<IndexRow[]> {
