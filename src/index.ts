@@ -7,6 +7,7 @@ export type { SearchOptions, SearchResponse, SearchResult, SignalScores } from '
 
 export { LociError, isLociError, errorCodes, type ErrorCode, type ErrorCategory } from './errors/index.js';
 export { configSchema, loadConfig, searchModes, type LociConfig, type LociConfigInput, type SearchMode } from './config/index.js';
+export type { FolderConfigFile, FolderConfigTrust, LoadConfigOptions } from './config/index.js';
 
 export { embedMany, RetryableEmbeddingError, type EmbedManyOptions, type EmbedManyResult } from './embed/embed-many.js';
 export { embedderIdOf, type EmbeddingModel, type DoEmbedOptions, type DoEmbedResult, type EmbeddingPurpose } from './embed/spec.js';

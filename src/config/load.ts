@@ -1,9 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { LociError } from '../errors/index.js';
+import { folderConfigLayers, type FolderConfigTrust } from './folder-config.js';
+import { parseConfigText } from './parse-file.js';
 import { configSchema, type LociConfig } from './schema.js';
+import { schemaAt, unwrap } from './schema-walk.js';
 
-export const CONFIG_FILE_NAME = 'loci.config.json';
+export { FOLDER_CONFIG_FILE_NAME as CONFIG_FILE_NAME } from './folder-config.js';
 
 type Origin = string; // "loci.config.json", "LOCI_SEARCH_TOP_K", "--top-k", …
 type Raw = Record<string, unknown>;
@@ -17,25 +20,34 @@ export interface ConfigLayer {
 }
 
 export interface LoadConfigOptions {
-  /** Path of a loci.config.json to read; missing is fine unless `requireFile`. */
+  /** A config file the user chose (trusted, like `--config`); missing is fine unless `requireFile`. */
   configFile?: string;
   requireFile?: boolean;
+  /**
+   * The indexed folder: its own loci.config.json is read as untrusted, so it may set only
+   * local keys (ignore rules, chunking, ranking weights) unless `trustFolderConfig` allows it.
+   */
+  folder?: string;
+  /** true, or a check of the file's real folder path and content hash. Default false. */
+  trustFolderConfig?: FolderConfigTrust;
   /** Environment to read LOCI_* variables from. The library never reads process.env itself. */
   env?: Record<string, string | undefined>;
   /** Flag values, already shaped like the config (highest precedence). */
   flags?: Raw;
 }
 
-/** Reads a config file, LOCI_* variables and flags, in that precedence, and validates once. */
+/** Reads a config file, the folder's config, LOCI_* variables and flags, in that precedence, and validates once. */
 export function loadConfig(options: LoadConfigOptions = {}): LociConfig {
   const layers: ConfigLayer[] = [];
   if (options.configFile) {
     const fromFile = readConfigFile(options.configFile, options.requireFile ?? false);
     if (fromFile) layers.push({ origin: options.configFile, values: fromFile });
   }
-  if (options.env) layers.push(environmentLayer(options.env));
-  if (options.flags) layers.push({ origin: 'flags', values: options.flags });
-  return resolveConfig(layers);
+  const later: ConfigLayer[] = [];
+  if (options.env) later.push(environmentLayer(options.env));
+  if (options.flags) later.push({ origin: 'flags', values: options.flags });
+  if (options.folder) layers.push(...folderConfigLayers(options.folder, options.trustFolderConfig, later));
+  return resolveConfig([...layers, ...later]);
 }
 
 /** Merges layers (later wins) and validates; an error lists every bad key with its origin. */
@@ -92,26 +104,8 @@ function originFor(path: string, origins: Map<string, Origin>): Origin {
 }
 
 function knownKeys(path: string[]): string[] {
-  let shape: z.ZodType = configSchema;
-  for (const key of path) {
-    const inner = unwrap(shape);
-    if (!(inner instanceof z.ZodObject)) return [];
-    const next = (inner.shape as Record<string, z.ZodType>)[key];
-    if (!next) return [];
-    shape = next;
-  }
-  const inner = unwrap(shape);
+  const inner = schemaAt(path);
   return inner instanceof z.ZodObject ? Object.keys(inner.shape) : [];
-}
-
-function unwrap(schema: z.ZodType): z.ZodType {
-  let current: z.ZodType = schema;
-  for (let depth = 0; depth < 8; depth++) {
-    const def = (current as unknown as { def: { innerType?: z.ZodType } }).def;
-    if (!def.innerType) return current;
-    current = def.innerType;
-  }
-  return current;
 }
 
 export function readConfigFile(path: string, required: boolean): Raw | undefined {
@@ -122,16 +116,7 @@ export function readConfigFile(path: string, required: boolean): Raw | undefined
     if (!required && (error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new LociError('CONFIG_INVALID', `Cannot read config file ${path}: ${(error as Error).message}.`, { cause: error });
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new LociError('CONFIG_INVALID', `Config file ${path} is not valid JSON: ${(error as Error).message}.`, { cause: error });
-  }
-  if (!isPlainObject(value)) {
-    throw new LociError('CONFIG_INVALID', `Config file ${path} must hold a JSON object, e.g. {"embedder": "none"}.`);
-  }
-  return value;
+  return parseConfigText(text, path);
 }
 
 /**

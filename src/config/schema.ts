@@ -137,6 +137,14 @@ const llmSchema = z.strictObject({
   timeoutMs: z.number().int().min(100).max(600_000).default(60_000),
 });
 
+const gitSchema = z.strictObject({
+  /**
+   * Hosts (`github.com`, or `host:port`) that receive LOCI_GIT_TOKEN over HTTPS
+   * (LOCI_GIT_TOKEN_HOSTS=github.com,gitlab.example.com). Default none; GITHUB_TOKEN goes to github.com only.
+   */
+  tokenHosts: z.array(z.string().min(1)).default([]),
+});
+
 export const configSchema = z.strictObject({
   /** Store location: a folder for the embedded store. Default `<root>/.loci`. */
   store: z.string().min(1).optional(),
@@ -150,6 +158,7 @@ export const configSchema = z.strictObject({
   llm: llmSchema.prefault({}),
   cache: cacheSchema.prefault({}),
   indexing: indexingSchema.prefault({}),
+  git: gitSchema.prefault({}),
 });
 
 export type LociConfig = z.infer<typeof configSchema>;

@@ -41,6 +41,7 @@ export const errorCodes = {
   INDEX_WORKER_FAILED: { category: 'internal', hint: 'Finished files are kept: re-run to resume. If the worker ran out of memory, raise indexing.workerMemoryMb, or set indexing.worker to false to index in-process.' },
   ABORTED: { category: 'aborted', hint: 'The operation was cancelled; re-run it to continue where it stopped.' },
   INTERNAL: { category: 'internal', hint: 'This is a bug in loci; please report it with the command you ran.' },
+  CONFIG_UNTRUSTED: { category: 'usage', hint: 'Run `loci trust <dir>` once if you trust the folder\'s loci.config.json, or set the listed keys in your own config, LOCI_* variables or flags.' },
 } as const satisfies Record<string, { category: ErrorCategory; hint: string }>;
 
 export type ErrorCode = keyof typeof errorCodes;

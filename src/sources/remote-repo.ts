@@ -32,6 +32,8 @@ export interface SyncOptions {
   cacheDir: string;
   /** Environment; LOCI_GIT_TOKEN (or GITHUB_TOKEN) authenticates HTTPS, for this command only. */
   env: Record<string, string | undefined>;
+  /** Hosts (`host` or `host:port`) the user allows LOCI_GIT_TOKEN to go to; default none. */
+  tokenHosts?: readonly string[];
   signal?: AbortSignal;
 }
 
@@ -42,13 +44,16 @@ export interface SyncOptions {
  */
 export async function syncRemoteRepo(options: SyncOptions): Promise<{ root: string; commit: string; cloned: boolean }> {
   const root = remoteCachePath(options.url, options.cacheDir);
-  const token = options.env.LOCI_GIT_TOKEN ?? options.env.GITHUB_TOKEN;
+  const credential = gitCredentialFor(options.url, options.env, options.tokenHosts ?? []);
+  const token = credential?.token;
   // Handed to git through its environment (GIT_CONFIG_COUNT, git >= 2.31), which only this
-  // user can read: not on the command line (visible in `ps`), the URL or .git/config.
-  const auth: Record<string, string> =
-    token && /^https:/i.test(options.url)
-      ? { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'http.extraHeader', GIT_CONFIG_VALUE_0: `Authorization: Basic ${Buffer.from(`x-access-token:${token}`).toString('base64')}` }
-      : {};
+  // user can read: not on the command line (visible in `ps`), the URL or .git/config. The key
+  // is scoped to this origin (http.<url>.extraHeader), so a redirect elsewhere does not carry it.
+  const auth: Record<string, string> = credential
+    ? { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: `http.${credential.scope}.extraHeader`, GIT_CONFIG_VALUE_0: `Authorization: Basic ${Buffer.from(`x-access-token:${credential.token}`).toString('base64')}` }
+    : {};
+  const withheld = !credential && options.env.LOCI_GIT_TOKEN && /^https?:/i.test(options.url) ? hostOf(options.url) : undefined;
+  const plaintext = /^http:/i.test(options.url);
   const git = (args: string[], cwd?: string) =>
     new Promise<string>((resolve, reject) => {
       execFile(
@@ -62,7 +67,12 @@ export async function syncRemoteRepo(options: SyncOptions): Promise<{ root: stri
           }
           if (options.signal?.aborted) return reject(new LociError('ABORTED', 'The clone was cancelled.'));
           const message = redactSecrets(String(stderr || error.message), token).trim().split('\n').slice(-3).join(' ');
-          reject(new LociError('ROOT_NOT_FOUND', `git ${args[0]} of ${redactUrl(options.url)} failed: ${message}`, { hint: 'Check the URL, your network, and LOCI_GIT_TOKEN for private repositories.' }));
+          const hint = withheld && plaintext
+            ? 'LOCI_GIT_TOKEN is never sent over plain http:; use the https:// URL of the repository.'
+            : withheld
+            ? `LOCI_GIT_TOKEN is sent only over HTTPS to hosts you list: if this repository needs it, set LOCI_GIT_TOKEN_HOSTS=${withheld} (or git.tokenHosts in your own config).`
+            : 'Check the URL, your network, and LOCI_GIT_TOKEN (with LOCI_GIT_TOKEN_HOSTS) for private repositories.';
+          reject(new LociError('ROOT_NOT_FOUND', `git ${args[0]} of ${redactUrl(options.url)} failed: ${message}`, { hint }));
         },
       );
     });
@@ -76,6 +86,44 @@ export async function syncRemoteRepo(options: SyncOptions): Promise<{ root: stri
     cloned = true;
   }
   return { root, commit: await git(['rev-parse', 'HEAD'], root), cloned };
+}
+
+/**
+ * The token git may send for `url`, if any: LOCI_GIT_TOKEN only to hosts the user listed,
+ * GITHUB_TOKEN only to github.com, and never over plain http:. A repository's own config
+ * never reaches this list (see config/folder-rules.ts).
+ */
+export function gitCredentialFor(
+  url: string,
+  env: Record<string, string | undefined>,
+  tokenHosts: readonly string[],
+): { token: string; variable: 'LOCI_GIT_TOKEN' | 'GITHUB_TOKEN'; scope: string } | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined; // scp-style git@host:path goes over ssh, which has its own keys
+  }
+  if (parsed.protocol !== 'https:') return undefined;
+  const host = parsed.hostname.toLowerCase();
+  const hostPort = parsed.port ? `${host}:${parsed.port}` : host;
+  const scope = `https://${parsed.host.toLowerCase()}/`;
+  const listed = tokenHosts.some((entry) => {
+    const name = entry.trim().toLowerCase().replace(/^https:\/\//, '').replace(/\/+$/, '');
+    return name !== '' && (name === host || name === hostPort);
+  });
+  if (env.LOCI_GIT_TOKEN && listed) return { token: env.LOCI_GIT_TOKEN, variable: 'LOCI_GIT_TOKEN', scope };
+  if (env.GITHUB_TOKEN && host === 'github.com' && !parsed.port) return { token: env.GITHUB_TOKEN, variable: 'GITHUB_TOKEN', scope };
+  return undefined;
+}
+
+function hostOf(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return parsed.port ? `${parsed.hostname}:${parsed.port}` : parsed.hostname;
+  } catch {
+    return url;
+  }
 }
 
 /** Never print credentials embedded in a URL. */

@@ -316,11 +316,11 @@ describe('remote sources over HTTPS with a token', () => {
       expect(refused.code).toBe(3);
       expect(refused.stderr).toMatch(/git clone of https:\/\/127\.0\.0\.1:\d+\/team\/private\.git failed/);
 
-      const wrong = await runLoci(['index', url], { cwd: home, env: { LOCI_CACHE_DIR: cache, LOCI_GIT_TOKEN: 'wrong-token-value' } });
+      const wrong = await runLoci(['index', url], { cwd: home, env: { LOCI_CACHE_DIR: cache, LOCI_GIT_TOKEN: 'wrong-token-value', LOCI_GIT_TOKEN_HOSTS: '127.0.0.1' } });
       expect(wrong.code).toBe(3);
       expect(wrong.stderr).not.toContain('wrong-token-value');
 
-      const env = { LOCI_CACHE_DIR: cache, LOCI_GIT_TOKEN: token };
+      const env = { LOCI_CACHE_DIR: cache, LOCI_GIT_TOKEN: token, LOCI_GIT_TOKEN_HOSTS: '127.0.0.1' };
       const cloned = await runLoci(['index', url, '--json'], { cwd: home, env });
       expect(cloned.stderr).not.toContain(token);
       expect(cloned.code).toBe(0);

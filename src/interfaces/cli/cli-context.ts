@@ -1,10 +1,12 @@
 import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { isRemoteSource, redactUrl, remoteCachePath } from '../../sources/remote-repo.js';
-import { CONFIG_FILE_NAME, environmentLayer, readConfigFile, resolveConfig, type ConfigLayer } from '../../config/load.js';
+import { folderConfigLayers } from '../../config/folder-config.js';
+import { environmentLayer, readConfigFile, resolveConfig, type ConfigLayer } from '../../config/load.js';
 import type { LociConfig } from '../../config/schema.js';
 import { LociError } from '../../errors/index.js';
+import { isTrustedFolder, readTrustedFolders } from './trusted-folders.js';
 
 export interface CliIo {
   stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
@@ -37,13 +39,28 @@ export function resolveRoot(io: CliIo, dir: string | undefined, options: { mustE
   return root;
 }
 
-/** loci.config.json in the root (or --config) < LOCI_* variables < flags; validated once. */
-export function loadCliConfig(io: CliIo, root: string, flags: FlagValues, configFile?: string): LociConfig {
-  const layers: ConfigLayer[] = [];
-  const file = configFile ? resolve(io.cwd, configFile) : join(root, CONFIG_FILE_NAME);
-  const fromFile = readConfigFile(file, configFile !== undefined);
-  if (fromFile) layers.push({ origin: file, values: fromFile });
-  layers.push(environmentLayer(io.env));
+/** The user's own settings: $XDG_CONFIG_HOME/loci, else ~/.config/loci. Only the CLI reads it. */
+export function userConfigDir(io: CliIo): string {
+  const xdg = io.env.XDG_CONFIG_HOME;
+  return join(xdg && isAbsolute(xdg) ? xdg : join(io.env.HOME ?? homedir(), '.config'), 'loci');
+}
+
+export const userConfigFile = (io: CliIo) => join(userConfigDir(io), 'config.json');
+export const trustedFoldersFile = (io: CliIo) => join(userConfigDir(io), 'trusted-folders.json');
+
+/**
+ * Trusted layers, lowest first: the user config file, --config, LOCI_* variables, flags.
+ * `later` are the ones a folder config sits beneath.
+ */
+function trustedLayers(io: CliIo, flags: FlagValues, configFile: string | undefined): { base: ConfigLayer[]; later: ConfigLayer[] } {
+  const base: ConfigLayer[] = [];
+  const userFile = userConfigFile(io);
+  const fromUser = readConfigFile(userFile, false);
+  if (fromUser) base.push({ origin: userFile, values: fromUser });
+  if (configFile) {
+    const file = resolve(io.cwd, configFile);
+    base.push({ origin: file, values: readConfigFile(file, true) ?? {} });
+  }
   const values: Record<string, unknown> = {};
   const originOfPath = new Map<string, string>();
   for (const { path, flag, value } of flags) {
@@ -51,8 +68,23 @@ export function loadCliConfig(io: CliIo, root: string, flags: FlagValues, config
     setPath(values, path.split('.'), value);
     originOfPath.set(path, flag);
   }
-  layers.push({ origin: 'flags', values, originOfPath });
-  const config = resolveConfig(layers);
+  return { base, later: [environmentLayer(io.env), { origin: 'flags', values, originOfPath }] };
+}
+
+/** The config from trusted sources only (before a folder is known, e.g. to clone it). */
+export function trustedCliConfig(io: CliIo, flags: FlagValues, configFile?: string): LociConfig {
+  const { base, later } = trustedLayers(io, flags, configFile);
+  return resolveConfig([...base, ...later]);
+}
+
+/**
+ * user config < the root's loci.config.json (untrusted: local keys only, unless `loci trust`
+ * recorded this exact file; --config replaces it) < --config < LOCI_* variables < flags.
+ */
+export function loadCliConfig(io: CliIo, root: string, flags: FlagValues, configFile?: string): LociConfig {
+  const { base, later } = trustedLayers(io, flags, configFile);
+  const folder = configFile ? [] : folderConfigLayers(root, (file) => isTrustedFolder(readTrustedFolders(trustedFoldersFile(io)), file), later);
+  const config = resolveConfig([...base, ...folder, ...later]);
   if (config.store && !/^postgres(ql)?:\/\//i.test(config.store)) {
     // A --store flag is relative to the shell's cwd; one from a config file or env, to the root.
     const fromFlag = flags.some((flag) => flag.path === 'store' && flag.value !== undefined);

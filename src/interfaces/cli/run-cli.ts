@@ -12,6 +12,7 @@ import { registerMemoryCommand } from './commands/memory-command.js';
 import { registerServeCommands } from './commands/serve-command.js';
 import { registerSearchCommand } from './commands/search-command.js';
 import { registerStatusCommand } from './commands/status-command.js';
+import { registerTrustCommand } from './commands/trust-command.js';
 import { exitCodeFor, exitCodes } from './exit-codes.js';
 
 /** Runs the CLI against the given streams and returns the exit code (no process.exit). */
@@ -35,6 +36,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   registerMemoryCommand(program, io);
   registerContextCommands(program, io);
   registerServeCommands(program, io);
+  registerTrustCommand(program, io);
   const override = (command: Command): void => {
     for (const child of command.commands) {
       child.exitOverride();

@@ -1,0 +1,94 @@
+import { isPlainObject } from './parse-file.js';
+import { schemaAt } from './schema-walk.js';
+
+/**
+ * What a folder's own loci.config.json may set without the user's trust: local keys that
+ * change how this folder is chunked and ranked, never where data or keys go, what runs, what
+ * is read outside the folder or how much of the machine loci uses. Anything not allowed here
+ * (including keys added to the schema later) is refused: deny by default.
+ */
+const allowed: Array<{ path: string; accepts?: (value: unknown) => boolean }> = [
+  { path: 'embedder', accepts: (value) => value === 'none' || value === 'static' },
+  { path: 'sources.exclude' },
+  { path: 'sources.respectGitignore', accepts: (value) => value === true },
+  { path: 'sources.maxFileBytes', accepts: (value) => typeof value !== 'number' || value <= 10_000_000 },
+  { path: 'chunking' },
+  { path: 'search.topK' },
+  { path: 'search.mode' },
+  { path: 'search.threshold' },
+  { path: 'search.fieldWeights' },
+  { path: 'search.fusion' },
+  { path: 'search.weights' },
+  { path: 'search.ranker', accepts: (value) => value === 'default' || value === 'none' },
+  { path: 'memory.weights' },
+  { path: 'memory.recencyHalfLifeDays' },
+  { path: 'memory.contextWindow' },
+  { path: 'memory.topK' },
+  { path: 'memory.knowledgeThreshold' },
+  { path: 'memory.knowledgeTopK' },
+  { path: 'cache.maxUnreferencedVectors' },
+  { path: 'indexing.progressive' },
+  { path: 'indexing.worker' },
+];
+
+/** Why a key is refused, most specific path first. */
+const reasons: Array<{ path: string; reason: string }> = [
+  { path: 'store', reason: 'chooses where the index and memory are written' },
+  { path: 'embedder', reason: 'chooses the embedder, and a remote one sends your code off this machine (a folder may pick only "none" or "static")' },
+  { path: 'embedderOptions.baseUrl', reason: 'chooses the endpoint that receives your code and API key' },
+  { path: 'embedderOptions.apiKeyEnv', reason: 'names the environment variable whose value is sent as the API key' },
+  { path: 'embedderOptions', reason: 'configures the embedder, which only your own config chooses' },
+  { path: 'llm.baseUrl', reason: 'chooses the endpoint that receives LOCI_LLM_API_KEY, your questions and code' },
+  { path: 'llm', reason: 'configures the chat model, which only your own config chooses' },
+  { path: 'search.ranker', reason: 'loads a ranker model from a file path (a folder may pick only "default" or "none")' },
+  { path: 'sources.respectGitignore', reason: 'turning it off indexes files .gitignore keeps out, such as .env' },
+  { path: 'sources.maxFileBytes', reason: 'a folder may set at most 10000000' },
+  { path: 'memory.dedupeSimilarity', reason: 'decides which memories are merged into others' },
+  { path: 'indexing', reason: "sets the indexing process's resources" },
+  { path: 'git', reason: 'decides which hosts receive your git token' },
+];
+
+export interface RefusedKey {
+  path: string;
+  value: unknown;
+  reason: string;
+}
+
+const covers = (rule: string, path: string) => path === rule || path.startsWith(`${rule}.`);
+
+/**
+ * The keys of a folder config that only the user's own config may set. Keys a later,
+ * trusted layer sets as well (`overridden`) are not refused: the user's value wins anyway.
+ */
+export function refusedFolderKeys(values: Record<string, unknown>, overridden: ReadonlySet<string> = new Set()): RefusedKey[] {
+  const refused: RefusedKey[] = [];
+  const visit = (node: Record<string, unknown>, prefix: string[]): void => {
+    for (const [key, value] of Object.entries(node)) {
+      if (value === undefined || (isPlainObject(value) && Object.keys(value).length === 0)) continue; // sets nothing
+      const path = [...prefix, key].join('.');
+      // Overridden by the user, or unknown (the schema check then names it with the known keys).
+      if (overridden.has(path) || !schemaAt([...prefix, key])) continue;
+      const rule = allowed.find((candidate) => covers(candidate.path, path));
+      if (rule && (!rule.accepts || rule.accepts(value))) continue;
+      // An object under a refused key is reported leaf by leaf, unless a rule covers it whole.
+      if (!rule && isPlainObject(value)) {
+        visit(value, [...prefix, key]);
+        continue;
+      }
+      refused.push({ path, value, reason: reasons.find((candidate) => covers(candidate.path, path))?.reason ?? 'only your own config may set it' });
+    }
+  };
+  visit(values, []);
+  return refused;
+}
+
+/** A copy of `values` without the given paths (keys a later layer overrides). */
+export function withoutPaths(values: Record<string, unknown>, paths: ReadonlySet<string>, prefix: string[] = []): Record<string, unknown> {
+  const copy: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(values)) {
+    const path = [...prefix, key];
+    if (paths.has(path.join('.'))) continue;
+    copy[key] = isPlainObject(value) ? withoutPaths(value, paths, path) : value;
+  }
+  return copy;
+}
