@@ -48,6 +48,16 @@ export function createLoci(options: CreateLociOptions): Loci {
   return new LociEngine(root, config, location, options);
 }
 
+/**
+ * A store usually lives inside the folder (`.loci/`), so the embedder spec it records is
+ * folder content: it may name a remote provider or a model path only when the caller's own
+ * config names the same spec. Local servers get their URL and key from the caller's config.
+ */
+function storedSpecUsable(spec: string, configured: string): boolean {
+  if (spec === configured || spec === 'none' || spec === 'static' || spec === 'static:loci-static-v1') return true;
+  return /^(ollama|docker|lmstudio|openai-compatible):/.test(spec);
+}
+
 class LociEngine implements Loci {
   readonly storeLocation: string;
   private store: Store | undefined;
@@ -357,6 +367,13 @@ class LociEngine implements Loci {
     if (this.searchModel?.model && embedderIdOf(this.searchModel.model) === embedderId) return this.searchModel.model;
     if (typeof this.options.embedder === 'object' && embedderIdOf(this.options.embedder) === embedderId) return this.options.embedder;
     const spec = (await store.readState(EMBEDDER_SPEC_STATE)) ?? 'none';
+    const configured = typeof this.options.embedder === 'string' ? this.options.embedder : this.config.embedder;
+    if (!storedSpecUsable(spec, configured)) {
+      throw new LociError('CONFIG_UNTRUSTED', `The index in ${this.storeLocation} records the embedder "${spec}", which your own config does not name; it would send your queries off this machine or load a model from a path.`, {
+        hint: `If you built this index, name the embedder in your own config: LOCI_EMBEDDER=${spec}, "embedder" in your user config, or loci trust for the folder's config. Otherwise re-index with loci index.`,
+        details: { spec, configured },
+      });
+    }
     const model = await resolveEmbedder(spec, this.factoryContext());
     if (!model || embedderIdOf(model) !== embedderId) {
       throw new LociError('EMBEDDER_MISMATCH', `The index was built with ${embedderId}, which cannot be recreated from "${spec}" here.`, {

@@ -111,6 +111,29 @@ describe('a folder config that names an endpoint and a key variable', () => {
   });
 });
 
+describe('an index store carried inside the folder', () => {
+  it('cannot pick a remote embedder for searches that the user\'s own config does not name', async () => {
+    const home = join(workspace, 'home-store');
+    const repo = join(workspace, 'repo-store');
+    await mkdir(home, { recursive: true });
+    await writeSampleRepo(repo);
+    // The user's endpoint for gemini stands in for Google's (unreachable from tests).
+    const env = { GEMINI_API_KEY: secret, LOCI_EMBEDDER_OPTIONS_BASE_URL: `${embeddings.baseUrl}/v1beta`, LOCI_EMBEDDER_OPTIONS_DIMENSIONS: '16' };
+    // The repository ships .loci/ built with gemini (as if committed by its author).
+    expect((await runLoci(['index', repo, '--embedder', 'gemini:gemini-embedding-001'], { cwd: home, env })).code).toBe(0);
+    const before = embeddings.requests.length;
+    const refused = await runLoci(['search', 'refunds', '--root', repo], { cwd: home, env });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('gemini:gemini-embedding-001');
+    expect(refused.stderr).toContain('LOCI_EMBEDDER');
+    expect(embeddings.requests.length).toBe(before);
+    // Named by the user, it is used.
+    const named = await runLoci(['search', 'refunds', '--root', repo, '--json'], { cwd: home, env: { ...env, LOCI_EMBEDDER: 'gemini:gemini-embedding-001' } });
+    expect(named.code).toBe(0);
+    expect(embeddings.requests.length).toBeGreaterThan(before);
+  });
+});
+
 describe('a folder config that redirects the chat model', () => {
   it('loci ask refuses llm.baseUrl from the folder; LOCI_LLM_API_KEY never leaves', async () => {
     const home = join(workspace, 'home-ask');
