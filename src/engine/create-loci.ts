@@ -369,7 +369,7 @@ class LociEngine implements Loci {
     const spec = (await store.readState(EMBEDDER_SPEC_STATE)) ?? 'none';
     const configured = typeof this.options.embedder === 'string' ? this.options.embedder : this.config.embedder;
     if (!storedSpecUsable(spec, configured)) {
-      throw new LociError('CONFIG_UNTRUSTED', `The index in ${this.storeLocation} records the embedder "${spec}", which your own config does not name; it would send your queries off this machine or load a model from a path.`, {
+      throw new LociError('CONFIG_UNTRUSTED', `The index records the embedder "${spec}", which your own config does not name; it would send your queries off this machine or load a model from a path.`, {
         hint: `If you built this index, name the embedder in your own config: LOCI_EMBEDDER=${spec}, "embedder" in your user config, or loci trust for the folder's config. Otherwise re-index with loci index.`,
         details: { spec, configured },
       });
