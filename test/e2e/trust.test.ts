@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { statSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -65,6 +66,7 @@ describe('a folder config that names an endpoint and a key variable', () => {
     const trusted = await runLoci(['trust', repo], { cwd: home, env });
     expect(trusted.code).toBe(0);
     expect(trusted.stdout).toContain('embedderOptions.apiKeyEnv');
+    expect(statSync(join(home, '.config', 'loci', 'trusted-folders.json')).mode & 0o777).toBe(0o600);
     const listed = JSON.parse((await runLoci(['trust', '--list', '--json'], { cwd: home, env })).stdout);
     expect(listed.folders).toEqual([expect.objectContaining({ path: repo, state: 'trusted' })]);
     const indexed = await runLoci(['index', repo, '--json'], { cwd: home, env });
@@ -96,6 +98,9 @@ describe('a folder config that names an endpoint and a key variable', () => {
     const run = await runLoci(['index', repo, '--json'], { cwd: home });
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout).embedder).toBe('none');
+    const nothing = await runLoci(['trust', home], { cwd: home });
+    expect(nothing.code).toBe(2);
+    expect(nothing.stderr).toContain('nothing to trust');
   });
 
   it('a user-level config file is trusted', async () => {
