@@ -41,6 +41,8 @@ export const errorCodes = {
   INDEX_WORKER_FAILED: { category: 'internal', hint: 'Finished files are kept: re-run to resume. If the worker ran out of memory, raise indexing.workerMemoryMb, or set indexing.worker to false to index in-process.' },
   ABORTED: { category: 'aborted', hint: 'The operation was cancelled; re-run it to continue where it stopped.' },
   INTERNAL: { category: 'internal', hint: 'This is a bug in loci; please report it with the command you ran.' },
+  // The input is well formed but the store already holds that id: a store conflict (HTTP 409, CLI exit 4).
+  MEMORY_ID_CONFLICT: { category: 'conflict', hint: 'Change the existing record with update, or leave the id out to get a new one.' },
 } as const satisfies Record<string, { category: ErrorCategory; hint: string }>;
 
 export type ErrorCode = keyof typeof errorCodes;
