@@ -69,9 +69,10 @@ export class Memory {
       if (earlier !== undefined) throw new LociError('INVALID_ARGUMENT', `Record id ${record.id} appears twice (namespaces ${earlier} and ${record.namespace}); ids are unique per store.`);
       seen.set(record.id, record.namespace);
     }
-    for (const [index, record] of records.entries()) {
-      if (inputs[index]?.id === undefined) continue;
-      const holders = (await this.records.namespacesOf(record.id)).filter((namespace) => !(options.replace && namespace === record.namespace));
+    const chosen = records.filter((_, index) => inputs[index]?.id !== undefined);
+    const existing = chosen.length > 0 ? await this.records.namespacesOfMany(chosen.map((record) => record.id)) : new Map<string, string[]>();
+    for (const record of chosen) {
+      const holders = (existing.get(record.id) ?? []).filter((namespace) => !(options.replace && namespace === record.namespace));
       if (holders.length > 0) throw idConflict(record.id, holders);
     }
     const result = options.dedupe === false ? records : await this.mergeDuplicates(records, options.signal);

@@ -84,6 +84,16 @@ export class RecordStore {
    * it until another process writes (the change token moves).
    */
   async namespacesOf(id: string): Promise<string[]> {
+    return (await this.idIndex()).get(id) ?? [];
+  }
+
+  /** namespacesOf for many ids at once (one change-token read). */
+  async namespacesOfMany(ids: readonly string[]): Promise<Map<string, string[]>> {
+    const index = await this.idIndex();
+    return new Map(ids.map((id) => [id, index.get(id) ?? []]));
+  }
+
+  private async idIndex(): Promise<Map<string, string[]>> {
     const token = await this.store.changeToken();
     if (this.ids?.token !== token) {
       const namespaces = new Map<string, string[]>();
@@ -93,7 +103,7 @@ export class RecordStore {
       }
       this.ids = { token, namespaces };
     }
-    return this.ids.namespaces.get(id) ?? [];
+    return this.ids.namespaces;
   }
 
   /**

@@ -93,8 +93,9 @@ export async function importRecords(memory: Memory, data: unknown, options: Impo
     seen.set(record.id, record.namespace);
   }
   // Re-importing replaces a record in its own namespace; an id held by another namespace is a conflict.
+  const holders = await memory.records.namespacesOfMany(parsed.records.map((record) => record.id));
   for (const record of parsed.records) {
-    const elsewhere = (await memory.records.namespacesOf(record.id)).filter((namespace) => namespace !== record.namespace);
+    const elsewhere = (holders.get(record.id) ?? []).filter((namespace) => namespace !== record.namespace);
     if (elsewhere.length > 0) {
       throw new LociError('MEMORY_ID_CONFLICT', `Cannot import: memory id ${record.id} (namespace ${record.namespace}) already exists in namespace ${elsewhere.join(', ')}; ids are unique per store. Nothing was written.`, {
         details: { id: record.id, namespaces: elsewhere },
