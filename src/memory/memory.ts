@@ -7,7 +7,8 @@ import { namespacePrefix, normalizeNamespace } from './namespace.js';
 import { recall as recallRecords } from './recall.js';
 import { RecordStore } from './record-store.js';
 import { textsAgree } from './agreement.js';
-import { checkId, checkSize, MAX_RECORD_CHARS, searchableText } from './records.js';
+import { idConflict, keepVersion } from './integrity.js';
+import { checkId, checkSize, searchableText } from './records.js';
 import { checkTime } from './time-range.js';
 import { conversationHistory } from './history.js';
 import { conversationNamespace, dedupeKey, isAbort, pick, requireText, safeJson, toRecord, type AddOptions, type InteractionLog, type MemoryContext } from './inputs.js';
@@ -21,7 +22,6 @@ import type {
   MemoryInput,
   MemoryKind,
   MemoryRecord,
-  MemoryVersion,
   RecallOptions,
   TurnFields,
   TurnInput,
@@ -403,25 +403,6 @@ export class Memory {
     // An agreeing twin is merged into; otherwise the closest one is returned to be linked.
     return (similar.find((hit) => textsAgree(hit.record.text, record.text)) ?? similar[0])?.record;
   }
-}
-
-/** The 20 latest replaced texts, and no more than MAX_RECORD_CHARS of them: history must not grow a record without bound. */
-const MAX_VERSIONS = 20;
-
-function keepVersion(existing: MemoryRecord, replacedAt: number): MemoryVersion[] {
-  const version: MemoryVersion = { text: existing.text, updatedAt: existing.updatedAt, replacedAt };
-  if (existing.fields && (existing.kind === 'turn' || existing.kind === 'interaction')) version.fields = existing.fields;
-  const versions = [...(existing.versions ?? []), version].slice(-MAX_VERSIONS);
-  let chars = versions.reduce((sum, entry) => sum + entry.text.length, 0);
-  while (versions.length > 1 && chars > MAX_RECORD_CHARS) chars -= (versions.shift() as MemoryVersion).text.length;
-  return versions;
-}
-
-function idConflict(id: string, namespaces: string[], message?: string, hint?: string): LociError {
-  return new LociError('MEMORY_ID_CONFLICT', message ?? `Memory id ${id} already exists (namespace ${namespaces.join(', ')}); ids are unique per store.`, {
-    hint: hint ?? 'Change that record with update (HTTP PATCH /v1/memory/records/<id>, CLI `loci memory update`), or leave the id out to get a new one.',
-    details: { id, namespaces },
-  });
 }
 
 /**
