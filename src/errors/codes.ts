@@ -42,6 +42,8 @@ export const errorCodes = {
   ABORTED: { category: 'aborted', hint: 'The operation was cancelled; re-run it to continue where it stopped.' },
   INTERNAL: { category: 'internal', hint: 'This is a bug in loci; please report it with the command you ran.' },
   CONFIG_UNTRUSTED: { category: 'usage', hint: 'Run `loci trust <dir>` once if you trust the folder\'s loci.config.json, or set the listed keys in your own config, LOCI_* variables or flags.' },
+  // The input is well formed but the store already holds that id: a store conflict (HTTP 409, CLI exit 4).
+  MEMORY_ID_CONFLICT: { category: 'conflict', hint: 'Change the existing record with update, or leave the id out to get a new one.' },
 } as const satisfies Record<string, { category: ErrorCategory; hint: string }>;
 
 export type ErrorCode = keyof typeof errorCodes;

@@ -1,6 +1,7 @@
 import { LociError } from '../errors/index.js';
 import { normalizeNamespace } from './namespace.js';
 import { checkId, checkSize, newMemoryId } from './records.js';
+import { checkTime } from './time-range.js';
 import type { LociConfig } from '../config/schema.js';
 import type { EmbeddingModel } from '../embed/spec.js';
 import type { Store } from '../store/spec.js';
@@ -19,6 +20,12 @@ export interface MemoryContext {
 export interface AddOptions {
   /** Merge notes and knowledge into a near-identical record of the same namespace (default true). */
   dedupe?: boolean;
+  /**
+   * Replace a record that already has the same id in the same namespace (default false:
+   * an existing id is a MEMORY_ID_CONFLICT; change records with `update`). For callers that
+   * rewrite what they own, such as knowledge files. Another namespace's id still conflicts.
+   */
+  replace?: boolean;
   signal?: AbortSignal;
   onProgress?: (done: number, total: number) => void;
 }
@@ -43,12 +50,11 @@ export function toRecord(input: MemoryInput, now: number, index: number): Memory
   if (!memoryKinds.includes(kind)) throw new LociError('INVALID_ARGUMENT', `Unknown memory kind "${String(kind)}"; use one of ${memoryKinds.join(', ')}.`);
   const namespace = normalizeNamespace(typeof input.namespace === 'string' ? input.namespace : '');
   const text = requireText(input.text, `text of memory input ${index}`);
-  const time = input.time ?? now;
-  if (!Number.isFinite(time)) throw new LociError('INVALID_ARGUMENT', `time of memory input ${index} is not a valid epoch-ms number.`);
+  const time = checkTime(input.time ?? now, `time of memory input ${index}`);
   const record: MemoryRecord = { id: input.id !== undefined ? checkId(input.id) : newMemoryId(), namespace, kind, text, time, updatedAt: now, mergedCount: 0 };
   if (input.ttlMs !== undefined) {
     if (!(input.ttlMs > 0)) throw new LociError('INVALID_ARGUMENT', `ttlMs must be positive; got ${input.ttlMs}.`);
-    record.expiresAt = time + input.ttlMs;
+    record.expiresAt = checkTime(time + input.ttlMs, `time + ttlMs of memory input ${index}`);
   }
   if (input.fields) record.fields = input.fields;
   if (input.metadata) record.metadata = input.metadata;

@@ -85,13 +85,15 @@ export class KnowledgeStore {
       return false;
     }
     const drafts = await chunkFile({ path: this.source, text, language: 'markdown', tokenBudget: 500, windowLines: 100, windowOverlap: 0 });
+    // Ids are unique per store: the same file loaded into two namespaces gets two sets of ids.
+    const idPrefix = sha256Hex(`${this.namespace}\n${hash}`).slice(0, 10);
     const inputs: MemoryInput[] = drafts.map((draft, index) => {
       const fields: KnowledgeFields = { source: this.source, headingPath: draft.headingPath ?? [] };
-      return { namespace: this.namespace, kind: 'knowledge', id: `k${hash.slice(0, 10)}-${index}`, text: draft.text, fields, metadata: { startLine: draft.startLine, endLine: draft.endLine } };
+      return { namespace: this.namespace, kind: 'knowledge', id: `k${idPrefix}-${index}`, text: draft.text, fields, metadata: { startLine: draft.startLine, endLine: draft.endLine } };
     });
     // New sections are written before old ones go, so a crash in between leaves the old
     // knowledge searchable; the state is saved last, so the next load finishes the job.
-    const written = await this.memory.addMany(inputs, { dedupe: false, ...(signal ? { signal } : {}) });
+    const written = await this.memory.addMany(inputs, { dedupe: false, replace: true, ...(signal ? { signal } : {}) });
     const keep = new Set(written.map((record) => record.id));
     const stale = (await this.memory.records.list({ namespaces: [this.namespace], kinds: ['knowledge'], includeExpired: true })).filter(
       (record) => (record.fields as KnowledgeFields | undefined)?.source === this.source && !keep.has(record.id),

@@ -6,7 +6,10 @@ import { KnowledgeStores } from './knowledge.js';
 import { namespacePrefix, normalizeNamespace } from './namespace.js';
 import { recall as recallRecords } from './recall.js';
 import { RecordStore } from './record-store.js';
+import { textsAgree } from './agreement.js';
+import { idConflict, keepVersion } from './integrity.js';
 import { checkId, checkSize, searchableText } from './records.js';
+import { checkTime } from './time-range.js';
 import { conversationHistory } from './history.js';
 import { conversationNamespace, dedupeKey, isAbort, pick, requireText, safeJson, toRecord, type AddOptions, type InteractionLog, type MemoryContext } from './inputs.js';
 import type {
@@ -52,15 +55,25 @@ export class Memory {
     return (await this.addMany([input], options))[0] as MemoryRecord;
   }
 
-  /** Validates every input first, then writes; nothing is written when any input is bad. */
+  /**
+   * Validates every input first, then writes; nothing is written when any input is bad.
+   * An id given by the caller must be new to the store (MEMORY_ID_CONFLICT otherwise,
+   * whatever the namespace): records change only through `update`.
+   */
   async addMany(inputs: readonly MemoryInput[], options: AddOptions = {}): Promise<MemoryRecord[]> {
     const now = Date.now();
     const records = inputs.map((input, index) => toRecord(input, now, index));
-    const seen = new Set<string>();
+    const seen = new Map<string, string>();
     for (const record of records) {
-      const key = `${record.namespace}/#${record.id}`;
-      if (seen.has(key)) throw new LociError('INVALID_ARGUMENT', `Record id ${record.id} appears twice in namespace ${record.namespace}.`);
-      seen.add(key);
+      const earlier = seen.get(record.id);
+      if (earlier !== undefined) throw new LociError('INVALID_ARGUMENT', `Record id ${record.id} appears twice (namespaces ${earlier} and ${record.namespace}); ids are unique per store.`);
+      seen.set(record.id, record.namespace);
+    }
+    const chosen = records.filter((_, index) => inputs[index]?.id !== undefined);
+    const existing = chosen.length > 0 ? await this.records.namespacesOfMany(chosen.map((record) => record.id)) : new Map<string, string[]>();
+    for (const record of chosen) {
+      const holders = (existing.get(record.id) ?? []).filter((namespace) => !(options.replace && namespace === record.namespace));
+      if (holders.length > 0) throw idConflict(record.id, holders);
     }
     const result = options.dedupe === false ? records : await this.mergeDuplicates(records, options.signal);
     await this.attachContext(result);
@@ -166,24 +179,42 @@ export class Memory {
     return conversationHistory(this, options);
   }
 
-  /** A record by id, within a namespace when given (faster), else wherever it is. */
+  /**
+   * A record by id, within a namespace when given, else wherever it is. Stores written
+   * before ids were checked may hold one id in several namespaces: then the namespace is
+   * required (MEMORY_ID_CONFLICT names them).
+   */
   async get(id: string, namespace?: string): Promise<MemoryRecord | undefined> {
     checkId(id);
-    return namespace ? this.records.get(normalizeNamespace(namespace), id) : this.records.find(id);
+    if (namespace) return this.records.get(normalizeNamespace(namespace), id);
+    const holders = await this.records.namespacesOf(id);
+    if (holders.length > 1) {
+      throw idConflict(id, holders, `Memory id ${id} is in ${holders.length} namespaces (${holders.join(', ')}); say which one.`, 'Pass the namespace (HTTP ?namespace=…, CLI --namespace).');
+    }
+    return holders[0] === undefined ? undefined : this.records.get(holders[0], id);
   }
 
-  /** Changes a record's text, metadata, fields or expiry; it is re-indexed and re-embedded if its text changed. */
+  /**
+   * Changes a record's text, metadata, fields or expiry; it is re-indexed and re-embedded if
+   * its text changed. A replaced text is kept in `versions` (see MemoryRecord.versions).
+   */
   async update(id: string, patch: { namespace?: string; text?: string; metadata?: Record<string, unknown>; fields?: MemoryRecord['fields']; ttlMs?: number | null }): Promise<MemoryRecord> {
     const existing = await this.get(id, patch.namespace);
     if (!existing) throw new LociError('RECORD_NOT_FOUND', `No memory record with id ${id}${patch.namespace ? ` in namespace ${patch.namespace}` : ''}.`);
-    const updated: MemoryRecord = { ...existing, updatedAt: Date.now() };
+    const now = Date.now();
+    const { warnings: _repaired, ...kept } = existing;
+    const updated: MemoryRecord = { ...kept, updatedAt: now };
     if (patch.text !== undefined) updated.text = requireText(patch.text, 'text');
     if (patch.fields !== undefined) updated.fields = patch.fields;
     if (patch.metadata !== undefined) updated.metadata = { ...existing.metadata, ...patch.metadata };
     if (patch.ttlMs === null) delete updated.expiresAt;
-    else if (patch.ttlMs !== undefined) updated.expiresAt = Date.now() + patch.ttlMs;
+    else if (patch.ttlMs !== undefined) {
+      if (!(patch.ttlMs > 0)) throw new LociError('INVALID_ARGUMENT', `ttlMs must be positive; got ${patch.ttlMs}.`);
+      updated.expiresAt = checkTime(now + patch.ttlMs, 'now + ttlMs');
+    }
     if (updated.kind === 'turn' || updated.kind === 'interaction') updated.text = searchableText(updated.kind, updated.text, updated.fields);
     checkSize(updated);
+    if (updated.text !== existing.text) updated.versions = keepVersion(existing, now);
     await this.records.write([updated]);
     return updated;
   }
@@ -273,7 +304,11 @@ export class Memory {
     };
   }
 
-  /** Notes and knowledge whose normalised text, or vector, matches a record in the same namespace merge into it. */
+  /**
+   * Notes and knowledge whose normalised text, or vector, matches a record in the same
+   * namespace merge into it, when the two agree on numbers, negations and names
+   * (agreement.ts); a twin that disagrees is kept apart and linked (conflictsWith).
+   */
   private async mergeDuplicates(records: MemoryRecord[], signal?: AbortSignal): Promise<MemoryRecord[]> {
     const result: MemoryRecord[] = [];
     const byKey = new Map<string, MemoryRecord>();
@@ -293,6 +328,12 @@ export class Memory {
           populated.set(record.namespace, hasRecords);
         }
         if (hasRecords) twin = await this.storedTwin(record);
+      }
+      if (twin && twin.id !== record.id && !textsAgree(twin.text, record.text)) {
+        // Near-identical but contradicting ("port 5432" / "port 6543"): both are kept and
+        // linked, and recall ranks the newer above the older.
+        record.conflictsWith = [...new Set([...(record.conflictsWith ?? []), twin.id])];
+        twin = undefined;
       }
       if (twin && twin.id !== record.id) {
         const merged: MemoryRecord = { ...twin, time: Math.max(twin.time, record.time), updatedAt: record.updatedAt, mergedCount: twin.mergedCount + 1 };
@@ -356,9 +397,11 @@ export class Memory {
     const query = record.text.slice(0, 2000);
     const hits = /[\p{L}\p{N}]/u.test(query) ? await this.recall(query, { namespaces: [record.namespace], kinds: [record.kind], topK: 5 }) : [];
     const same = hits.find((hit) => dedupeKey(hit.record) === key);
-    if (same) return same.record;
+    if (same && textsAgree(same.record.text, record.text)) return same.record;
     const threshold = this.context.config.dedupeSimilarity;
-    return hits.find((hit) => this.context.model && (hit.signals.vector ?? -1) >= threshold)?.record;
+    const similar = hits.filter((hit) => hit === same || (this.context.model && (hit.signals.vector ?? -1) >= threshold));
+    // An agreeing twin is merged into; otherwise the closest one is returned to be linked.
+    return (similar.find((hit) => textsAgree(hit.record.text, record.text)) ?? similar[0])?.record;
   }
 }
 

@@ -145,7 +145,41 @@ export async function recall(context: RecallContext, query: string, options: Rec
     if (options.explain) hit.explanation = Object.fromEntries(parts.map(([signal, raw, normalized, weight]) => [signal, { raw, normalized, weight, contribution: weight * normalized }]));
     hits.push(hit);
   }
-  return hits.sort((a, b) => b.score - a.score || b.record.time - a.record.time).slice(0, topK);
+  hits.sort((a, b) => b.score - a.score || b.record.time - a.record.time);
+  return preferNewer(hits).slice(0, topK);
+}
+
+/**
+ * A record added as contradicting a near-identical older one (MemoryRecord.conflictsWith)
+ * is placed right above it when both were found, so the current fact comes first whatever
+ * the scores say. Touches only linked pairs; bounded by the number of links.
+ */
+function preferNewer(hits: MemoryHit[]): MemoryHit[] {
+  const linked = hits.filter((hit) => hit.record.conflictsWith && hit.record.conflictsWith.length > 0);
+  if (linked.length === 0) return hits;
+  const key = (namespace: string, id: string) => `${namespace}/#${id}`;
+  const byKey = new Map(hits.map((hit) => [key(hit.record.namespace, hit.record.id), hit]));
+  const newer = (a: MemoryRecord, b: MemoryRecord) => a.time > b.time || (a.time === b.time && a.updatedAt > b.updatedAt);
+  const pairs: Array<[MemoryHit, MemoryHit]> = [];
+  for (const hit of linked) {
+    for (const id of hit.record.conflictsWith ?? []) {
+      const other = byKey.get(key(hit.record.namespace, id));
+      if (!other || other === hit) continue;
+      pairs.push(newer(hit.record, other.record) ? [hit, other] : [other, hit]);
+    }
+  }
+  // Oldest pairs first, so a chain (5432 → 6543 → 7654) ends with the newest on top.
+  pairs.sort((a, b) => a[0].record.time - b[0].record.time);
+  const order = [...hits];
+  for (const [winner, loser] of pairs) {
+    winner.signals.supersedes = 1;
+    const at = order.indexOf(winner);
+    const below = order.indexOf(loser);
+    if (at < below) continue;
+    order.splice(at, 1);
+    order.splice(below, 0, winner);
+  }
+  return order;
 }
 
 interface Candidate {

@@ -5,7 +5,7 @@ import { embedChunks } from '../indexing/embed-chunks.js';
 import type { PreparedChunk } from '../indexing/prepare-chunks.js';
 import type { CatalogEntry, FileWrite, Store } from '../store/spec.js';
 import { TokenCache } from '../store/token-cache.js';
-import { namespacePrefix, recordPath } from './namespace.js';
+import { namespacePrefix, parseRecordPath, recordPath } from './namespace.js';
 import { catalogEntryOf, prepareRecord, recordOf } from './records.js';
 import type { MemoryFilter, MemoryRecord } from './spec.js';
 
@@ -20,6 +20,8 @@ const RECORD_CACHE_LIMIT = 200_000;
  */
 export class RecordStore {
   private readonly cache = new TokenCache<MemoryRecord>(RECORD_CACHE_LIMIT);
+  /** Namespaces of each id, as of a change token; rebuilt when another process writes. */
+  private ids: { token: string; namespaces: Map<string, string[]> } | undefined;
 
   constructor(
     readonly store: Store,
@@ -43,6 +45,7 @@ export class RecordStore {
         return { entry: catalogEntryOf(record, chunks.length, CHUNKER_FINGERPRINT, this.embedderId), chunks: chunks.map((chunk) => chunk.write) };
       });
       await this.store.writeFiles(writes);
+      await this.noteIds(batch, 'add');
       options.onProgress?.(Math.min(start + WRITE_BATCH, records.length), records.length);
     }
   }
@@ -69,13 +72,55 @@ export class RecordStore {
     return entry ? recordOf(entry) : undefined;
   }
 
-  /** Finds a record by id alone (ids are unique per namespace; the first match wins). */
+  /** Finds a record by id alone (the first namespace that holds it; ids are unique per store since this check existed). */
   async find(id: string): Promise<MemoryRecord | undefined> {
-    const suffix = `/#${id}`;
-    for (const entry of await this.store.listCatalog()) {
-      if (entry.path.endsWith(suffix)) return recordOf(entry);
+    const [namespace] = await this.namespacesOf(id);
+    return namespace === undefined ? undefined : this.get(namespace, id);
+  }
+
+  /**
+   * The namespaces holding a record with this id: none or one, or several in stores
+   * written before ids were checked. The first call lists the catalog; later ones reuse
+   * it until another process writes (the change token moves).
+   */
+  async namespacesOf(id: string): Promise<string[]> {
+    return (await this.idIndex()).get(id) ?? [];
+  }
+
+  /** namespacesOf for many ids at once (one change-token read). */
+  async namespacesOfMany(ids: readonly string[]): Promise<Map<string, string[]>> {
+    const index = await this.idIndex();
+    return new Map(ids.map((id) => [id, index.get(id) ?? []]));
+  }
+
+  private async idIndex(): Promise<Map<string, string[]>> {
+    const token = await this.store.changeToken();
+    if (this.ids?.token !== token) {
+      const namespaces = new Map<string, string[]>();
+      for (const entry of await this.store.listCatalog()) {
+        const path = parseRecordPath(entry.path);
+        namespaces.set(path.id, [...(namespaces.get(path.id) ?? []), path.namespace]);
+      }
+      this.ids = { token, namespaces };
     }
-    return undefined;
+    return this.ids.namespaces;
+  }
+
+  /**
+   * Keeps the id index current after this process's own writes (cheaper than a relisting).
+   * Best effort across processes: a write another process commits in between is seen once
+   * the token moves again; the check is not a cross-process transaction.
+   */
+  private async noteIds(records: readonly MemoryRecord[], change: 'add' | 'delete'): Promise<void> {
+    if (!this.ids) return;
+    const { namespaces } = this.ids;
+    for (const record of records) {
+      const others = (namespaces.get(record.id) ?? []).filter((namespace) => namespace !== record.namespace);
+      const next = change === 'add' ? [...others, record.namespace] : others;
+      if (next.length > 0) namespaces.set(record.id, next);
+      else namespaces.delete(record.id);
+    }
+    this.ids.token = await this.store.changeToken();
   }
 
   /** Records matching a filter, oldest first. */
@@ -111,6 +156,7 @@ export class RecordStore {
   async delete(records: readonly MemoryRecord[]): Promise<void> {
     const paths = records.map((record) => recordPath(record.namespace, record.id));
     for (let start = 0; start < paths.length; start += WRITE_BATCH) await this.store.deleteFiles(paths.slice(start, start + WRITE_BATCH));
+    await this.noteIds(records, 'delete');
   }
 
   /** The vector of a record's first chunk, from the embedding cache (exports carry it). */

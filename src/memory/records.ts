@@ -4,6 +4,7 @@ import { sha256Hex } from '../indexing/hash.js';
 import { prepareChunks, type PreparedChunk } from '../indexing/prepare-chunks.js';
 import { lexicalFieldsOf } from '../retrieve/lexical-fields.js';
 import type { CatalogEntry } from '../store/spec.js';
+import { clampTime, isValidTime } from './time-range.js';
 import { recordPath } from './namespace.js';
 import type { InteractionFields, KnowledgeFields, MemoryKind, MemoryRecord, TurnFields } from './spec.js';
 
@@ -68,17 +69,38 @@ export function catalogEntryOf(record: MemoryRecord, chunkCount: number, chunker
     embedder,
     chunkCount,
     indexedAt: record.updatedAt,
-    attributes: JSON.stringify(record),
+    // Warnings describe how a row was read, not what it holds.
+    attributes: JSON.stringify({ ...record, warnings: undefined }),
   };
 }
 
 export function recordOf(entry: CatalogEntry): MemoryRecord | undefined {
   if (!entry.attributes) return undefined;
+  let record: MemoryRecord;
   try {
-    return JSON.parse(entry.attributes) as MemoryRecord;
+    record = JSON.parse(entry.attributes) as MemoryRecord;
   } catch {
     return undefined;
   }
+  return record && typeof record === 'object' ? repairTimes(record) : undefined;
+}
+
+/**
+ * Rows written before times were checked may hold times outside years 0001–9999 (or none):
+ * they are clamped to the nearest valid time on read, and the record says so in `warnings`,
+ * so one bad row cannot make recall, list or export throw for every reader.
+ */
+function repairTimes(record: MemoryRecord): MemoryRecord {
+  const warnings: string[] = [];
+  for (const field of ['time', 'updatedAt', 'expiresAt'] as const) {
+    const value: unknown = record[field];
+    if ((field === 'expiresAt' && value === undefined) || isValidTime(value)) continue;
+    const repaired = clampTime(value, field === 'time' ? 0 : clampTime(record.time, 0));
+    warnings.push(`${field} ${String(value)} is outside years 0001–9999; read as ${new Date(repaired).toISOString()}. Any update keeps the repaired time; or forget the record.`);
+    record[field] = repaired;
+  }
+  if (warnings.length > 0) record.warnings = [...(Array.isArray(record.warnings) ? record.warnings : []), ...warnings];
+  return record;
 }
 
 /** Sortable, unique ids: base-36 time then randomness. */

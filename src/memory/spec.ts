@@ -48,6 +48,29 @@ export interface MemoryRecord {
   context?: string;
   fields?: TurnFields | InteractionFields | KnowledgeFields;
   metadata?: Record<string, unknown>;
+  /**
+   * Texts this record had before `update` replaced them, oldest first (at most
+   * MAX_VERSIONS, and MAX_RECORD_CHARS of text in all; older ones drop off). Not searched.
+   */
+  versions?: MemoryVersion[];
+  /**
+   * Ids of near-identical records in the same namespace that this one contradicts (a
+   * different number, negation or name), found when it was added. Both are kept; recall
+   * ranks the newer of each pair above the older.
+   */
+  conflictsWith?: string[];
+  /** Set on read when the stored row had to be repaired (e.g. a time outside years 0001–9999). */
+  warnings?: string[];
+}
+
+/** A replaced text of a record (MemoryRecord.versions). */
+export interface MemoryVersion {
+  text: string;
+  /** The fields that text came from (turns and interactions). */
+  fields?: MemoryRecord['fields'];
+  /** When that text was written, and when `update` replaced it (epoch ms). */
+  updatedAt: number;
+  replacedAt: number;
 }
 
 export interface MemoryInput {
@@ -104,6 +127,12 @@ export interface MemoryHit {
     session?: number;
     /** Hybrid recall, not knowledge sections: how many records of its session (itself included) are among the 20 most relevant. */
     sessionHits?: number;
+    /**
+     * 1 when this record contradicts an older near-identical one that recall also found
+     * (MemoryRecord.conflictsWith): it is placed right above that one whatever its score.
+     * A rank tie-break, not part of the score.
+     */
+    supersedes?: number;
   };
   /**
    * With `explain: true`: each signal's raw value, the value it enters the score as (min-max

@@ -6,6 +6,7 @@ import { normalizeNamespace } from './namespace.js';
 import type { RecordStore } from './record-store.js';
 import { checkId, checkSize, searchableText } from './records.js';
 import { parseTime } from './parse-time.js';
+import { checkTime } from './time-range.js';
 import { interactionOutcomes, memoryKinds, type InteractionOutcome, type MemoryRecord } from './spec.js';
 
 export const EXPORT_FORMAT = 'loci-memory';
@@ -64,6 +65,8 @@ const lociRecord = z.object({
   context: z.string().optional(),
   fields: z.record(z.string(), z.unknown()).optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
+  versions: z.array(z.object({ text: z.string(), fields: z.record(z.string(), z.unknown()).optional(), updatedAt: z.number(), replacedAt: z.number() })).max(100).optional(),
+  conflictsWith: z.array(z.string()).max(100).optional(),
   embedding: z.array(z.number()).optional(),
 });
 const lociExport = z.object({ format: z.literal(EXPORT_FORMAT), version: z.number().int(), embedder: z.string(), records: z.array(lociRecord) });
@@ -82,6 +85,22 @@ export async function importRecords(memory: Memory, data: unknown, options: Impo
   for (const record of parsed.records) {
     record.updatedAt = now;
     checkSize(record);
+  }
+  const seen = new Map<string, string>();
+  for (const [index, record] of parsed.records.entries()) {
+    const earlier = seen.get(record.id);
+    if (earlier !== undefined) throw invalid(`record ${index}: id ${record.id} appears twice (namespaces ${earlier} and ${record.namespace}); ids are unique per store.`);
+    seen.set(record.id, record.namespace);
+  }
+  // Re-importing replaces a record in its own namespace; an id held by another namespace is a conflict.
+  const holders = await memory.records.namespacesOfMany(parsed.records.map((record) => record.id));
+  for (const record of parsed.records) {
+    const elsewhere = (holders.get(record.id) ?? []).filter((namespace) => namespace !== record.namespace);
+    if (elsewhere.length > 0) {
+      throw new LociError('MEMORY_ID_CONFLICT', `Cannot import: memory id ${record.id} (namespace ${record.namespace}) already exists in namespace ${elsewhere.join(', ')}; ids are unique per store. Nothing was written.`, {
+        details: { id: record.id, namespaces: elsewhere },
+      });
+    }
   }
   let records = parsed.records;
   let skippedExisting = 0;
@@ -133,8 +152,18 @@ function parseLoci(data: unknown): Parsed {
     const namespace = at(index, () => normalizeNamespace(raw.namespace));
     const id = at(index, () => checkId(raw.id));
     if (raw.embedding) vectors.set(`${namespace}/#${id}`, raw.embedding);
-    const record: MemoryRecord = { id, namespace, kind: raw.kind as MemoryRecord['kind'], text: raw.text, time: raw.time, updatedAt: raw.updatedAt ?? raw.time, mergedCount: raw.mergedCount ?? 0 };
-    if (raw.expiresAt !== undefined) record.expiresAt = raw.expiresAt;
+    const time = at(index, () => checkTime(raw.time, 'time'));
+    const updatedAt = at(index, () => checkTime(raw.updatedAt ?? raw.time, 'updatedAt'));
+    const record: MemoryRecord = { id, namespace, kind: raw.kind as MemoryRecord['kind'], text: raw.text, time, updatedAt, mergedCount: raw.mergedCount ?? 0 };
+    if (raw.expiresAt !== undefined) record.expiresAt = at(index, () => checkTime(raw.expiresAt, 'expiresAt'));
+    if (raw.versions) {
+      record.versions = raw.versions.map((version) => ({
+        ...(version as NonNullable<MemoryRecord['versions']>[number]),
+        updatedAt: at(index, () => checkTime(version.updatedAt, 'versions.updatedAt')),
+        replacedAt: at(index, () => checkTime(version.replacedAt, 'versions.replacedAt')),
+      }));
+    }
+    if (raw.conflictsWith) record.conflictsWith = raw.conflictsWith.map((other) => at(index, () => checkId(other)));
     if (raw.context !== undefined) record.context = raw.context;
     if (raw.fields) record.fields = raw.fields as unknown as MemoryRecord['fields'];
     if (raw.metadata) record.metadata = raw.metadata;
@@ -192,7 +221,7 @@ function parseUnity(list: unknown[], options: ImportOptions): Parsed {
     const id = typeof rawId === 'string' && rawId.trim() !== '' ? at(index, () => checkId(sanitizeId(rawId))) : `u${sha256Hex(`${index}\n${JSON.stringify(entry)}`).slice(0, 16)}`;
     const embedding = field(entry, 'promptembedding');
     if (Array.isArray(embedding) && embedding.length > 0) vectors.set(`${namespace}/#${id}`, numbers(embedding, `record ${index}: PromptEmbedding`));
-    const time = parseTime(field(entry, 'timestamp') ?? field(entry, 'time')) ?? base + index;
+    const time = at(index, () => checkTime(parseTime(field(entry, 'timestamp') ?? field(entry, 'time')) ?? base + index, 'Timestamp'));
     const fields = {
       prompt,
       response: response === undefined || response === null ? '' : typeof response === 'string' ? response : JSON.stringify(response),

@@ -28,12 +28,12 @@ export function openApiDocument() {
         get: { summary: 'Indexing state and counts', parameters: [query('root', 'served root name')], responses: responses('{"root","path","indexing","files","chunks","embedder"}') },
       },
       '/v1/memory/records': {
-        post: { summary: 'Add a memory record', requestBody: json(recordBody), responses: { 201: ok('{"record"}'), 400: error, 401: error, 413: error } },
+        post: { summary: 'Add a memory record (an id given must be new to the store: 409 MEMORY_ID_CONFLICT otherwise)', requestBody: json(recordBody), responses: { 201: ok('{"record"}'), 400: error, 401: error, 409: error, 413: error } },
         get: { summary: 'List records', parameters: [query('namespace', 'repeatable'), query('kind', 'repeatable'), query('limit', 'max records'), query('root', 'served root name')], responses: responses('{"records":[…]}') },
       },
       '/v1/memory/records/{id}': {
         get: { summary: 'Get a record', parameters: [idParam, query('namespace', 'faster lookup'), query('root', 'served root name')], responses: responses('{"record"}') },
-        patch: { summary: 'Update a record', parameters: [idParam, query('root', 'served root name')], requestBody: json(updateBody), responses: responses('{"record"}') },
+        patch: { summary: 'Update a record (a replaced text is kept in its versions)', parameters: [idParam, query('root', 'served root name')], requestBody: json(updateBody), responses: { ...responses('{"record"}'), 409: error } },
         delete: { summary: 'Forget a record', parameters: [idParam, query('namespace', 'only in this namespace'), query('root', 'served root name')], responses: responses('{"forgotten":1}') },
       },
       '/v1/memory/recall': { post: { summary: 'Recall records (BM25 + vector + recency)', requestBody: json(recallBody), responses: responses('{"results":[{…record,"score","signals"}]}') } },

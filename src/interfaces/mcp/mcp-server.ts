@@ -66,7 +66,7 @@ export function createMcpServer(roots: Roots): McpServer {
       title: 'Remember something',
       description:
         'Stores a fact, decision, preference or outcome in long-term memory under a namespace (e.g. "user/alice", "project/loci", "agent/reviewer"), so later sessions can recall it. ' +
-        'Near-identical notes in a namespace are merged.',
+        'Near-identical notes in a namespace are merged when they agree; a note that contradicts an older one (another number, a negation, another name) is kept and recalled first.',
       inputSchema: {
         namespace: z.string().min(1).describe('Slash-separated scope, e.g. "user/alice" or "agent/boss/session/42".'),
         text: z.string().min(1).max(100_000).describe('What to remember, self-contained.'),
@@ -102,7 +102,8 @@ export function createMcpServer(roots: Roots): McpServer {
       guard(async () => {
         const memory = await roots.get(root).loci.memory();
         const hits = await memory.recall(query, { ...(namespaces ? { namespaces } : {}), ...(topK ? { topK } : {}), ...(outcome ? { outcome: outcome as 'success' } : {}) });
-        const records = hits.map((hit) => ({ id: hit.record.id, namespace: hit.record.namespace, kind: hit.record.kind, text: hit.record.text, time: new Date(hit.record.time).toISOString(), score: round(hit.score) }));
+        // Stored times are checked on write and repaired on read; a repaired one carries warnings.
+        const records = hits.map((hit) => ({ id: hit.record.id, namespace: hit.record.namespace, kind: hit.record.kind, text: hit.record.text, time: new Date(hit.record.time).toISOString(), score: round(hit.score), ...(hit.record.warnings ? { warnings: hit.record.warnings } : {}) }));
         const text = records.length === 0 ? 'Nothing relevant remembered.' : records.map((record) => `- [${record.namespace}] (${record.time.slice(0, 10)}) ${record.text}`).join('\n');
         return { content: [{ type: 'text', text }], structuredContent: { records } };
       }),

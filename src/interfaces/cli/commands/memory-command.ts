@@ -5,17 +5,17 @@ import { createLoci, type Loci } from '../../../engine/create-loci.js';
 import { LociError } from '../../../errors/index.js';
 import type { Memory } from '../../../memory/memory.js';
 import { parseTime } from '../../../memory/parse-time.js';
+import { checkTime } from '../../../memory/time-range.js';
 import {
   interactionOutcomes,
   memoryKinds,
   type InteractionOutcome,
   type MemoryFilter,
-  type MemoryHit,
   type MemoryInput,
   type MemoryKind,
-  type MemoryRecord,
 } from '../../../memory/spec.js';
 import { loadCliConfig, resolveRoot, type CliIo } from '../cli-context.js';
+import { formatHits, formatRecord, formatRecords, formatWarnings, publicHit, publicRecord } from './memory-format.js';
 
 interface CommonFlags {
   root?: string;
@@ -47,14 +47,14 @@ async function withMemory<T>(io: CliIo, flags: CommonFlags, action: (memory: Mem
 }
 
 export function registerMemoryCommand(program: Command, io: CliIo): void {
-  const memory = program.command('memory').description('Agent memory: add, search, list, forget, export and import records.');
+  const memory = program.command('memory').description('Agent memory: add, search, list, get, update, forget, export and import records.');
 
   common(memory.command('add'))
     .description('Add a record (a note by default) to a namespace.')
     .argument('<text...>', 'the text to remember')
     .requiredOption('--namespace <ns>', 'namespace, e.g. agent/boss or user/42/session/7', collect)
     .option('--kind <kind>', `one of ${memoryKinds.join(', ')}`, 'note')
-    .option('--id <id>', 'record id (default: generated); an existing id is replaced')
+    .option('--id <id>', 'record id (default: generated); must be new to the store (change a record with `loci memory update`)')
     .option('--time <time>', 'when it happened: ISO date, epoch ms or "1:56 pm on 8 May, 2023"')
     .option('--ttl <duration>', 'forget after this long, e.g. 90m, 12h, 30d')
     .option('--metadata <json>', 'a JSON object kept with the record')
@@ -95,6 +95,7 @@ export function registerMemoryCommand(program: Command, io: CliIo): void {
           ...(flags.explain ? { explain: true } : {}),
         }),
       );
+      io.stderr.write(formatWarnings(hits.map((hit) => hit.record)));
       io.stdout.write(flags.json ? `${JSON.stringify({ results: hits.map(publicHit) })}\n` : formatHits(hits));
     });
 
@@ -116,8 +117,41 @@ export function registerMemoryCommand(program: Command, io: CliIo): void {
           ...(flags.kind ? { kinds: kinds(flags.kind) } : {}),
           ...(flags.limit !== undefined ? { limit: positiveInt(flags.limit, '--limit') } : {}),
         });
+        io.stderr.write(formatWarnings(records));
         io.stdout.write(flags.json ? `${JSON.stringify({ records: records.map(publicRecord) })}\n` : formatRecords(records));
       });
+    });
+
+  common(memory.command('get'))
+    .description('Show one record in full, with the texts `update` replaced (versions).')
+    .argument('<id>', 'record id')
+    .option('--namespace <ns>', 'the namespace that holds it (needed only when an older store holds the id twice)', collect)
+    .action(async (id: string, flags: CommonFlags) => {
+      const record = await withMemory(io, flags, (store) => store.get(id, oneNamespace(flags.namespace)));
+      if (!record) throw new LociError('RECORD_NOT_FOUND', `No memory record with id ${id}.`);
+      io.stderr.write(formatWarnings([record]));
+      io.stdout.write(flags.json ? `${JSON.stringify({ record: publicRecord(record) })}\n` : formatRecord(record));
+    });
+
+  common(memory.command('update'))
+    .description('Change a record: its text (the old one is kept in versions), metadata or expiry.')
+    .argument('<id>', 'record id')
+    .argument('[text...]', 'the new text')
+    .option('--namespace <ns>', 'the namespace that holds it (needed only when an older store holds the id twice)', collect)
+    .option('--metadata <json>', 'a JSON object merged into its metadata')
+    .option('--ttl <duration>', 'forget after this long from now, e.g. 90m, 12h, 30d')
+    .option('--no-ttl', 'never expire')
+    .action(async (id: string, words: string[], flags: CommonFlags & { metadata?: string; ttl?: string | false }) => {
+      const text = words.join(' ');
+      const patch = {
+        ...(oneNamespace(flags.namespace) ? { namespace: oneNamespace(flags.namespace) as string } : {}),
+        ...(text.trim() !== '' ? { text } : {}),
+        ...(flags.metadata ? { metadata: jsonObject(flags.metadata, '--metadata') } : {}),
+        ...(flags.ttl === false ? { ttlMs: null } : flags.ttl ? { ttlMs: duration(flags.ttl) } : {}),
+      };
+      if (Object.keys(patch).every((key) => key === 'namespace')) throw new LociError('INVALID_ARGUMENT', 'Nothing to update: give a new text, --metadata, --ttl or --no-ttl.');
+      const record = await withMemory(io, flags, (store) => store.update(id, patch));
+      io.stdout.write(flags.json ? `${JSON.stringify({ record: publicRecord(record) })}\n` : `updated ${record.namespace}/${record.id}${record.versions?.length ? ` (${record.versions.length} earlier version${record.versions.length === 1 ? '' : 's'} kept)` : ''}\n`);
     });
 
   common(memory.command('forget'))
@@ -261,7 +295,12 @@ function mode(value: string): 'hybrid' | 'lexical' | 'vector' {
 function time(value: string, flag: string): number {
   const parsed = /^\d+$/.test(value) ? Number(value) : parseTime(value);
   if (parsed === undefined) throw new LociError('INVALID_ARGUMENT', `${flag} "${value}" is not a time; use an ISO date (2024-05-08), epoch ms or "1:56 pm on 8 May, 2023".`);
-  return parsed;
+  return checkTime(parsed, `${flag} "${value}"`);
+}
+
+function oneNamespace(values: string[] | undefined): string | undefined {
+  if (values && values.length > 1) throw new LociError('INVALID_ARGUMENT', 'Give one --namespace.');
+  return values?.[0];
 }
 
 function duration(value: string): number {
@@ -291,35 +330,4 @@ function finite(value: string, flag: string): number {
   const parsed = Number(value);
   if (value.trim() === '' || !Number.isFinite(parsed)) throw new LociError('INVALID_ARGUMENT', `${flag} must be a number; got "${value}".`);
   return parsed;
-}
-
-/** The record as clients see it (the search context stays internal). */
-function publicRecord(record: MemoryRecord) {
-  const { context: _context, ...rest } = record;
-  return rest;
-}
-
-function publicHit(hit: MemoryHit) {
-  return { ...publicRecord(hit.record), score: Math.round(hit.score * 1e4) / 1e4, signals: hit.signals, ...(hit.explanation ? { explanation: hit.explanation } : {}) };
-}
-
-function formatHits(hits: MemoryHit[]): string {
-  if (hits.length === 0) return 'No memories found.\n';
-  const explained = (hit: MemoryHit) =>
-    hit.explanation
-      ? `\n   [${Object.entries(hit.explanation)
-          .map(([signal, part]) => `${signal} ${part.raw.toFixed(3)} → ${part.normalized.toFixed(3)} × ${part.weight} = ${part.contribution.toFixed(3)}`)
-          .join('; ')}]`
-      : '';
-  return `${hits.map((hit, index) => `${index + 1}. [${hit.record.namespace}/${hit.record.id}] ${hit.record.kind} ${new Date(hit.record.time).toISOString()}  (score ${hit.score.toFixed(3)})\n   ${oneLine(hit.record.text)}${explained(hit)}`).join('\n')}\n`;
-}
-
-function formatRecords(records: MemoryRecord[]): string {
-  if (records.length === 0) return 'No records.\n';
-  return `${records.map((record) => `${record.namespace}/${record.id}  ${record.kind}  ${new Date(record.time).toISOString()}  ${oneLine(record.text)}`).join('\n')}\n`;
-}
-
-function oneLine(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > 160 ? `${flat.slice(0, 157)}…` : flat;
 }

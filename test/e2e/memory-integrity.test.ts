@@ -1,0 +1,145 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLoci } from '../../src/engine/create-loci.js';
+import type { MemoryRecord } from '../../src/memory/spec.js';
+import { cliPath, runLoci } from '../support/run-cli.js';
+
+// Memory integrity through the doors a user or an agent reaches: the built CLI, the HTTP
+// API and the MCP server (issue 19, scope 6).
+let workspace: string;
+let repo: string;
+
+beforeAll(async () => {
+  workspace = await mkdtemp(join(tmpdir(), 'loci-memory-integrity-'));
+  repo = join(workspace, 'repo');
+  await mkdir(repo);
+  await writeFile(join(repo, 'readme.md'), '# Tiny\n\nA tiny project for memory tests.\n');
+});
+
+afterAll(async () => {
+  await rm(workspace, { recursive: true, force: true });
+});
+
+const run = (args: string[]) => runLoci([...args, '--root', repo], { cwd: workspace });
+
+/** Writes a row as an older loci could (no time check), straight through the record store. */
+async function writeRawRecord(record: MemoryRecord): Promise<void> {
+  const loci = createLoci({ root: repo });
+  try {
+    await (await loci.memory()).records.write([record]);
+  } finally {
+    await loci.close();
+  }
+}
+
+describe('CLI', () => {
+  it('refuses an id that exists in another namespace or again in its own, with exit code 4', async () => {
+    expect((await run(['memory', 'add', 'the original text', '--namespace', 'cli/a', '--id', 'cli-fact'])).code).toBe(0);
+    for (const namespace of ['cli/b', 'cli/a']) {
+      const again = await run(['memory', 'add', 'a different text', '--namespace', namespace, '--id', 'cli-fact']);
+      expect(again.code).toBe(4);
+      expect(again.stderr).toMatch(/cli-fact already exists \(namespace cli\/a\)/);
+      expect(again.stderr).not.toMatch(/\n\s+at /);
+    }
+    const list = JSON.parse((await run(['memory', 'list', '--json'])).stdout).records.filter((record: MemoryRecord) => record.id === 'cli-fact');
+    expect(list).toEqual([expect.objectContaining({ namespace: 'cli/a', text: 'the original text' })]);
+  });
+
+  it('keeps the newer contradicting fact and recalls it first; update keeps the old text', async () => {
+    expect((await run(['memory', 'add', 'The staging database port is 5432', '--namespace', 'cli/ops', '--time', '2024-01-01'])).code).toBe(0);
+    const second = await run(['memory', 'add', 'The staging database port is 6543', '--namespace', 'cli/ops', '--time', '2024-06-01']);
+    expect(second.stdout).toMatch(/^added /);
+    const search = JSON.parse((await run(['memory', 'search', 'staging database port 5432', '--namespace', 'cli/ops', '--json'])).stdout);
+    expect(search.results.map((result: { text: string }) => result.text)).toEqual(['The staging database port is 6543', 'The staging database port is 5432']);
+
+    const id = search.results[0].id as string;
+    const updated = await run(['memory', 'update', id, 'The staging database port is 7654']);
+    expect(updated.code).toBe(0);
+    expect(updated.stdout).toMatch(/1 earlier version kept/);
+    const shown = await run(['memory', 'get', id]);
+    expect(shown.stdout).toMatch(/The staging database port is 7654\n/);
+    expect(shown.stdout).toMatch(/version 1 \(replaced [\d-]+T[\d:.]+Z\): The staging database port is 6543/);
+  });
+
+  it('refuses a time outside years 0001-9999 with exit code 2', async () => {
+    const far = await run(['memory', 'add', 'x', '--namespace', 'cli/t', '--time', '9'.repeat(20)]);
+    expect(far.code).toBe(2);
+    expect(far.stderr).toMatch(/--time .* must be a time between 0001-01-01 and 9999-12-31/);
+  });
+
+  it('lists, searches and shows a stored row with time 1e300 instead of crashing', async () => {
+    await writeRawRecord({ id: 'far-future', namespace: 'cli/bad', kind: 'note', text: 'a deploy note from the far future', time: 1e300, updatedAt: 1e300, mergedCount: 0 });
+    for (const args of [['memory', 'list', '--namespace', 'cli/bad'], ['memory', 'search', 'deploy note', '--namespace', 'cli/bad'], ['memory', 'get', 'far-future']]) {
+      const result = await run(args);
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+      expect(result.stdout).toMatch(/9999-12-31T23:59:59.999Z/);
+      expect(result.stderr).toMatch(/warning: cli\/bad\/far-future: time 1e\+300 is outside years 0001–9999/);
+    }
+  });
+});
+
+describe('HTTP', () => {
+  let server: ChildProcess;
+  let base: string;
+  const token = 'memory-integrity-token-0123456789abcdef';
+
+  beforeAll(async () => {
+    server = spawn(process.execPath, [cliPath, 'serve', '--root', repo, '--port', '0', '--token', token], { cwd: workspace, env: { PATH: process.env.PATH ?? '', HOME: workspace } });
+    base = await new Promise<string>((resolve, reject) => {
+      let seen = '';
+      const timer = setTimeout(() => reject(new Error(`server did not start: ${seen}`)), 20_000);
+      server.stderr?.on('data', (chunk: Buffer) => {
+        seen += chunk.toString();
+        const match = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(seen);
+        if (match) {
+          clearTimeout(timer);
+          resolve(match[1] as string);
+        }
+      });
+    });
+  });
+
+  afterAll(() => {
+    server?.kill('SIGTERM');
+  });
+
+  const post = (path: string, body: unknown) => fetch(`${base}${path}`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` } });
+
+  it('answers 409 MEMORY_ID_CONFLICT to a re-POSTed id or the same id in another namespace', async () => {
+    expect((await post('/v1/memory/records', { namespace: 'http/a', id: 'http-fact', text: 'the original text' })).status).toBe(201);
+    for (const namespace of ['http/a', 'http/b']) {
+      const again = await post('/v1/memory/records', { namespace, id: 'http-fact', text: 'overwritten?' });
+      expect(again.status).toBe(409);
+      expect((await again.json()).error).toMatchObject({ code: 'MEMORY_ID_CONFLICT', message: expect.stringMatching(/http-fact already exists/) });
+    }
+    const record = (await (await fetch(`${base}/v1/memory/records/http-fact`, { headers: { authorization: `Bearer ${token}` } })).json()).record;
+    expect(record).toMatchObject({ namespace: 'http/a', text: 'the original text' });
+  });
+
+  it('answers 400 to a time outside years 0001-9999', async () => {
+    const far = await post('/v1/memory/records', { namespace: 'http/t', text: 'x', time: 1e300 });
+    expect(far.status).toBe(400);
+    expect((await far.json()).error.code).toBe('INVALID_ARGUMENT');
+  });
+});
+
+describe('MCP', () => {
+  it('recall answers when a stored row has time 1e300', async () => {
+    await writeRawRecord({ id: 'mcp-far-future', namespace: 'mcp/bad', kind: 'note', text: 'the boss fight happens in the far future', time: 1e300, updatedAt: 1e300, mergedCount: 0 });
+    const client = new Client({ name: 'loci-test', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [cliPath, 'mcp', '--root', repo], env: { PATH: process.env.PATH ?? '', HOME: workspace }, stderr: 'pipe' }));
+    try {
+      const recalled = await client.callTool({ name: 'recall', arguments: { query: 'boss fight', namespaces: ['mcp/bad'] } });
+      expect(recalled.isError, JSON.stringify(recalled.content)).toBeFalsy();
+      const [record] = (recalled.structuredContent as { records: Array<{ id: string; time: string; warnings?: string[] }> }).records;
+      expect(record).toMatchObject({ id: 'mcp-far-future', time: '9999-12-31T23:59:59.999Z', warnings: expect.arrayContaining([expect.stringMatching(/^time 1e\+300 is outside years 0001–9999/)]) });
+    } finally {
+      await client.close();
+    }
+  });
+});
