@@ -5,7 +5,10 @@
 // --files`) for the file-level numbers, plain chunks for "definition at rank 1".
 //
 //   npm run build
-//   node scripts/code-search-report.mjs --corpora /work/corpora [--out report.json] [--mode hybrid|vector|lexical] [eval/code-questions/hono.json …]
+//   node scripts/code-search-report.mjs --corpora /work/corpora [--out report.json] [--mode hybrid|vector|lexical] [--config loci.config.json] [eval/code-questions/hono.json …]
+//
+// --config applies one config file to every set (e.g. {"search":{"ranker":"none"}}), to measure a
+// change against the default on the same queries.
 //
 // The checkout of eval/code-questions/<name>.json is <corpora>/<name>, extracted at the set's
 // commit (scripts/code-question-set.mjs --git-dir does it). Per set and kind:
@@ -29,7 +32,7 @@ import { isNonImplementationPath, isTestPath } from './code-paths.mjs';
 const here = dirname(fileURLToPath(import.meta.url));
 const { createLoci } = await import(join(here, '..', 'dist', 'index.js'));
 
-const flags = new Set(['--corpora', '--out', '--mode']);
+const flags = new Set(['--corpora', '--out', '--mode', '--config']);
 function argument(name, fallback) {
   const index = process.argv.indexOf(`--${name}`);
   return index >= 0 && process.argv[index + 1] ? process.argv[index + 1] : fallback;
@@ -37,6 +40,8 @@ function argument(name, fallback) {
 const corpora = resolve(argument('corpora', '/work/corpora'));
 const outPath = argument('out', '');
 const mode = argument('mode', '');
+const configPath = argument('config', '');
+const config = configPath ? JSON.parse(readFileSync(configPath, 'utf8')) : undefined;
 const positional = process.argv.slice(2).filter((value, index, all) => !value.startsWith('--') && !flags.has(all[index - 1]));
 const setPaths = positional.length > 0 ? positional : readdirSync(join(here, '..', 'eval', 'code-questions')).filter((name) => name.endsWith('.json')).sort().map((name) => join(here, '..', 'eval', 'code-questions', name));
 
@@ -82,7 +87,7 @@ async function scoreSet(setPath) {
   const checkout = join(corpora, name);
   if (!existsSync(checkout)) throw new Error(`${checkout} is missing: extract ${set.repo}@${set.commit} there (scripts/code-question-set.mjs --git-dir).`);
   const workDir = mkdtempSync(join(tmpdir(), 'loci-code-report-'));
-  const loci = createLoci({ root: checkout, store: join(workDir, 'store') });
+  const loci = createLoci({ root: checkout, store: join(workDir, 'store'), ...(config ? { config } : {}) });
   try {
     const indexStarted = performance.now();
     const summary = await loci.index();
@@ -161,7 +166,7 @@ for (const setPath of setPaths) {
   process.stderr.write(`${basename(setPath)} …\n`);
   reports.push(await scoreSet(setPath));
 }
-const result = { mode: mode || 'default', rankDepth: RANK_DEPTH, sets: reports, tune: pool(reports, 'tune'), heldOut: pool(reports, 'held-out') };
+const result = { mode: mode || 'default', config: config ?? 'default', rankDepth: RANK_DEPTH, sets: reports, tune: pool(reports, 'tune'), heldOut: pool(reports, 'held-out') };
 if (outPath) writeFileSync(outPath, JSON.stringify(result, null, 1) + '\n');
 
 const percent = (value) => `${Math.round(value * 100)}%`.padStart(5);
