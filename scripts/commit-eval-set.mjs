@@ -4,7 +4,7 @@
 // are searched in the tree as it was before those commits (a snapshot `--back` commits
 // before the tip, on the first-parent line). The repository itself is never committed.
 //
-//   node scripts/commit-eval-set.mjs --repo /tmp/corpora/hono --out /tmp/hono-commits [--back 600] [--max 400] [--max-files 10]
+//   node scripts/commit-eval-set.mjs --repo /tmp/corpora/hono --out /tmp/hono-commits [--back 600] [--max 400] [--max-files 10] [--no-tests]
 //   node dist/interfaces/cli/main.js eval /tmp/hono-commits --corpus-dir /tmp/hono-commits/tree [--split tune|test|dev]
 //
 // Output: tree/ (the snapshot, via git archive), queries.jsonl, corpus.jsonl (empty: the
@@ -14,10 +14,14 @@
 // that existed in the snapshot and were modified (not added, deleted or renamed) count; a
 // commit touching more than --max-files such files is a sweeping change and is skipped; the
 // trailing pull-request number "(#1234)" is dropped from the subject.
+// --no-tests: the gold leaves out test files (scripts/code-paths.mjs), so a query is answered
+// by the implementation it changed; commits that changed only tests are skipped. The other
+// rules are unchanged (the sweeping rule still counts every modified file).
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { isTestPath } from './code-paths.mjs';
 
 function argument(name, fallback) {
   const index = process.argv.indexOf(`--${name}`);
@@ -29,8 +33,9 @@ const out = resolve(argument('out', ''));
 const back = Number(argument('back', '600'));
 const max = Number(argument('max', '400'));
 const maxFiles = Number(argument('max-files', '10'));
+const noTests = process.argv.includes('--no-tests');
 if (!argument('repo') || !argument('out')) {
-  process.stderr.write('usage: node scripts/commit-eval-set.mjs --repo DIR --out DIR [--back 600] [--max 400] [--max-files 10]\n');
+  process.stderr.write('usage: node scripts/commit-eval-set.mjs --repo DIR --out DIR [--back 600] [--max 400] [--max-files 10] [--no-tests]\n');
   process.exit(2);
 }
 const git = (...args) => execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
@@ -47,7 +52,7 @@ const commits = git('log', '--no-merges', '--reverse', '--format=%H%x09%s', `${s
 
 const queries = [];
 const qrels = [];
-const skipped = { release: 0, revert: 0, noFiles: 0, sweeping: 0 };
+const skipped = { release: 0, revert: 0, noFiles: 0, sweeping: 0, testsOnly: 0 };
 for (const commit of commits) {
   if (queries.length >= max) break;
   const subject = commit.subject.replace(/\s*\(#\d+\)\s*$/, '').trim();
@@ -72,8 +77,13 @@ for (const commit of commits) {
     skipped.sweeping++;
     continue;
   }
+  const gold = noTests ? changed.filter((path) => !isTestPath(path)) : changed;
+  if (gold.length === 0) {
+    skipped.testsOnly++;
+    continue;
+  }
   queries.push({ _id: commit.id.slice(0, 12), text: subject });
-  for (const path of changed) qrels.push([commit.id.slice(0, 12), path]);
+  for (const path of gold) qrels.push([commit.id.slice(0, 12), path]);
 }
 
 rmSync(out, { recursive: true, force: true });
