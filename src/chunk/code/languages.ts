@@ -13,17 +13,36 @@ export interface LanguageSpec {
 
 const functionValues = new Set(['arrow_function', 'function_expression', 'function', 'generator_function', 'class']);
 
+// Wrappers that leave the value what it is: `(() => {}) as Fn`, `fn satisfies T`, `x!`.
+const transparentValues = new Set(['as_expression', 'satisfies_expression', 'parenthesized_expression', 'non_null_expression', 'type_assertion']);
+
+/** Whether a value is a function or class once type casts and parentheses are looked through. */
+function holdsFunction(value: Node | null): boolean {
+  let current = value;
+  for (let depth = 0; current && depth < 8; depth++) {
+    if (functionValues.has(current.type)) return true;
+    if (!transparentValues.has(current.type)) return false;
+    current = current.namedChildren.find((child) => child !== null && child.type !== 'type_annotation' && !child.type.endsWith('_type') && child.type !== 'type_identifier' && child.type !== 'generic_type') ?? null;
+  }
+  return false;
+}
+
 function javascriptName(node: Node): string | undefined {
   if (node.type === 'lexical_declaration' || node.type === 'variable_declaration') {
+    // An exported const is part of the module's surface whatever it holds (`createApp`,
+    // `useStore = defineStore(…)`); a local one counts when it holds a function or class.
+    const exported = node.parent?.type === 'export_statement';
     for (const declarator of node.namedChildren) {
-      const value = declarator?.childForFieldName('value');
-      if (declarator?.type === 'variable_declarator' && value && functionValues.has(value.type)) return declarator.childForFieldName('name')?.text;
+      if (declarator?.type !== 'variable_declarator') continue;
+      const name = declarator.childForFieldName('name');
+      if (name?.type !== 'identifier') continue; // destructuring names no single symbol
+      if (exported || holdsFunction(declarator.childForFieldName('value'))) return name.text;
     }
     return undefined;
   }
   if (node.type === 'field_definition' || node.type === 'public_field_definition') {
     const value = node.childForFieldName('value');
-    return value && functionValues.has(value.type) ? (node.childForFieldName('property') ?? node.childForFieldName('name'))?.text : undefined;
+    return holdsFunction(value) ? (node.childForFieldName('property') ?? node.childForFieldName('name'))?.text : undefined;
   }
   return node.childForFieldName('name')?.text ?? (node.type.includes('function') ? 'default' : undefined);
 }

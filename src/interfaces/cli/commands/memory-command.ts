@@ -15,7 +15,7 @@ import {
   type MemoryKind,
   type MemoryRecord,
 } from '../../../memory/spec.js';
-import { loadCliConfig, resolveRoot, type CliIo } from '../cli-context.js';
+import { loadCliConfig, resolveIndexedRoot, type CliIo } from '../cli-context.js';
 
 interface CommonFlags {
   root?: string;
@@ -36,7 +36,7 @@ function common(command: Command): Command {
 }
 
 async function withMemory<T>(io: CliIo, flags: CommonFlags, action: (memory: Memory, loci: Loci) => Promise<T>): Promise<T> {
-  const root = resolveRoot(io, flags.root, { mustExist: true });
+  const root = resolveIndexedRoot(io, flags.root, { store: flags.store });
   const config = loadCliConfig(io, root, [{ path: 'store', flag: '--store', value: flags.store }], flags.config);
   const loci = createLoci({ root, config, env: io.env, inMemory: false });
   try {

@@ -1,0 +1,81 @@
+import type { FileRole } from '../sources/file-role.js';
+import type { ChunkRecord } from '../store/spec.js';
+import type { FusionCandidate } from './fusion.js';
+
+/** A query that is nothing but a name: the spellings a definition of it may carry. */
+export interface NameQuery {
+  /** As typed, without backticks or a trailing `()`. */
+  name: string;
+  /** Lower-cased spellings to look up: `use-model` → use-model, usemodel, use_model. */
+  keys: string[];
+}
+
+const identifier = /^[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*$/;
+const kebab = /^[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+$/;
+
+/** `nextTick`, `createApp()`, `` `Foo.bar` ``, `use-model`, `Foo::bar`: a lookup by name, not a question. */
+export function nameQuery(query: string): NameQuery | undefined {
+  const name = query.trim().replace(/^`(.*)`$/, '$1').replace(/\(\)$/, '').trim();
+  if (name.length < 2 || name.length > 200) return undefined;
+  if (identifier.test(name)) {
+    const dotted = name.replace(/::|#/g, '.');
+    return { name: dotted, keys: [...new Set([dotted.toLowerCase()])] };
+  }
+  if (kebab.test(name)) {
+    const parts = name.toLowerCase().split('-');
+    return { name, keys: [...new Set([parts.join(''), parts.join('_'), parts.join('-')])] };
+  }
+  return undefined;
+}
+
+/** How well a chunk's definitions match the name: 3 exact spelling, 2 any case, 1 the last segment only, 0 none. */
+export function definitionMatch(symbols: readonly string[], query: NameQuery): number {
+  let best = 0;
+  for (const symbol of symbols) {
+    if (symbol === query.name) return 3;
+    const lower = symbol.toLowerCase();
+    const flat = lower.replace(/[-_]/g, '');
+    if (query.keys.includes(lower) || query.keys.includes(flat)) best = Math.max(best, 2);
+    else {
+      const last = lower.slice(lower.lastIndexOf('.') + 1);
+      if (query.keys.includes(last) || query.keys.includes(last.replace(/[-_]/g, ''))) best = Math.max(best, 1);
+    }
+  }
+  return best;
+}
+
+const roleOrder: Record<FileRole, number> = { implementation: 0, generated: 1, config: 2, docs: 3, example: 4, test: 5, fixture: 6, lock: 7 };
+
+/**
+ * Puts the chunks that define the named symbol first — implementation before tests and
+ * examples, exact spelling before other cases — and keeps everything else in its order
+ * below them. Each definition keeps its score, lifted just above the best other result.
+ */
+export function definitionsFirst(
+  candidates: FusionCandidate[],
+  records: Map<number, ChunkRecord>,
+  roles: Map<string, FileRole>,
+  query: NameQuery,
+): FusionCandidate[] {
+  const definitions: Array<{ candidate: FusionCandidate; match: number; role: number; order: number }> = [];
+  const rest: FusionCandidate[] = [];
+  candidates.forEach((candidate, order) => {
+    const record = records.get(candidate.rowId);
+    const match = record ? definitionMatch(record.symbols, query) : 0;
+    if (match > 0) definitions.push({ candidate, match, role: roleOrder[roles.get(candidate.path) ?? 'implementation'], order });
+    else rest.push(candidate);
+  });
+  if (definitions.length === 0) return candidates;
+  definitions.sort((a, b) => a.role - b.role || b.match - a.match || a.order - b.order);
+  const top = rest.length > 0 ? Math.max(...rest.map((candidate) => candidate.score)) : 0;
+  // Scores stay in order: definitions share the room between the best other result and
+  // the top of the scale (1, or the best score when that is higher), evenly, best first.
+  const ceiling = Math.max(1, top, ...definitions.map(({ candidate }) => candidate.score));
+  const count = definitions.length;
+  const lifted = definitions.map(({ candidate, match }, index) => ({
+    ...candidate,
+    score: top + ((ceiling - top) * (count - index)) / (count + 1),
+    adjustments: { ...candidate.adjustments, definition: match },
+  }));
+  return [...lifted, ...rest];
+}
