@@ -1,9 +1,12 @@
+import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLoci, type Loci } from '../../src/index.js';
-import { runLoci } from '../support/run-cli.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { cliPath, runLoci } from '../support/run-cli.js';
 
 /**
  * A repository where tests talk about the code more than the code does: every test repeats
@@ -183,5 +186,52 @@ describe('code search: scores and roots', () => {
     // Outside any index it is still an error that says how to fix it.
     const outside = await runLoci(['search', 'x'], { cwd: workspace });
     expect(outside.code).toBe(3);
+  });
+});
+
+describe('code search over HTTP and MCP', () => {
+  it('HTTP: /v1/search takes roles, /v1/symbols finds definitions', async () => {
+    const token = 'code-search-test-token-0123456789';
+    const server = spawn(process.execPath, [cliPath, 'serve', '--root', repo, '--port', '0', '--token', token], { cwd: workspace, env: { PATH: process.env.PATH ?? '' } });
+    try {
+      const base = await new Promise<string>((resolve, reject) => {
+        let seen = '';
+        const timer = setTimeout(() => reject(new Error(`server did not start: ${seen}`)), 20_000);
+        server.stderr?.on('data', (chunk: Buffer) => {
+          seen += chunk.toString();
+          const match = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(seen);
+          if (match) {
+            clearTimeout(timer);
+            resolve(match[1] as string);
+          }
+        });
+      });
+      const post = async (path: string, body: unknown) =>
+        (await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) })).json();
+      const tests = await post('/v1/search', { query: 'compose middleware chain', roles: ['test'], topK: 5 });
+      expect(tests.results.length).toBeGreaterThan(0);
+      expect(tests.results.every((result: { role: string }) => result.role === 'test')).toBe(true);
+      const symbols = await post('/v1/symbols', { name: 'createApp' });
+      expect(symbols.results[0]).toMatchObject({ path: 'src/scheduler.ts', symbol: 'createApp', role: 'implementation' });
+      const bad = await post('/v1/search', { query: 'compose', roles: ['nonsense'] });
+      expect(bad.error.code).toBe('INVALID_ARGUMENT');
+    } finally {
+      server.kill('SIGTERM');
+    }
+  });
+
+  it('MCP: find_symbol and search_code with excludeRoles', async () => {
+    const client = new Client({ name: 'code-search-test', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [cliPath, 'mcp', '--root', repo], env: { PATH: process.env.PATH ?? '' }, stderr: 'ignore' }));
+    try {
+      const found = await client.callTool({ name: 'find_symbol', arguments: { name: 'nextTick' } });
+      expect(found.isError).toBeFalsy();
+      expect((found.structuredContent as { results: Array<{ path: string }> }).results[0]?.path).toBe('src/scheduler.ts');
+      const searched = await client.callTool({ name: 'search_code', arguments: { query: 'compose middleware chain', excludeRoles: ['test'] } });
+      const paths = (searched.structuredContent as { results: Array<{ path: string; role: string }> }).results.map((result) => result.role);
+      expect(paths).not.toContain('test');
+    } finally {
+      await client.close();
+    }
   });
 });
