@@ -27,7 +27,20 @@ function holdsFunction(value: Node | null): boolean {
   return false;
 }
 
+/**
+ * `res.send = function send(body) {…}`, `exports.parse = …`, `Router.prototype.route = …`:
+ * CommonJS modules define their API by assignment. Named by the target, without `exports.`
+ * and `.prototype`; `module.exports = …` names nothing.
+ */
+function assignmentName(node: Node): string | undefined {
+  const left = node.childForFieldName('left');
+  if (!left || (left.type !== 'member_expression' && left.type !== 'identifier') || !holdsFunction(node.childForFieldName('right'))) return undefined;
+  const name = left.text.replace(/^(module\.)?exports\./, '').replace(/\.prototype\./g, '.');
+  return name === 'module.exports' || name === 'exports' || /\s|\[/.test(name) ? undefined : name;
+}
+
 function javascriptName(node: Node): string | undefined {
+  if (node.type === 'assignment_expression') return assignmentName(node);
   if (node.type === 'lexical_declaration' || node.type === 'variable_declaration') {
     // An exported const is part of the module's surface whatever it holds (`createApp`,
     // `useStore = defineStore(…)`); a local one counts when it holds a function or class.
@@ -51,13 +64,17 @@ const javascriptDefinitions = new Set([
   'function_declaration', 'generator_function_declaration', 'class_declaration', 'abstract_class_declaration',
   'interface_declaration', 'type_alias_declaration', 'enum_declaration', 'method_definition', 'method_signature',
   'abstract_method_signature', 'internal_module', 'module', 'lexical_declaration', 'variable_declaration',
-  'field_definition', 'public_field_definition', 'function_expression',
+  'field_definition', 'public_field_definition', 'function_expression', 'assignment_expression',
 ]);
 
 const javascript: LanguageSpec = {
   grammar: 'javascript',
   definitions: javascriptDefinitions,
-  unwrap: (node) => (node.type === 'export_statement' ? (node.childForFieldName('declaration') ?? node.childForFieldName('value') ?? undefined) : undefined),
+  unwrap: (node) => {
+    if (node.type === 'export_statement') return node.childForFieldName('declaration') ?? node.childForFieldName('value') ?? undefined;
+    if (node.type === 'expression_statement') return node.namedChildren.find((child) => child?.type === 'assignment_expression') ?? undefined;
+    return undefined;
+  },
   nameOf: javascriptName,
 };
 

@@ -44,3 +44,19 @@ describe('symbols: every definition a chunk holds', () => {
     expect(symbols).toEqual(['Router', 'Router.match']);
   });
 });
+
+describe('symbols: CommonJS assignments', () => {
+  it('names methods assigned to objects, exports and prototypes', async () => {
+    const text = [
+      "res.send = function send(body) { return this.end(body) };",
+      'exports.parse = (text) => JSON.parse(text);',
+      'module.exports.compile = function () {};',
+      'Router.prototype.route = function route(path) { return path };',
+      'module.exports = createApplication;',
+      'count = 1;',
+      "res.locals = Object.create(null);",
+    ].join('\n');
+    const symbols = await symbolsOf('javascript', text);
+    expect(symbols).toEqual(['res.send', 'parse', 'compile', 'Router.route']);
+  });
+});
