@@ -14,7 +14,7 @@ export const ROLE_PENALTIES: Readonly<Record<FileRole, number>> = {
   test: 0.5,
   fixture: 0.6,
   example: 0.35,
-  docs: 0,
+  docs: 0.25,
   generated: 0.5,
   config: 0.1,
   lock: 0.8,
