@@ -22,7 +22,8 @@ describe('nameQuery', () => {
     const query = nameQuery('useModel')!;
     expect(definitionMatch(['useModel'], query)).toBe(3);
     expect(definitionMatch(['UseModel'], query)).toBe(2);
-    expect(definitionMatch(['Helpers.useModel'], query)).toBe(1);
+    expect(definitionMatch(['Helpers.useModel'], query)).toBe(1.5);
+    expect(definitionMatch(['Helpers.usemodel'], query)).toBe(1);
     expect(definitionMatch(['useModelValue'], query)).toBe(0);
     expect(definitionMatch(['use_model'], nameQuery('use-model')!)).toBe(2);
   });

@@ -28,7 +28,11 @@ export function nameQuery(query: string): NameQuery | undefined {
   return undefined;
 }
 
-/** How well a chunk's definitions match the name: 3 exact spelling, 2 any case, 1 the last segment only, 0 none. */
+/**
+ * How well a chunk's definitions match the name: 3 the exact spelling, 2 another case or
+ * spelling, 1.5 the last segment of a qualified name spelled exactly (`res.sendfile` for
+ * `sendfile`), 1 the last segment in another case, 0 none.
+ */
 export function definitionMatch(symbols: readonly string[], query: NameQuery): number {
   let best = 0;
   for (const symbol of symbols) {
@@ -37,8 +41,10 @@ export function definitionMatch(symbols: readonly string[], query: NameQuery): n
     const flat = lower.replace(/[-_]/g, '');
     if (query.keys.includes(lower) || query.keys.includes(flat)) best = Math.max(best, 2);
     else {
-      const last = lower.slice(lower.lastIndexOf('.') + 1);
-      if (query.keys.includes(last) || query.keys.includes(last.replace(/[-_]/g, ''))) best = Math.max(best, 1);
+      const dot = symbol.lastIndexOf('.');
+      const last = symbol.slice(dot + 1);
+      if (dot >= 0 && last === query.name) best = Math.max(best, 1.5);
+      else if (query.keys.includes(last.toLowerCase()) || query.keys.includes(last.toLowerCase().replace(/[-_]/g, ''))) best = Math.max(best, 1);
     }
   }
   return best;

@@ -21,7 +21,7 @@ const MAX_DEFINITIONS = 1_000;
  * Exact lookup: the chunks that define a symbol (`nextTick`, `Router.match`, `use-model`),
  * implementation first, then by how exactly the name matches, then by path. Nothing that
  * merely mentions the name is returned. Score: 1 exact spelling, 0.67 another case or
- * spelling, 0.33 the last segment of a qualified name.
+ * spelling, 0.5 the last segment of a qualified name spelled exactly, 0.33 in another case.
  */
 export async function findSymbolDefinitions(store: Store, name: string, options: FindSymbolOptions = {}): Promise<SearchResponse> {
   const named = nameQuery(name);
