@@ -59,7 +59,7 @@ describe('applyRolePriors', () => {
     const ranked = applyRolePriors(candidates, roles, new Set());
     expect(ranked.map((c) => c.path)).toEqual(['src/compose.ts', 'src/other.ts', 'src/compose.test.ts']);
     expect(ranked[0]!.adjustments?.fromTests).toBeGreaterThan(0);
-    expect(ranked[2]!.adjustments?.role).toEqual({ role: 'test', factor: 0.5 });
+    expect(ranked[2]!.adjustments?.role).toEqual({ role: 'test', factor: 0.7 });
     expect(ranked.every((c) => c.score <= 1)).toBe(true);
     // A query that asks for tests keeps the test where the ranker put it.
     expect(applyRolePriors(candidates, roles, new Set(['test']))[0]!.path).toBe('src/compose.test.ts');

@@ -11,8 +11,8 @@ import type { FusionCandidate, ScoreAdjustments } from './fusion.js';
  */
 export const ROLE_PENALTIES: Readonly<Record<FileRole, number>> = {
   implementation: 0,
-  test: 0.5,
-  fixture: 0.6,
+  test: 0.3,
+  fixture: 0.3,
   example: 0.35,
   docs: 0.25,
   generated: 0.5,
