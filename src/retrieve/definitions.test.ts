@@ -54,7 +54,7 @@ describe('definitionsFirst', () => {
 
 describe('applyRolePriors', () => {
   it('scales tests down unless asked, and lets a test lend a little to its subject', () => {
-    const candidates = [candidate(1, 'src/compose.test.ts', 0.9), candidate(2, 'src/compose.ts', 0.6), candidate(3, 'src/other.ts', 0.62)];
+    const candidates = [candidate(1, 'src/compose.test.ts', 0.85), candidate(2, 'src/compose.ts', 0.6), candidate(3, 'src/other.ts', 0.62)];
     const roles = new Map([['src/compose.test.ts', 'test' as const], ['src/compose.ts', 'implementation' as const], ['src/other.ts', 'implementation' as const]]);
     const ranked = applyRolePriors(candidates, roles, new Set());
     expect(ranked.map((c) => c.path)).toEqual(['src/compose.ts', 'src/other.ts', 'src/compose.test.ts']);
