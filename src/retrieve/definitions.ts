@@ -63,16 +63,23 @@ export function definitionsFirst(
   roles: Map<string, FileRole>,
   query: NameQuery,
 ): FusionCandidate[] {
-  const definitions: Array<{ candidate: FusionCandidate; match: number; role: number; order: number }> = [];
+  const definitions: Array<{ candidate: FusionCandidate; match: number; role: number; fileOrder: number; line: number }> = [];
   const rest: FusionCandidate[] = [];
-  candidates.forEach((candidate, order) => {
+  const fileOrder = new Map<string, number>();
+  candidates.forEach((candidate) => {
     const record = records.get(candidate.rowId);
     const match = record ? definitionMatch(record.symbols, query) : 0;
-    if (match > 0) definitions.push({ candidate, match, role: roleOrder[roles.get(candidate.path) ?? 'implementation'], order });
-    else rest.push(candidate);
+    if (match === 0 || !record) {
+      rest.push(candidate);
+      return;
+    }
+    if (!fileOrder.has(candidate.path)) fileOrder.set(candidate.path, fileOrder.size);
+    definitions.push({ candidate, match, role: roleOrder[roles.get(candidate.path) ?? 'implementation'], fileOrder: fileOrder.get(candidate.path) as number, line: record.startLine });
   });
   if (definitions.length === 0) return candidates;
-  definitions.sort((a, b) => a.role - b.role || b.match - a.match || a.order - b.order);
+  // Files in ranked order; inside a file the first declaration first (an overload's signature
+  // and its doc comment come before the body).
+  definitions.sort((a, b) => a.role - b.role || b.match - a.match || a.fileOrder - b.fileOrder || a.line - b.line);
   const top = rest.length > 0 ? Math.max(...rest.map((candidate) => candidate.score)) : 0;
   // Scores stay in order: definitions share the room between the best other result and
   // the top of the scale (1, or the best score when that is higher), evenly, best first.
