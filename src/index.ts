@@ -4,6 +4,8 @@ export type { IndexStatus } from './engine/status-types.js';
 export type { IndexEvent, IndexProgressListener, IndexSummary } from './indexing/events.js';
 export type { LociDocument } from './indexing/index-documents.js';
 export type { SearchOptions, SearchResponse, SearchResult, SignalScores } from './retrieve/search-types.js';
+export type { FindSymbolOptions } from './retrieve/find-symbol.js';
+export { classifyFileRole, fileRoles, type FileRole } from './sources/file-role.js';
 
 export { LociError, isLociError, errorCodes, type ErrorCode, type ErrorCategory } from './errors/index.js';
 export { configSchema, loadConfig, searchModes, type LociConfig, type LociConfigInput, type SearchMode } from './config/index.js';

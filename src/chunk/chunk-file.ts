@@ -1,3 +1,4 @@
+import { FILE_ROLE_VERSION } from '../sources/file-role.js';
 import { IMPORTS_VERSION } from './imports.js';
 import { codeChunker } from './code/code-chunker.js';
 import { documentChunker } from './document.js';
@@ -11,8 +12,8 @@ const chunkers: readonly Chunker[] = [markdownChunker, codeChunker, documentChun
  * Changes whenever any chunker's output may change; stored with every file so a new
  * chunker version re-chunks the index.
  */
-// Imports are extracted with the chunks (catalog attributes), so their version is part of it.
-export const CHUNKER_FINGERPRINT = [...chunkers.map((chunker) => `${chunker.id}@${chunker.version}`), `imports@${IMPORTS_VERSION}`].join('+');
+// Imports and roles are found with the chunks (catalog attributes), so their versions are part of it.
+export const CHUNKER_FINGERPRINT = [...chunkers.map((chunker) => `${chunker.id}@${chunker.version}`), `imports@${IMPORTS_VERSION}`, `roles@${FILE_ROLE_VERSION}`].join('+');
 
 /** Picks the chunker for a file: markdown sections, syntax, titled documents, line windows. */
 export function chunkerFor(input: Pick<ChunkInput, 'language' | 'title'>): Chunker {

@@ -17,6 +17,7 @@ import type { WorkerJob } from '../indexing/worker/protocol.js';
 import { runInWorker, workerAvailable } from '../indexing/worker/run-in-worker.js';
 import { markStale } from './stale.js';
 import { watchEngine, type LociWatcher, type WatchOptions } from './watch.js';
+import { findSymbolDefinitions, type FindSymbolOptions } from '../retrieve/find-symbol.js';
 import { searchIndex, storeRetriever, type Retriever } from '../retrieve/search.js';
 import { WarmIndex } from '../retrieve/warm/warm-index.js';
 import type { SearchOptions, SearchResponse } from '../retrieve/search-types.js';
@@ -191,6 +192,13 @@ class LociEngine implements Loci {
     const model = await this.modelForSearch(store, meta.embedderId);
     const retriever = await this.retriever(store, meta.embedderId, meta.dimensions);
     const response = await searchIndex({ store, retriever, model, embedderId: meta.embedderId, defaults: this.config.search }, query, searchOptions);
+    await markStale(this.root, store, response.results);
+    return response;
+  }
+
+  async findSymbol(name: string, options: FindSymbolOptions = {}): Promise<SearchResponse> {
+    const store = await this.openStore(false);
+    const response = await findSymbolDefinitions(store, name, options);
     await markStale(this.root, store, response.results);
     return response;
   }

@@ -2,6 +2,7 @@ import type { LociConfig, LociConfigInput } from '../config/schema.js';
 import type { EmbeddingModel } from '../embed/spec.js';
 import type { IndexProgressListener, IndexSummary } from '../indexing/events.js';
 import type { LociDocument } from '../indexing/index-documents.js';
+import type { FindSymbolOptions } from '../retrieve/find-symbol.js';
 import type { SearchOptions, SearchResponse } from '../retrieve/search-types.js';
 import type { Memory } from '../memory/memory.js';
 import type { IndexStatus } from './status-types.js';
@@ -58,6 +59,8 @@ export interface Loci {
   /** Indexes documents that are not files (ids act as paths). */
   indexDocuments(documents: readonly LociDocument[], options?: RunOptions & { prune?: boolean }): Promise<IndexSummary>;
   search(query: string, options?: SearchOptions): Promise<SearchResponse>;
+  /** Where a symbol is defined: only definitions, implementation first (`loci search --symbol`). */
+  findSymbol(name: string, options?: FindSymbolOptions): Promise<SearchResponse>;
   status(options?: { checkChanges?: boolean; signal?: AbortSignal }): Promise<IndexStatus>;
   /**
    * Garbage collection: cached vectors beyond `cache.maxUnreferencedVectors` that no indexed

@@ -1,4 +1,6 @@
 import { extractImports } from '../chunk/imports.js';
+import { classifyFileRole, type FileRole } from '../sources/file-role.js';
+import { encodeFileAttributes } from '../store/file-attributes.js';
 import { chunkFile } from '../chunk/index.js';
 import type { ChunkInput } from '../chunk/spec.js';
 import type { EmbeddingModel } from '../embed/spec.js';
@@ -58,6 +60,8 @@ interface PendingFile {
   chunks: PreparedChunk[];
   /** Modules the file imports (chunk/imports.ts), kept in the catalog for ranking. */
   imports: string[];
+  /** What the file is for (sources/file-role.ts), kept in the catalog for ranking and filters. */
+  role: FileRole;
 }
 
 // Files are embedded and committed in groups: remote embedders get full batches, and one
@@ -141,7 +145,7 @@ export async function indexItems(items: readonly IndexItem[], context: IndexItem
     }
     const drafts = await chunkFile({ path: item.path, text: loaded.text, language: item.language, ...context.chunking, ...(item.title ? { title: item.title } : {}) });
     const chunks = prepareChunks(drafts, { path: item.path, language: item.language, pathIsContent: context.pathIsContent });
-    pending.push({ item, contentHash, chunks, imports: extractImports(loaded.text, item.language, item.path) });
+    pending.push({ item, contentHash, chunks, imports: extractImports(loaded.text, item.language, item.path), role: context.pathIsContent ? classifyFileRole(item.path, item.language, loaded.text) : 'implementation' });
     pendingChunks += chunks.length;
     if (pendingChunks >= BATCH_CHUNKS || pending.length >= BATCH_FILES) await flush();
   }
@@ -190,7 +194,7 @@ async function writePending(pending: PendingFile[], context: IndexItemsContext, 
         embedder: incomplete.has(file) ? PENDING_EMBEDDER : context.embedderId,
         chunkCount: file.chunks.length,
         indexedAt: Date.now(),
-        ...(file.imports.length > 0 ? { attributes: JSON.stringify({ imports: file.imports }) } : {}),
+        attributes: encodeFileAttributes({ imports: file.imports, role: file.role }),
       },
       chunks: file.chunks.map((chunk) => chunk.write),
     })),

@@ -1,25 +1,31 @@
 import { LociError } from '../errors/index.js';
 import type { SearchFilter } from '../store/spec.js';
+import { expandLanguages } from './language-aliases.js';
 import { isGlob } from './path-match.js';
 
 /**
  * Turns user path arguments into a filter: a glob stays a glob (`src/**\/*.ts`), a plain
- * path means that file or everything under that folder (`src/store`).
+ * path means that file or everything under that folder (`src/store`). A leading `!`
+ * excludes: include globs are OR-ed, exclude globs AND-ed (`--path src --path '!**\/*.test.ts'`
+ * is src without its tests). Language names go through the aliases (`ts` → typescript + tsx).
  */
 export function buildFilter(options: { paths?: readonly string[]; languages?: readonly string[]; pathPrefixes?: readonly string[] }): SearchFilter | undefined {
   const filter: SearchFilter = {};
   const globs: string[] = [];
   for (const raw of options.paths ?? []) {
-    const path = raw.trim().replace(/\\/g, '/').replace(/^\.\//, '');
-    if (!path) throw new LociError('INVALID_ARGUMENT', 'An empty --path was given.', { hint: 'Pass a glob such as "src/**/*.ts" or a folder such as "src".' });
-    if (isGlob(path)) globs.push(path);
+    const trimmed = raw.trim();
+    const negated = trimmed.startsWith('!');
+    const path = trimmed.replace(/^!/, '').trim().replace(/\\/g, '/').replace(/^\.\//, '');
+    if (!path) throw new LociError('INVALID_ARGUMENT', `An empty --path was given${negated ? ' after "!"' : ''}.`, { hint: 'Pass a glob such as "src/**/*.ts", a folder such as "src", or "!glob" to exclude.' });
+    const mark = negated ? '!' : '';
+    if (isGlob(path)) globs.push(mark + path);
     else {
       const bare = path.replace(/\/+$/, '');
-      globs.push(bare, `${bare}/**`);
+      globs.push(mark + bare, `${mark}${bare}/**`);
     }
   }
   if (globs.length > 0) filter.pathGlobs = globs;
   if (options.pathPrefixes && options.pathPrefixes.length > 0) filter.pathPrefixes = [...options.pathPrefixes];
-  if (options.languages && options.languages.length > 0) filter.languages = options.languages.map((language) => language.trim().toLowerCase());
+  if (options.languages && options.languages.length > 0) filter.languages = expandLanguages(options.languages);
   return Object.keys(filter).length > 0 ? filter : undefined;
 }

@@ -12,7 +12,9 @@ export function compileFilter(filter: SearchFilter | undefined): RowFilter | und
   if (!filter) return undefined;
   const languages = filter.languages && filter.languages.length > 0 ? new Set(filter.languages) : undefined;
   const prefixes = filter.pathPrefixes && filter.pathPrefixes.length > 0 ? filter.pathPrefixes : undefined;
-  const glob = filter.pathGlobs && filter.pathGlobs.length > 0 ? matcherForGlobs(JSON.stringify(filter.pathGlobs)) : undefined;
+  const set = filter.pathSet ? new Set(filter.pathSet) : undefined;
+  const pathGlob = filter.pathGlobs && filter.pathGlobs.length > 0 ? matcherForGlobs(JSON.stringify(filter.pathGlobs)) : undefined;
+  const glob = set ? (path: string) => set.has(path) && (!pathGlob || pathGlob(path)) : pathGlob;
   if (!languages && !prefixes && !glob) return undefined;
   let accept: RowFilter;
   if (!glob) {

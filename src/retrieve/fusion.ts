@@ -27,6 +27,17 @@ export interface FusionCandidate {
   fusedScore?: number;
   signals: SignalScores;
   contributions: Partial<Record<SignalName, SignalContribution>>;
+  /** How role priors and name lookups moved the score after ranking (shown by `explain`). */
+  adjustments?: ScoreAdjustments;
+}
+
+export interface ScoreAdjustments {
+  /** The file's role and the factor its score was scaled by (1 when the query asked for it). */
+  role?: { role: string; factor: number };
+  /** Score a test of this file lent it (its best test's score × the share). */
+  fromTests?: number;
+  /** The chunk defines the symbol the query names: placed first (3 exact, 2 case, 1 last segment). */
+  definition?: number;
 }
 
 export interface FusionInput {

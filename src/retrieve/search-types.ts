@@ -1,16 +1,25 @@
 import type { SearchMode } from '../config/schema.js';
 import type { ChunkKind } from '../chunk/spec.js';
+import type { FileRole } from '../sources/file-role.js';
 import type { RankingExplanation } from './rerank/ranker.js';
 
 export interface SearchOptions {
   topK?: number;
-  /** Drop results whose fused signal score (before the learned ranker) is below this. */
+  /**
+   * Drop results whose `score` is below this. The scale depends on the mode: hybrid 0–1 (the
+   * ranker's relevance estimate), lexical BM25 (0 and up, unbounded), vector cosine (−1 to 1).
+   */
   threshold?: number;
   /** Globs or folders (relative to the root); any may match. */
   paths?: string[];
   /** Path prefixes, e.g. a document namespace (`conv-26/`). */
   pathPrefixes?: string[];
+  /** Language ids or aliases (`ts` = typescript + tsx, `py`, `rs`, `cs`, …). */
   languages?: string[];
+  /** Only files with these roles (implementation, test, fixture, example, docs, generated, config, lock). */
+  roles?: string[];
+  /** Leave out files with these roles. */
+  excludeRoles?: string[];
   mode?: SearchMode;
   /** Rank files by their best chunk: one result per file. */
   files?: boolean;
@@ -36,6 +45,10 @@ export interface SearchResult {
   language: string;
   kind: ChunkKind;
   symbol?: string;
+  /** Every symbol the chunk defines, outermost first. */
+  symbols?: string[];
+  /** What the chunk's file is for (implementation, test, docs, …). */
+  role?: FileRole;
   headingPath: string[];
   text: string;
   /** The score results are ranked by (higher is better): the fused signal score, corrected by the learned ranker for the head of the list. */
@@ -43,6 +56,8 @@ export interface SearchResult {
   signals: SignalScores;
   /** With `explain`: how each signal moved this result (raw, normalised, weight, contribution). */
   explanation?: Partial<Record<'lexical' | 'vector' | 'mention', { raw: number; normalized: number; weight: number; contribution: number }>>;
+  /** With `explain`: what moved the score after ranking (the file's role, its tests, a named definition). */
+  adjustments?: { role?: { role: string; factor: number }; fromTests?: number; definition?: number };
   /** With `explain`: the learned ranker's features, weights and contributions (see docs/quality.md). */
   ranking?: RankingExplanation;
   chunkId: string;

@@ -3,7 +3,13 @@ import { embedMany } from '../embed/embed-many.js';
 import type { EmbeddingModel } from '../embed/spec.js';
 import { LociError, throwIfAborted } from '../errors/index.js';
 import type { ChunkRecord, LexicalWeights, ScoredRow, SearchFilter, Store, TermStatistics } from '../store/spec.js';
+import { knownLanguages } from '../sources/language.js';
+import { rolesAskedFor, type FileRole } from '../sources/file-role.js';
 import { buildFilter } from './build-filter.js';
+import { definitionMatch, definitionsFirst, nameQuery } from './definitions.js';
+import { languageAliasNames } from './language-aliases.js';
+import { parseRoles, pathsWithRoles } from './role-filter.js';
+import { applyRolePriors, rolesOf } from './role-priors.js';
 import { fuseScores, type FusionCandidate, type FusionMethod, type FusionWeights } from './fusion.js';
 import { extractMentions } from './mentions.js';
 import type { SearchOptions, SearchResponse, SearchResult } from './search-types.js';
@@ -49,11 +55,15 @@ export async function searchIndex(context: SearchContext, query: string, options
   if (!Number.isInteger(topK) || topK < 1) throw new LociError('INVALID_ARGUMENT', `topK must be a positive integer, got ${topK}.`);
   const mode = options.mode ?? context.defaults.mode;
   const threshold = options.threshold ?? context.defaults.threshold;
-  const filter = buildFilter({
+  let filter = buildFilter({
     ...(options.paths ? { paths: options.paths } : {}),
     ...(options.languages ? { languages: options.languages } : {}),
     ...(options.pathPrefixes ? { pathPrefixes: options.pathPrefixes } : {}),
   });
+  const includeRoles = parseRoles(options.roles, 'role');
+  const excludeRoles = parseRoles(options.excludeRoles, 'excluded role');
+  if (includeRoles || excludeRoles) filter = { ...filter, pathSet: await pathsWithRoles(context.store, includeRoles, excludeRoles) };
+  if (filter?.languages) await checkLanguages(filter.languages, options.languages ?? [], context.retriever);
   const warnings: string[] = [];
   const degraded: Array<'vector' | 'lexical'> = [];
   // Files mode groups chunks, so it needs a deeper pool to fill topK distinct files.
@@ -88,6 +98,9 @@ export async function searchIndex(context: SearchContext, query: string, options
   }
 
   const mentions = extractMentions(query);
+  // A query that is only a name (`nextTick`, `use-model`) looks the name up as a symbol too.
+  const named = mode === 'hybrid' ? nameQuery(query) : undefined;
+  if (named) mentions.symbols = [...new Set([...mentions.symbols, ...named.keys])];
   const mentionRows =
     mode === 'hybrid' && (mentions.symbols.length > 0 || mentions.paths.length > 0)
       ? await context.store.findMentions({ ...mentions, limit: candidateLimit, ...(filter ? { filter } : {}) })
@@ -111,12 +124,23 @@ export async function searchIndex(context: SearchContext, query: string, options
     ({ records: fetched, explanations } = out);
     fused = out.ranked;
   }
+  let roles = new Map<string, FileRole>();
+  if (mode === 'hybrid' && fused.length > 0) {
+    // Implementation before its tests and examples, unless the query asks for them.
+    roles = await rolesOf(context.store, [...new Set(fused.map((candidate) => candidate.path))]);
+    fused = applyRolePriors(fused, roles, rolesAskedFor(terms));
+    if (named) {
+      const unfetched = fused.filter((candidate) => candidate.signals.mention !== undefined && !fetched.has(candidate.rowId)).map((candidate) => candidate.rowId);
+      for (const record of await context.store.getChunks(unfetched)) fetched.set(record.rowId, record);
+      fused = definitionsFirst(fused, fetched, roles, named);
+    }
+  }
   // Threshold, file grouping and top-k are decided before any more chunk text is fetched.
   const chosen: FusionCandidate[] = [];
   const seenPaths = new Set<string>();
   for (const candidate of fused) {
     if (chosen.length >= topK) break;
-    if ((candidate.fusedScore ?? candidate.score) < threshold) continue; // the ranker may lift a weak fused score above a strong one
+    if (candidate.score < threshold) continue; // the displayed score: what people see is what they filter on
     if (options.files) {
       if (seenPaths.has(candidate.path)) continue;
       seenPaths.add(candidate.path);
@@ -125,11 +149,20 @@ export async function searchIndex(context: SearchContext, query: string, options
   }
   const missing = chosen.filter((candidate) => !fetched.has(candidate.rowId)).map((candidate) => candidate.rowId);
   const records = new Map([...fetched, ...(await context.store.getChunks(missing)).map((record) => [record.rowId, record] as const)]);
+  const unknownRoles = [...new Set(chosen.map((candidate) => candidate.path))].filter((path) => !roles.has(path));
+  if (unknownRoles.length > 0) for (const [path, role] of await rolesOf(context.store, unknownRoles)) roles.set(path, role);
   const results: SearchResult[] = [];
   for (const candidate of chosen) {
     const record = records.get(candidate.rowId);
     if (!record) continue; // a row deleted since ranking is dropped
     const result = toResult(record, candidate, options.explain === true);
+    const role = roles.get(record.path);
+    if (role) result.role = role;
+    if (named) {
+      // Show the symbol the query named when this chunk defines it, not just its first one.
+      const defined = record.symbols.find((symbol) => definitionMatch([symbol], named) > 0);
+      if (defined) result.symbol = defined;
+    }
     const ranking = explanations.get(candidate.rowId);
     if (ranking) result.ranking = ranking;
     results.push(result);
@@ -151,6 +184,19 @@ function toResult(record: ChunkRecord, candidate: FusionCandidate, explain: bool
     chunkId: record.chunkId,
   };
   if (record.symbol) result.symbol = record.symbol;
+  if (record.symbols.length > 0) result.symbols = record.symbols;
   if (explain) result.explanation = candidate.contributions;
+  if (explain && candidate.adjustments) result.adjustments = candidate.adjustments;
   return result;
+}
+
+/** A language filter that can match nothing is a mistake the caller should hear about. */
+async function checkLanguages(ids: string[], typed: string[], retriever: Retriever): Promise<void> {
+  const indexed = new Set(retriever.languages ? await retriever.languages() : []);
+  const known = new Set(knownLanguages());
+  if (ids.some((id) => known.has(id) || indexed.has(id))) return;
+  throw new LociError('INVALID_ARGUMENT', `Unknown language "${typed.join('", "')}".`, {
+    hint: `Use a language id (${[...new Set([...indexed, 'typescript', 'python', 'go', 'rust'])].slice(0, 12).join(', ')}, …) or an alias (${languageAliasNames().slice(0, 10).join(', ')}, …).`,
+    details: { languages: typed },
+  });
 }

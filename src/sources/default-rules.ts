@@ -1,3 +1,5 @@
+import { lockFileNames } from './file-role.js';
+
 /** Directories never walked, whatever the ignore files say (reason `excluded-directory`). */
 export const alwaysExcludedDirectories: ReadonlySet<string> = new Set([
   '.git', '.hg', '.svn', 'node_modules', '.loci',
@@ -10,7 +12,8 @@ export const alwaysExcludedDirectories: ReadonlySet<string> = new Set([
  * `.gitignore` or `.lociignore` can re-include them with `!pattern`.
  */
 export const defaultIgnorePatterns: readonly string[] = [
-  'package-lock.json', 'yarn.lock', 'pnpm-lock.yaml', 'Cargo.lock', 'poetry.lock', 'Gemfile.lock', 'composer.lock', 'go.sum',
+  // Every common package manager's lock file: machine-written, large, and never the answer.
+  ...lockFileNames, '*.lockfile',
   '*.min.js', '*.min.css', '*.map',
 ];
 

@@ -72,11 +72,16 @@ export interface ChunkRecord {
 
 /** Restrictions applied before ranking. Absent fields do not restrict. */
 export interface SearchFilter {
-  /** Glob patterns (picomatch) matched against the relative path; any may match. */
+  /**
+   * Glob patterns (picomatch) matched against the relative path: a path passes when any
+   * plain glob matches (or there is none) and no `!`-glob does.
+   */
   pathGlobs?: string[];
   /** Path prefixes (e.g. `src/` or a namespace); any may match. */
   pathPrefixes?: string[];
   languages?: string[];
+  /** Exactly these paths (a role filter resolved against the catalog); AND-ed with the rest. */
+  pathSet?: string[];
 }
 
 /** Per-field weights for the lexical score. */

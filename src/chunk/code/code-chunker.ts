@@ -31,7 +31,7 @@ interface Context {
  */
 export const codeChunker: Chunker = {
   id: 'tree-sitter',
-  version: 1,
+  version: 2,
   supports: (language) => specFor(language) !== undefined,
   async chunk(input: ChunkInput): Promise<ChunkDraft[]> {
     const spec = specFor(input.language);

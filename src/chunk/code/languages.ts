@@ -13,17 +13,49 @@ export interface LanguageSpec {
 
 const functionValues = new Set(['arrow_function', 'function_expression', 'function', 'generator_function', 'class']);
 
+// Wrappers that leave the value what it is: `(() => {}) as Fn`, `fn satisfies T`, `x!`.
+const transparentValues = new Set(['as_expression', 'satisfies_expression', 'parenthesized_expression', 'non_null_expression', 'type_assertion']);
+
+/** Whether a value is a function or class once type casts and parentheses are looked through. */
+function holdsFunction(value: Node | null): boolean {
+  let current = value;
+  for (let depth = 0; current && depth < 8; depth++) {
+    if (functionValues.has(current.type)) return true;
+    if (!transparentValues.has(current.type)) return false;
+    current = current.namedChildren.find((child) => child !== null && child.type !== 'type_annotation' && !child.type.endsWith('_type') && child.type !== 'type_identifier' && child.type !== 'generic_type') ?? null;
+  }
+  return false;
+}
+
+/**
+ * `res.send = function send(body) {…}`, `exports.parse = …`, `Router.prototype.route = …`:
+ * CommonJS modules define their API by assignment. Named by the target, without `exports.`
+ * and `.prototype`; `module.exports = …` names nothing.
+ */
+function assignmentName(node: Node): string | undefined {
+  const left = node.childForFieldName('left');
+  if (!left || (left.type !== 'member_expression' && left.type !== 'identifier') || !holdsFunction(node.childForFieldName('right'))) return undefined;
+  const name = left.text.replace(/^(module\.)?exports\./, '').replace(/\.prototype\./g, '.');
+  return name === 'module.exports' || name === 'exports' || /\s|\[/.test(name) ? undefined : name;
+}
+
 function javascriptName(node: Node): string | undefined {
+  if (node.type === 'assignment_expression') return assignmentName(node);
   if (node.type === 'lexical_declaration' || node.type === 'variable_declaration') {
+    // An exported const is part of the module's surface whatever it holds (`createApp`,
+    // `useStore = defineStore(…)`); a local one counts when it holds a function or class.
+    const exported = node.parent?.type === 'export_statement';
     for (const declarator of node.namedChildren) {
-      const value = declarator?.childForFieldName('value');
-      if (declarator?.type === 'variable_declarator' && value && functionValues.has(value.type)) return declarator.childForFieldName('name')?.text;
+      if (declarator?.type !== 'variable_declarator') continue;
+      const name = declarator.childForFieldName('name');
+      if (name?.type !== 'identifier') continue; // destructuring names no single symbol
+      if (exported || holdsFunction(declarator.childForFieldName('value'))) return name.text;
     }
     return undefined;
   }
   if (node.type === 'field_definition' || node.type === 'public_field_definition') {
     const value = node.childForFieldName('value');
-    return value && functionValues.has(value.type) ? (node.childForFieldName('property') ?? node.childForFieldName('name'))?.text : undefined;
+    return holdsFunction(value) ? (node.childForFieldName('property') ?? node.childForFieldName('name'))?.text : undefined;
   }
   return node.childForFieldName('name')?.text ?? (node.type.includes('function') ? 'default' : undefined);
 }
@@ -32,13 +64,17 @@ const javascriptDefinitions = new Set([
   'function_declaration', 'generator_function_declaration', 'class_declaration', 'abstract_class_declaration',
   'interface_declaration', 'type_alias_declaration', 'enum_declaration', 'method_definition', 'method_signature',
   'abstract_method_signature', 'internal_module', 'module', 'lexical_declaration', 'variable_declaration',
-  'field_definition', 'public_field_definition', 'function_expression',
+  'field_definition', 'public_field_definition', 'function_expression', 'assignment_expression',
 ]);
 
 const javascript: LanguageSpec = {
   grammar: 'javascript',
   definitions: javascriptDefinitions,
-  unwrap: (node) => (node.type === 'export_statement' ? (node.childForFieldName('declaration') ?? node.childForFieldName('value') ?? undefined) : undefined),
+  unwrap: (node) => {
+    if (node.type === 'export_statement') return node.childForFieldName('declaration') ?? node.childForFieldName('value') ?? undefined;
+    if (node.type === 'expression_statement') return node.namedChildren.find((child) => child?.type === 'assignment_expression') ?? undefined;
+    return undefined;
+  },
   nameOf: javascriptName,
 };
 

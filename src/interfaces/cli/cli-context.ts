@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { isRemoteSource, redactUrl, remoteCachePath } from '../../sources/remote-repo.js';
 import { folderConfigLayers } from '../../config/folder-config.js';
 import { environmentLayer, readConfigFile, resolveConfig, type ConfigLayer } from '../../config/load.js';
@@ -37,6 +37,38 @@ export function resolveRoot(io: CliIo, dir: string | undefined, options: { mustE
     if (!statSync(root).isDirectory()) throw new LociError('ROOT_NOT_FOUND', `Not a folder: ${root}.`, { details: { root } });
   }
   return root;
+}
+
+/** The folder a store lives in by default (`<root>/.loci`). */
+const STORE_FOLDER = '.loci';
+
+/**
+ * The root for commands that read an index. Given --root (or a URL), that; given --store,
+ * the current folder; otherwise the nearest folder, from the current one upwards, that has
+ * a `.loci` index (as git finds `.git`). When that is not the current folder, stderr says
+ * which root is used, so output never silently comes from elsewhere.
+ */
+export function resolveIndexedRoot(io: CliIo, dir: string | undefined, options: { store?: string | undefined; quiet?: boolean } = {}): string {
+  if (dir !== undefined || options.store !== undefined || io.env.LOCI_STORE) return resolveRoot(io, dir, { mustExist: true });
+  const start = resolve(io.cwd);
+  for (let folder = start; ; ) {
+    if (isDirectory(join(folder, STORE_FOLDER))) {
+      if (folder !== start && !options.quiet) io.stderr.write(`loci: using the index of ${folder} (the nearest folder above with ${STORE_FOLDER}/)\n`);
+      return folder;
+    }
+    const parent = dirname(folder);
+    if (parent === folder) break;
+    folder = parent;
+  }
+  return resolveRoot(io, undefined, { mustExist: true });
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** The user's own settings: $XDG_CONFIG_HOME/loci, else ~/.config/loci. Only the CLI reads it. */

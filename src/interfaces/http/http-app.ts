@@ -10,7 +10,7 @@ import { LOCI_VERSION } from '../../version.js';
 import { createMcpServer } from '../mcp/mcp-server.js';
 import type { Roots } from '../shared/roots.js';
 import { openApiDocument } from './openapi.js';
-import { contextBody, recallBody, recordBody, searchBody, updateBody } from './schemas.js';
+import { contextBody, recallBody, recordBody, searchBody, symbolBody, updateBody } from './schemas.js';
 
 export interface HttpAppOptions {
   roots: Roots;
@@ -69,6 +69,12 @@ export function createHttpApp(options: HttpAppOptions): Hono {
     const body = await parse(c, searchBody);
     const { root, query, ...rest } = body;
     const response = await roots.get(root).loci.search(query, stripUndefined(rest));
+    return c.json({ results: response.results, warnings: response.warnings });
+  });
+
+  app.post('/v1/symbols', async (c) => {
+    const { root, name, ...rest } = await parse(c, symbolBody);
+    const response = await roots.get(root).loci.findSymbol(name, stripUndefined(rest));
     return c.json({ results: response.results, warnings: response.warnings });
   });
 

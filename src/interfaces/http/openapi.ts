@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LOCI_VERSION } from '../../version.js';
-import { contextBody, recallBody, recordBody, searchBody, updateBody } from './schemas.js';
+import { contextBody, recallBody, recordBody, searchBody, symbolBody, updateBody } from './schemas.js';
 
 const error = { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
 const json = (schema: z.ZodType) => ({ required: true, content: { 'application/json': { schema: z.toJSONSchema(schema) } } });
@@ -22,6 +22,7 @@ export function openApiDocument() {
     paths: {
       '/health': { get: { summary: 'Liveness (no auth)', security: [], responses: { 200: ok('{"ok":true,"version","roots"}') } } },
       '/v1/search': { post: { summary: 'Hybrid search', requestBody: json(searchBody), responses: responses('{"results":[{"path","startLine","endLine","score","text",…}],"warnings":[]}') } },
+      '/v1/symbols': { post: { summary: 'Where a symbol is defined (definitions only, implementation first)', requestBody: json(symbolBody), responses: responses('{"results":[{"path","startLine","endLine","score","symbol","role","text",…}],"warnings":[]}') } },
       '/v1/context': { post: { summary: 'Packed prompt for a question', requestBody: json(contextBody), responses: responses('{"tokens","prompt","messages","sources"}') } },
       '/v1/index': {
         post: { summary: 'Start indexing a root in the background', requestBody: { required: false, content: { 'application/json': { schema: { type: 'object', properties: { root: { type: 'string' } } } } } }, responses: { 202: ok('{"root","indexing"}'), 400: error, 401: error, 404: error } },

@@ -8,9 +8,20 @@ export const searchBody = z.strictObject({
   mode: z.enum(searchModes).optional(),
   paths: z.array(z.string()).optional(),
   languages: z.array(z.string()).optional(),
+  roles: z.array(z.string()).optional(),
+  excludeRoles: z.array(z.string()).optional(),
   files: z.boolean().optional(),
   threshold: z.number().optional(),
   explain: z.boolean().optional(),
+  root: z.string().optional(),
+});
+export const symbolBody = z.strictObject({
+  name: z.string().min(1).max(200),
+  topK: z.number().int().min(1).max(1000).optional(),
+  paths: z.array(z.string()).optional(),
+  languages: z.array(z.string()).optional(),
+  roles: z.array(z.string()).optional(),
+  excludeRoles: z.array(z.string()).optional(),
   root: z.string().optional(),
 });
 export const contextBody = z.strictObject({

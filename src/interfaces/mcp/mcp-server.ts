@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { buildContext } from '../../context/build-context.js';
 import { isLociError } from '../../errors/index.js';
 import { interactionOutcomes, memoryKinds } from '../../memory/spec.js';
+import { fileRoles } from '../../sources/file-role.js';
 import { LOCI_VERSION } from '../../version.js';
 import type { Roots } from '../shared/roots.js';
 
@@ -27,15 +28,40 @@ export function createMcpServer(roots: Roots): McpServer {
         query: z.string().min(1).describe('What to look for: a question, identifiers, or an error message.'),
         topK: z.number().int().min(1).max(50).optional().describe('How many results (default 8).'),
         paths: z.array(z.string()).optional().describe('Only paths matching these globs or under these folders, e.g. ["src/**/*.ts"].'),
-        languages: z.array(z.string()).optional().describe('Only these languages, e.g. ["python"].'),
+        languages: z.array(z.string()).optional().describe('Only these languages or aliases, e.g. ["python"] or ["ts"].'),
+        roles: z.array(z.enum(fileRoles)).optional().describe('Only files with these roles, e.g. ["test"] to find tests.'),
+        excludeRoles: z.array(z.enum(fileRoles)).optional().describe('Leave out files with these roles, e.g. ["test", "example"].'),
         root: rootField,
       },
     },
-    async ({ query, topK, paths, languages, root }) =>
+    async ({ query, topK, paths, languages, roles, excludeRoles, root }) =>
       guard(async () => {
-        const response = await roots.get(root).loci.search(query, { topK: topK ?? 8, ...(paths ? { paths } : {}), ...(languages ? { languages } : {}) });
-        const results = response.results.map((result) => ({ path: result.path, startLine: result.startLine, endLine: result.endLine, score: round(result.score), symbol: result.symbol, text: result.text }));
+        const response = await roots.get(root).loci.search(query, { topK: topK ?? 8, ...(paths ? { paths } : {}), ...(languages ? { languages } : {}), ...(roles ? { roles } : {}), ...(excludeRoles ? { excludeRoles } : {}) });
+        const results = response.results.map((result) => ({ path: result.path, startLine: result.startLine, endLine: result.endLine, score: round(result.score), symbol: result.symbol, role: result.role, text: result.text }));
         const text = results.length === 0 ? 'No results.' : results.map((result, index) => `[${index + 1}] ${result.path}:${result.startLine}-${result.endLine}${result.symbol ? ` (${result.symbol})` : ''}\n${result.text}`).join('\n\n');
+        return { content: [{ type: 'text', text }], structuredContent: { results, warnings: response.warnings } };
+      }),
+  );
+
+  server.registerTool(
+    'find_symbol',
+    {
+      title: 'Find where a symbol is defined',
+      description:
+        'Exact lookup of a function, class, method (Class.method), type or exported constant by name: returns only the chunks that define it, implementation before tests. ' +
+        'Use it when you know the name; use search_code for questions.',
+      inputSchema: {
+        name: z.string().min(2).max(200).describe('The symbol, e.g. "nextTick", "Router.match" or "use-model".'),
+        topK: z.number().int().min(1).max(50).optional().describe('How many definitions (default 5).'),
+        excludeRoles: z.array(z.enum(fileRoles)).optional().describe('Leave out files with these roles, e.g. ["test"].'),
+        root: rootField,
+      },
+    },
+    async ({ name, topK, excludeRoles, root }) =>
+      guard(async () => {
+        const response = await roots.get(root).loci.findSymbol(name, { topK: topK ?? 5, ...(excludeRoles ? { excludeRoles } : {}) });
+        const results = response.results.map((result) => ({ path: result.path, startLine: result.startLine, endLine: result.endLine, symbol: result.symbol, role: result.role, text: result.text }));
+        const text = results.length === 0 ? response.warnings.join(' ') || 'No definitions.' : results.map((result, index) => `[${index + 1}] ${result.path}:${result.startLine}-${result.endLine} (${result.symbol}${result.role && result.role !== 'implementation' ? `, ${result.role}` : ''})\n${result.text}`).join('\n\n');
         return { content: [{ type: 'text', text }], structuredContent: { results, warnings: response.warnings } };
       }),
   );

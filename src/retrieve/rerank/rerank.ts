@@ -1,3 +1,4 @@
+import { decodeFileAttributes } from '../../store/file-attributes.js';
 import type { CatalogEntry, ChunkRecord } from '../../store/spec.js';
 import type { FusionCandidate } from '../fusion.js';
 import { computeFeatures, FILE_HITS_DEPTH, type QueryFeatures } from './features.js';
@@ -89,13 +90,8 @@ function fileHitsOf(fused: FusionCandidate[]): Map<string, number> {
 function importsOf(catalog: Map<string, CatalogEntry>): Map<string, string[]> {
   const out = new Map<string, string[]>();
   for (const [path, entry] of catalog) {
-    if (!entry.attributes?.startsWith('{"imports":')) continue;
-    try {
-      const parsed = JSON.parse(entry.attributes) as { imports?: unknown };
-      if (Array.isArray(parsed.imports)) out.set(path, parsed.imports.filter((value): value is string => typeof value === 'string'));
-    } catch {
-      // attributes written by something else: no imports known
-    }
+    const { imports } = decodeFileAttributes(entry.attributes);
+    if (imports.length > 0) out.set(path, imports);
   }
   return out;
 }

@@ -98,6 +98,7 @@ export function filterClause(filter: SearchFilter | undefined, params: unknown[]
   if (filter.pathPrefixes && filter.pathPrefixes.length > 0) {
     clauses.push(`(${filter.pathPrefixes.map((prefix) => `starts_with(c.path, ${placeholder(pgText(prefix))})`).join(' OR ')})`);
   }
+  if (filter.pathSet) clauses.push(`c.path = ANY(${placeholder(filter.pathSet.map(pgText))}::text[])`);
   if (filter.pathGlobs && filter.pathGlobs.length > 0) clauses.push(`c.path = ANY(${placeholder(globPaths ?? [])}::text[])`);
   return clauses.length > 0 ? clauses.join(' AND ') : undefined;
 }

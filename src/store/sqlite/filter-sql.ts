@@ -25,6 +25,10 @@ export function filterToSql(filter: SearchFilter | undefined, alias = 'c'): SqlF
     clauses.push(`(${ranges.join(' OR ')})`);
     for (const prefix of filter.pathPrefixes) params.push(prefix, prefix + AFTER_ANY);
   }
+  if (filter.pathSet) {
+    clauses.push(`${alias}.path IN (SELECT value FROM json_each(?))`);
+    params.push(JSON.stringify(filter.pathSet));
+  }
   if (filter.pathGlobs && filter.pathGlobs.length > 0) {
     clauses.push(`loci_glob(?, ${alias}.path)`);
     params.push(JSON.stringify(filter.pathGlobs));

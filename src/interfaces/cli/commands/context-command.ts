@@ -12,7 +12,7 @@ import { LociError } from '../../../errors/index.js';
 import { chatModelFromEnv } from '../../../llm/openai-compatible.js';
 import type { ChatModel } from '../../../llm/spec.js';
 import type { TurnFields } from '../../../memory/spec.js';
-import { loadCliConfig, resolveRoot, type CliIo } from '../cli-context.js';
+import { loadCliConfig, resolveIndexedRoot, type CliIo } from '../cli-context.js';
 
 interface ContextFlags {
   root?: string;
@@ -107,7 +107,7 @@ export function registerContextCommands(program: Command, io: CliIo): void {
 }
 
 async function withEngine(io: CliIo, flags: ContextFlags, action: (loci: Loci) => Promise<void>): Promise<void> {
-  const root = resolveRoot(io, flags.root, { mustExist: true });
+  const root = resolveIndexedRoot(io, flags.root, { store: flags.store });
   const config = loadCliConfig(io, root, [{ path: 'store', flag: '--store', value: flags.store }], flags.config);
   const loci = createLoci({ root, config, env: io.env, inMemory: false });
   try {

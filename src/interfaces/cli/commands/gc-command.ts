@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { createLoci } from '../../../engine/create-loci.js';
-import { loadCliConfig, resolveRoot, type CliIo } from '../cli-context.js';
+import { loadCliConfig, resolveIndexedRoot, type CliIo } from '../cli-context.js';
 import { formatBytes } from '../format.js';
 
 export function registerGcCommand(program: Command, io: CliIo): void {
@@ -13,7 +13,7 @@ export function registerGcCommand(program: Command, io: CliIo): void {
     .option('--compact', 'also give the freed space back to the file system (VACUUM; needs the store to itself)')
     .option('--json', 'print {"removedVectors","keptUnreferenced","removedGraphFiles","expiredMemories","bytesBefore","bytesAfter"}')
     .action(async (flags: { root?: string; store?: string; config?: string; compact?: boolean; json?: boolean }) => {
-      const root = resolveRoot(io, flags.root, { mustExist: true });
+      const root = resolveIndexedRoot(io, flags.root, { store: flags.store });
       const config = loadCliConfig(io, root, [{ path: 'store', flag: '--store', value: flags.store }], flags.config);
       const loci = createLoci({ root, config, env: io.env, inMemory: false });
       try {

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { createLoci } from '../../../engine/create-loci.js';
 import type { IndexSummary } from '../../../indexing/events.js';
 import { isRemoteSource, redactUrl, syncRemoteRepo } from '../../../sources/remote-repo.js';
-import { loadCliConfig, repoCacheDir, resolveRoot, trustedCliConfig, type CliIo } from '../cli-context.js';
+import { loadCliConfig, repoCacheDir, resolveIndexedRoot, resolveRoot, trustedCliConfig, type CliIo } from '../cli-context.js';
 import { createProgressBar } from '../progress-bar.js';
 import { withInterrupt } from '../interrupt.js';
 import { formatSkips } from '../format.js';
@@ -24,7 +24,7 @@ export function registerIndexCommand(program: Command, io: CliIo): void {
         const synced = await syncRemoteRepo({ url: dir, cacheDir: repoCacheDir(io), env: io.env, tokenHosts });
         root = synced.root;
         if (!flags.json) io.stderr.write(`${synced.cloned ? 'cloned' : 'updated'} ${redactUrl(dir)} at ${synced.commit.slice(0, 12)} into ${root}\n`);
-      } else root = resolveRoot(io, dir, { mustExist: true });
+      } else root = resolveIndexedRoot(io, dir, { store: flags.store, quiet: flags.json === true });
       const config = loadCliConfig(
         io,
         root,

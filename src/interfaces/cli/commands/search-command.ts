@@ -3,7 +3,7 @@ import { searchModes, type SearchMode } from '../../../config/schema.js';
 import { createLoci } from '../../../engine/create-loci.js';
 import { LociError } from '../../../errors/index.js';
 import type { SearchResponse } from '../../../retrieve/search-types.js';
-import { loadCliConfig, numberFlag, resolveRoot, type CliIo } from '../cli-context.js';
+import { loadCliConfig, numberFlag, resolveIndexedRoot, type CliIo } from '../cli-context.js';
 
 interface SearchFlags {
   root?: string;
@@ -13,6 +13,9 @@ interface SearchFlags {
   mode?: string;
   path?: string[];
   lang?: string[];
+  role?: string[];
+  excludeRole?: string[];
+  symbol?: string;
   files?: boolean;
   explain?: boolean;
   json?: boolean;
@@ -25,25 +28,29 @@ export function registerSearchCommand(program: Command, io: CliIo): void {
   program
     .command('search')
     .description('Search an index: hybrid (default), vector or lexical.')
-    .argument('<query...>', 'what to look for')
+    .argument('[query...]', 'what to look for (omit with --symbol)')
     .option('--root <dir>', 'the indexed folder (default: the current one)')
     .option('--store <path>', 'store folder, .db file or postgres://user@host/db?namespace=name (default <root>/.loci)')
     .option('--top-k <n>', 'number of results')
     .option('--threshold <x>', 'drop results scoring below x')
     .option('--mode <mode>', `one of ${searchModes.join(', ')}`)
-    .option('--path <glob>', 'only paths matching this glob or under this folder (repeatable)', collect)
-    .option('--lang <language>', 'only this language, e.g. typescript (repeatable)', collect)
+    .option('--path <glob>', 'only paths matching this glob or under this folder; "!glob" excludes (repeatable: includes OR-ed, excludes AND-ed)', collect)
+    .option('--lang <language>', 'only this language or alias: typescript (= ts, with tsx), py, go, rs, cs, … (repeatable)', collect)
+    .option('--role <role>', 'only files with this role: implementation, test, fixture, example, docs, generated, config, lock (repeatable)', collect)
+    .option('--exclude-role <role>', 'leave out files with this role, e.g. test (repeatable)', collect)
+    .option('--symbol <name>', 'exact lookup: where this symbol is defined (implementation first), nothing else')
     .option('--files', 'rank files by their best chunk')
     .option('--explain', "show each signal's contribution and the learned ranker's features for each result")
     .option('--config <file>', 'config file (default <root>/loci.config.json)')
     .option('--json', 'print {"results":[…],"warnings":[…]}')
     .action(async (words: string[], flags: SearchFlags) => {
       const query = words.join(' ');
-      if (query.trim() === '') throw new LociError('QUERY_EMPTY', 'The search query is empty.');
+      if (flags.symbol !== undefined && query.trim() !== '') throw new LociError('INVALID_ARGUMENT', 'Give either a query or --symbol NAME, not both.', { hint: 'loci search --symbol nextTick' });
+      if (flags.symbol === undefined && query.trim() === '') throw new LociError('QUERY_EMPTY', 'The search query is empty.', { hint: 'loci search "how are requests retried", or loci search --symbol NAME.' });
       if (flags.mode && !(searchModes as readonly string[]).includes(flags.mode)) {
         throw new LociError('INVALID_ARGUMENT', `--mode must be one of ${searchModes.join(', ')}; got "${flags.mode}".`);
       }
-      const root = resolveRoot(io, flags.root, { mustExist: true });
+      const root = resolveIndexedRoot(io, flags.root);
       const config = loadCliConfig(
         io,
         root,
@@ -58,10 +65,20 @@ export function registerSearchCommand(program: Command, io: CliIo): void {
       // One query per process: the store's own indexes answer faster than loading them.
       const loci = createLoci({ root, config, env: io.env, inMemory: false });
       try {
-        const response = await loci.search(query, {
-          mode: config.search.mode as SearchMode,
+        const filters = {
           ...(flags.path ? { paths: flags.path } : {}),
           ...(flags.lang ? { languages: flags.lang.flatMap((value) => value.split(',')) } : {}),
+          ...(flags.role ? { roles: flags.role } : {}),
+          ...(flags.excludeRole ? { excludeRoles: flags.excludeRole } : {}),
+        };
+        if (flags.symbol !== undefined) {
+          const response = await loci.findSymbol(flags.symbol, { ...filters, topK: config.search.topK });
+          io.stdout.write(flags.json ? `${JSON.stringify(toJson(response))}\n` : formatResponse(response, flags.files === true));
+          return;
+        }
+        const response = await loci.search(query, {
+          mode: config.search.mode as SearchMode,
+          ...filters,
           ...(flags.files ? { files: true } : {}),
           ...(flags.explain ? { explain: true } : {}),
         });
@@ -84,12 +101,22 @@ function formatResponse(response: SearchResponse, files: boolean): string {
   response.results.forEach((result, index) => {
     const where = `${result.path}:${result.startLine}-${result.endLine}`;
     const label = result.symbol ?? (result.headingPath.length > 0 ? result.headingPath.join(' > ') : '');
-    lines.push(`${index + 1}. ${where}${label ? `  ${label}` : ''}  (score ${result.score.toFixed(3)})${result.stale ? '  [stale: changed since indexed]' : ''}`);
+    const role = result.role && result.role !== 'implementation' ? `  [${result.role}]` : '';
+    lines.push(`${index + 1}. ${where}${label ? `  ${label}` : ''}${role}  (score ${result.score.toFixed(3)})${result.stale ? '  [stale: changed since indexed]' : ''}`);
     if (result.explanation) {
       const parts = Object.entries(result.explanation).map(
         ([signal, part]) => `${signal} ${part.raw.toFixed(3)} → ${part.normalized.toFixed(3)} × ${part.weight} = ${part.contribution.toFixed(3)}`,
       );
       lines.push(`   [${parts.join('; ')}]`);
+    }
+    if (result.adjustments) {
+      const { role: scaled, fromTests, definition } = result.adjustments;
+      const parts = [
+        ...(scaled ? [`role ${scaled.role} × ${scaled.factor}`] : []),
+        ...(fromTests ? [`its tests lend ${fromTests.toFixed(3)}`] : []),
+        ...(definition ? ['defines the named symbol: placed first'] : []),
+      ];
+      if (parts.length > 0) lines.push(`   [${parts.join('; ')}]`);
     }
     if (result.ranking) {
       // The learned ranker's largest contributions (score = logistic of bias + their sum).

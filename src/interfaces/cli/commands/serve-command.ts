@@ -2,7 +2,7 @@ import type { serve } from '@hono/node-server';
 import type { Command } from 'commander';
 import { LociError } from '../../../errors/index.js';
 import type { Roots } from '../../shared/roots.js';
-import { loadCliConfig, resolveRoot, type CliIo } from '../cli-context.js';
+import { loadCliConfig, resolveIndexedRoot, resolveRoot, type CliIo } from '../cli-context.js';
 
 // The servers (Hono, the MCP SDK and everything they serve) load when `serve` or `mcp`
 // runs, not for every other command: ~110 ms of each one-shot CLI call.
@@ -11,7 +11,7 @@ const collect = (value: string, previous: string[] = []) => [...previous, value]
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
 async function servedRoots(io: CliIo, flags: { root?: string[]; config?: string }): Promise<Roots> {
-  const paths = (flags.root ?? ['.']).map((root) => resolveRoot(io, root, { mustExist: true }));
+  const paths = flags.root ? flags.root.map((root) => resolveRoot(io, root, { mustExist: true })) : [resolveIndexedRoot(io, undefined)];
   const { Roots } = await import('../../shared/roots.js');
   return new Roots(paths, (root) => loadCliConfig(io, root, [], flags.config), io.env);
 }

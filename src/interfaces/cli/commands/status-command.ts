@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { createLoci } from '../../../engine/create-loci.js';
 import type { IndexStatus } from '../../../engine/status-types.js';
-import { loadCliConfig, resolveRoot, type CliIo } from '../cli-context.js';
+import { loadCliConfig, resolveIndexedRoot, type CliIo } from '../cli-context.js';
 import { formatBytes, formatSkips } from '../format.js';
 
 export function registerStatusCommand(program: Command, io: CliIo): void {
@@ -13,7 +13,7 @@ export function registerStatusCommand(program: Command, io: CliIo): void {
     .option('--config <file>', 'config file (default <root>/loci.config.json)')
     .option('--json', 'print the status as JSON')
     .action(async (flags: { root?: string; store?: string; config?: string; json?: boolean }) => {
-      const root = resolveRoot(io, flags.root, { mustExist: true });
+      const root = resolveIndexedRoot(io, flags.root, { store: flags.store });
       const config = loadCliConfig(io, root, [{ path: 'store', flag: '--store', value: flags.store }], flags.config);
       const loci = createLoci({ root, config, env: io.env });
       try {

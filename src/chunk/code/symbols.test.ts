@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { chunkFile } from '../chunk-file.js';
+
+const symbolsOf = async (language: string, text: string) => {
+  const chunks = await chunkFile({ path: `x.${language}`, text, language, tokenBudget: 500, windowLines: 100, windowOverlap: 10 });
+  return chunks.flatMap((chunk) => chunk.symbols ?? []);
+};
+
+describe('symbols: every definition a chunk holds', () => {
+  it('TypeScript: exported consts whatever they hold, through casts and parentheses', async () => {
+    const text = [
+      'export const createApp = ((...args) => {',
+      '  return ensureRenderer().createApp(...args)',
+      '}) as CreateAppFunction<Element>',
+      'export const useStore = defineStore({ id: "main" })',
+      'export const handler = (async (c) => c.json({})) satisfies Handler',
+      'const local = 42',
+      'const helper = (x: number) => x * 2',
+      'const { a, b } = pair',
+      'export interface Options { strict: boolean }',
+      'export type Mode = "a" | "b"',
+      'export enum Color { Red, Green }',
+    ].join('\n');
+    const symbols = await symbolsOf('typescript', text);
+    expect(symbols).toEqual(expect.arrayContaining(['createApp', 'useStore', 'handler', 'helper', 'Options', 'Mode', 'Color']));
+    expect(symbols).not.toContain('local');
+  });
+
+  it('TypeScript: a chunk holding several definitions records each of them', async () => {
+    const text = [
+      'export interface SchedulerJob extends Function { id?: number }',
+      'export type SchedulerJobs = SchedulerJob | SchedulerJob[]',
+      'type CountMap = Map<SchedulerJob, number>',
+      'export function nextTick<T>(this: T, fn?: () => void): Promise<void> {',
+      '  const p = currentFlushPromise || resolvedPromise',
+      '  return fn ? p.then(fn) : p',
+      '}',
+    ].join('\n');
+    expect(await symbolsOf('typescript', text)).toEqual(['SchedulerJob', 'SchedulerJobs', 'CountMap', 'nextTick']);
+  });
+
+  it('JavaScript: class fields holding functions are methods', async () => {
+    const symbols = await symbolsOf('javascript', 'export class Router {\n  match = (path) => this.routes[path]\n  name = "r"\n}\n');
+    expect(symbols).toEqual(['Router', 'Router.match']);
+  });
+});
+
+describe('symbols: CommonJS assignments', () => {
+  it('names methods assigned to objects, exports and prototypes', async () => {
+    const text = [
+      "res.send = function send(body) { return this.end(body) };",
+      'exports.parse = (text) => JSON.parse(text);',
+      'module.exports.compile = function () {};',
+      'Router.prototype.route = function route(path) { return path };',
+      'module.exports = createApplication;',
+      'count = 1;',
+      "res.locals = Object.create(null);",
+    ].join('\n');
+    const symbols = await symbolsOf('javascript', text);
+    expect(symbols).toEqual(['res.send', 'parse', 'compile', 'Router.route']);
+  });
+});

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import type { ChunkRecord } from '../store/spec.js';
+import { definitionMatch, definitionsFirst, nameQuery } from './definitions.js';
+import type { FusionCandidate } from './fusion.js';
+import { applyRolePriors } from './role-priors.js';
+
+const candidate = (rowId: number, path: string, score: number): FusionCandidate => ({ rowId, path, score, signals: {}, contributions: {} });
+const record = (rowId: number, path: string, symbols: string[]): ChunkRecord =>
+  ({ rowId, path, symbols, startLine: 1, endLine: 2, language: 'typescript', kind: 'code', headingPath: [], text: '', chunkId: String(rowId), contentHash: '' }) as unknown as ChunkRecord;
+
+describe('nameQuery', () => {
+  it('takes identifiers, qualified names and kebab names; not questions', () => {
+    expect(nameQuery('nextTick')).toEqual({ name: 'nextTick', keys: ['nexttick'] });
+    expect(nameQuery('`Router.match()`')).toEqual({ name: 'Router.match', keys: ['router.match'] });
+    expect(nameQuery('Foo::bar')?.name).toBe('Foo.bar');
+    expect(nameQuery('use-model')?.keys).toEqual(['usemodel', 'use_model', 'use-model']);
+    expect(nameQuery('how does nextTick work')).toBeUndefined();
+    expect(nameQuery('x')).toBeUndefined();
+  });
+
+  it('grades matches: exact, other case or spelling, last segment', () => {
+    const query = nameQuery('useModel')!;
+    expect(definitionMatch(['useModel'], query)).toBe(3);
+    expect(definitionMatch(['UseModel'], query)).toBe(2);
+    expect(definitionMatch(['Helpers.useModel'], query)).toBe(1.5);
+    expect(definitionMatch(['Helpers.usemodel'], query)).toBe(1);
+    expect(definitionMatch(['useModelValue'], query)).toBe(0);
+    expect(definitionMatch(['use_model'], nameQuery('use-model')!)).toBe(2);
+  });
+});
+
+describe('definitionsFirst', () => {
+  it('lifts the defining chunks above everything that only mentions the name, implementation first', () => {
+    const candidates = [candidate(1, 'src/a.test.ts', 0.9), candidate(2, 'src/other.ts', 0.8), candidate(3, 'test/helpers.ts', 0.3), candidate(4, 'src/scheduler.ts', 0.2)];
+    const records = new Map([
+      [1, record(1, 'src/a.test.ts', [])],
+      [2, record(2, 'src/other.ts', ['other'])],
+      [3, record(3, 'test/helpers.ts', ['nextTick'])],
+      [4, record(4, 'src/scheduler.ts', ['SchedulerJob', 'nextTick'])],
+    ]);
+    const roles = new Map([['src/a.test.ts', 'test' as const], ['test/helpers.ts', 'test' as const], ['src/scheduler.ts', 'implementation' as const], ['src/other.ts', 'implementation' as const]]);
+    const ordered = definitionsFirst(candidates, records, roles, nameQuery('nextTick')!);
+    expect(ordered.map((c) => c.rowId)).toEqual([4, 3, 1, 2]);
+    // Scores stay in order and on the 0–1 scale.
+    for (let index = 1; index < ordered.length; index++) expect(ordered[index - 1]!.score).toBeGreaterThanOrEqual(ordered[index]!.score);
+    expect(ordered[0]!.score).toBeLessThanOrEqual(1);
+  });
+
+  it('leaves the order alone when nothing defines the name', () => {
+    const candidates = [candidate(1, 'a.ts', 0.9), candidate(2, 'b.ts', 0.5)];
+    expect(definitionsFirst(candidates, new Map(), new Map(), nameQuery('nope')!)).toBe(candidates);
+  });
+});
+
+describe('applyRolePriors', () => {
+  it('scales tests down unless asked, and lets a test lend a little to its subject', () => {
+    const candidates = [candidate(1, 'src/compose.test.ts', 0.85), candidate(2, 'src/compose.ts', 0.6), candidate(3, 'src/other.ts', 0.62)];
+    const roles = new Map([['src/compose.test.ts', 'test' as const], ['src/compose.ts', 'implementation' as const], ['src/other.ts', 'implementation' as const]]);
+    const ranked = applyRolePriors(candidates, roles, new Set());
+    expect(ranked.map((c) => c.path)).toEqual(['src/compose.ts', 'src/other.ts', 'src/compose.test.ts']);
+    expect(ranked[0]!.adjustments?.fromTests).toBeGreaterThan(0);
+    expect(ranked[2]!.adjustments?.role).toEqual({ role: 'test', factor: 0.7 });
+    expect(ranked.every((c) => c.score <= 1)).toBe(true);
+    // A query that asks for tests keeps the test where the ranker put it.
+    expect(applyRolePriors(candidates, roles, new Set(['test']))[0]!.path).toBe('src/compose.test.ts');
+  });
+});

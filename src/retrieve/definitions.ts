@@ -1,0 +1,94 @@
+import type { FileRole } from '../sources/file-role.js';
+import type { ChunkRecord } from '../store/spec.js';
+import type { FusionCandidate } from './fusion.js';
+
+/** A query that is nothing but a name: the spellings a definition of it may carry. */
+export interface NameQuery {
+  /** As typed, without backticks or a trailing `()`. */
+  name: string;
+  /** Lower-cased spellings to look up: `use-model` → use-model, usemodel, use_model. */
+  keys: string[];
+}
+
+const identifier = /^[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*$/;
+const kebab = /^[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+$/;
+
+/** `nextTick`, `createApp()`, `` `Foo.bar` ``, `use-model`, `Foo::bar`: a lookup by name, not a question. */
+export function nameQuery(query: string): NameQuery | undefined {
+  const name = query.trim().replace(/^`(.*)`$/, '$1').replace(/\(\)$/, '').trim();
+  if (name.length < 2 || name.length > 200) return undefined;
+  if (identifier.test(name)) {
+    const dotted = name.replace(/::|#/g, '.');
+    return { name: dotted, keys: [...new Set([dotted.toLowerCase()])] };
+  }
+  if (kebab.test(name)) {
+    const parts = name.toLowerCase().split('-');
+    return { name, keys: [...new Set([parts.join(''), parts.join('_'), parts.join('-')])] };
+  }
+  return undefined;
+}
+
+/**
+ * How well a chunk's definitions match the name: 3 the exact spelling, 2 another case or
+ * spelling, 1.5 the last segment of a qualified name spelled exactly (`res.sendfile` for
+ * `sendfile`), 1 the last segment in another case, 0 none.
+ */
+export function definitionMatch(symbols: readonly string[], query: NameQuery): number {
+  let best = 0;
+  for (const symbol of symbols) {
+    if (symbol === query.name) return 3;
+    const lower = symbol.toLowerCase();
+    const flat = lower.replace(/[-_]/g, '');
+    if (query.keys.includes(lower) || query.keys.includes(flat)) best = Math.max(best, 2);
+    else {
+      const dot = symbol.lastIndexOf('.');
+      const last = symbol.slice(dot + 1);
+      if (dot >= 0 && last === query.name) best = Math.max(best, 1.5);
+      else if (query.keys.includes(last.toLowerCase()) || query.keys.includes(last.toLowerCase().replace(/[-_]/g, ''))) best = Math.max(best, 1);
+    }
+  }
+  return best;
+}
+
+const roleOrder: Record<FileRole, number> = { implementation: 0, generated: 1, config: 2, docs: 3, example: 4, test: 5, fixture: 6, lock: 7 };
+
+/**
+ * Puts the chunks that define the named symbol first — implementation before tests and
+ * examples, exact spelling before other cases — and keeps everything else in its order
+ * below them. Each definition keeps its score, lifted just above the best other result.
+ */
+export function definitionsFirst(
+  candidates: FusionCandidate[],
+  records: Map<number, ChunkRecord>,
+  roles: Map<string, FileRole>,
+  query: NameQuery,
+): FusionCandidate[] {
+  const definitions: Array<{ candidate: FusionCandidate; match: number; role: number; fileOrder: number; line: number }> = [];
+  const rest: FusionCandidate[] = [];
+  const fileOrder = new Map<string, number>();
+  candidates.forEach((candidate) => {
+    const record = records.get(candidate.rowId);
+    const match = record ? definitionMatch(record.symbols, query) : 0;
+    if (match === 0 || !record) {
+      rest.push(candidate);
+      return;
+    }
+    if (!fileOrder.has(candidate.path)) fileOrder.set(candidate.path, fileOrder.size);
+    definitions.push({ candidate, match, role: roleOrder[roles.get(candidate.path) ?? 'implementation'], fileOrder: fileOrder.get(candidate.path) as number, line: record.startLine });
+  });
+  if (definitions.length === 0) return candidates;
+  // Files in ranked order; inside a file the first declaration first (an overload's signature
+  // and its doc comment come before the body).
+  definitions.sort((a, b) => a.role - b.role || b.match - a.match || a.fileOrder - b.fileOrder || a.line - b.line);
+  const top = rest.length > 0 ? Math.max(...rest.map((candidate) => candidate.score)) : 0;
+  // Scores stay in order: definitions share the room between the best other result and
+  // the top of the scale (1, or the best score when that is higher), evenly, best first.
+  const ceiling = Math.max(1, top, ...definitions.map(({ candidate }) => candidate.score));
+  const count = definitions.length;
+  const lifted = definitions.map(({ candidate, match }, index) => ({
+    ...candidate,
+    score: top + ((ceiling - top) * (count - index)) / (count + 1),
+    adjustments: { ...candidate.adjustments, definition: match },
+  }));
+  return [...lifted, ...rest];
+}

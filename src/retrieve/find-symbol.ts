@@ -1,0 +1,65 @@
+import { LociError } from '../errors/index.js';
+import type { Store } from '../store/spec.js';
+import { buildFilter } from './build-filter.js';
+import { definitionMatch, nameQuery } from './definitions.js';
+import { parseRoles, pathsWithRoles } from './role-filter.js';
+import { rolesOf } from './role-priors.js';
+import type { SearchResponse, SearchResult } from './search-types.js';
+
+export interface FindSymbolOptions {
+  topK?: number;
+  paths?: string[];
+  languages?: string[];
+  roles?: string[];
+  excludeRoles?: string[];
+}
+
+const roleOrder = ['implementation', 'generated', 'config', 'docs', 'example', 'test', 'fixture', 'lock'];
+const MAX_DEFINITIONS = 1_000;
+
+/**
+ * Exact lookup: the chunks that define a symbol (`nextTick`, `Router.match`, `use-model`),
+ * implementation first, then by how exactly the name matches, then by path. Nothing that
+ * merely mentions the name is returned. Score: 1 exact spelling, 0.67 another case or
+ * spelling, 0.5 the last segment of a qualified name spelled exactly, 0.33 in another case.
+ */
+export async function findSymbolDefinitions(store: Store, name: string, options: FindSymbolOptions = {}): Promise<SearchResponse> {
+  const named = nameQuery(name);
+  if (!named) {
+    throw new LociError('INVALID_ARGUMENT', `"${name.slice(0, 80)}" is not a symbol name.`, { hint: 'Pass an identifier such as parseConfig, Router.match or use-model; use loci search for questions.' });
+  }
+  const topK = options.topK ?? 10;
+  let filter = buildFilter({ ...(options.paths ? { paths: options.paths } : {}), ...(options.languages ? { languages: options.languages } : {}) });
+  const include = parseRoles(options.roles, 'role');
+  const exclude = parseRoles(options.excludeRoles, 'excluded role');
+  if (include || exclude) filter = { ...filter, pathSet: await pathsWithRoles(store, include, exclude) };
+  // The last segment is looked up too, so `Router.match` finds `match` defined in class Router.
+  const keys = [...new Set([...named.keys, ...named.keys.map((key) => key.slice(key.lastIndexOf('.') + 1))])];
+  const rows = await store.findMentions({ symbols: keys, paths: [], limit: MAX_DEFINITIONS, ...(filter ? { filter } : {}) });
+  const records = await store.getChunks(rows.map((row) => row.rowId));
+  const roles = await rolesOf(store, [...new Set(records.map((record) => record.path))]);
+  const matched = records
+    .map((record) => ({ record, match: definitionMatch(record.symbols, named), role: roles.get(record.path) ?? 'implementation' }))
+    .filter(({ match }) => match > 0)
+    .sort((a, b) => roleOrder.indexOf(a.role) - roleOrder.indexOf(b.role) || b.match - a.match || (a.record.path < b.record.path ? -1 : a.record.path > b.record.path ? 1 : a.record.startLine - b.record.startLine));
+  const results: SearchResult[] = matched.slice(0, topK).map(({ record, match, role }) => {
+    const result: SearchResult = {
+      path: record.path,
+      startLine: record.startLine,
+      endLine: record.endLine,
+      language: record.language,
+      kind: record.kind,
+      headingPath: record.headingPath,
+      text: record.text,
+      score: Number((match / 3).toFixed(4)),
+      signals: { mention: 1 },
+      chunkId: record.chunkId,
+      role,
+      symbols: record.symbols,
+    };
+    const defined = record.symbols.find((symbol) => definitionMatch([symbol], named) === match);
+    if (defined) result.symbol = defined;
+    return result;
+  });
+  return { query: name, mode: 'lexical', results, warnings: matched.length === 0 ? [`No indexed chunk defines "${named.name}".`] : [], degraded: [] };
+}

@@ -1,0 +1,65 @@
+/**
+ * What people type for a language, mapped to the ids loci stores (sources/language.ts). A
+ * family name includes its dialects: `typescript` is .ts and .tsx, `javascript` is
+ * .js/.jsx/.mjs/.cjs (all stored as `javascript`).
+ */
+const aliases: Record<string, readonly string[]> = {
+  ts: ['typescript', 'tsx'],
+  typescript: ['typescript', 'tsx'],
+  mts: ['typescript'],
+  cts: ['typescript'],
+  tsx: ['tsx'],
+  js: ['javascript'],
+  jsx: ['javascript'],
+  mjs: ['javascript'],
+  cjs: ['javascript'],
+  javascript: ['javascript'],
+  node: ['javascript', 'typescript', 'tsx'],
+  py: ['python'],
+  python3: ['python'],
+  rs: ['rust'],
+  golang: ['go'],
+  cs: ['csharp'],
+  'c#': ['csharp'],
+  'c-sharp': ['csharp'],
+  dotnet: ['csharp'],
+  'c++': ['cpp'],
+  cxx: ['cpp'],
+  cc: ['cpp'],
+  hpp: ['cpp'],
+  h: ['c', 'cpp'],
+  rb: ['ruby'],
+  sh: ['bash'],
+  shell: ['bash'],
+  zsh: ['bash'],
+  md: ['markdown'],
+  mdx: ['markdown'],
+  yml: ['yaml'],
+  kt: ['kotlin'],
+  kts: ['kotlin'],
+  ex: ['elixir'],
+  exs: ['elixir'],
+  hs: ['haskell'],
+  rst: ['restructuredtext'],
+  txt: ['text'],
+  tf: ['hcl'],
+  terraform: ['hcl'],
+  proto: ['protobuf'],
+  gql: ['graphql'],
+};
+
+/** The stored language ids a user's language names select (duplicates removed). */
+export function expandLanguages(names: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const raw of names) {
+    const name = raw.trim().toLowerCase().replace(/^\./, '');
+    if (!name) continue;
+    for (const id of aliases[name] ?? [name]) out.add(id);
+  }
+  return [...out];
+}
+
+/** Every alias, for error messages. */
+export function languageAliasNames(): string[] {
+  return Object.keys(aliases).sort();
+}
