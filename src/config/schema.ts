@@ -52,6 +52,26 @@ const searchSchema = z.strictObject({
    * models/ranker-v1.json), "none" (fused order), or the path of a model file.
    */
   ranker: z.string().min(1).default('default'),
+  /**
+   * How much hybrid search scales down each file role when the query does not ask for it
+   * (0 = no change, 1 = to nothing); tuned on developer questions (docs/quality.md).
+   */
+  rolePenalties: z
+    .strictObject({
+      implementation: z.number().min(0).max(1).default(0),
+      test: z.number().min(0).max(1).default(0.3),
+      fixture: z.number().min(0).max(1).default(0.3),
+      example: z.number().min(0).max(1).default(0.35),
+      docs: z.number().min(0).max(1).default(0.25),
+      generated: z.number().min(0).max(1).default(0.5),
+      config: z.number().min(0).max(1).default(0.1),
+      lock: z.number().min(0).max(1).default(0.8),
+    })
+    .prefault({}),
+  /** Share of a test's score lent to the file it tests (`compose.test.ts` → `compose.ts`). */
+  testSubjectShare: z.number().min(0).max(1).default(0.15),
+  /** A query that is only a name puts the chunks defining it first. */
+  definitionsFirst: z.boolean().default(true),
 });
 
 const embedderOptionsSchema = z.strictObject({

@@ -9,7 +9,7 @@ import { buildFilter } from './build-filter.js';
 import { definitionMatch, definitionsFirst, nameQuery } from './definitions.js';
 import { languageAliasNames } from './language-aliases.js';
 import { parseRoles, pathsWithRoles } from './role-filter.js';
-import { applyRolePriors, rolesOf } from './role-priors.js';
+import { applyRolePriors, DEFAULT_ROLE_PENALTIES, DEFAULT_SUBJECT_SHARE, rolesOf } from './role-priors.js';
 import { fuseScores, type FusionCandidate, type FusionMethod, type FusionWeights } from './fusion.js';
 import { extractMentions } from './mentions.js';
 import type { SearchOptions, SearchResponse, SearchResult } from './search-types.js';
@@ -43,7 +43,18 @@ export interface SearchContext {
   /** The model the index's vectors come from; undefined for lexical-only indexes. */
   model: EmbeddingModel | undefined;
   embedderId: string;
-  defaults: { topK: number; mode: SearchMode; threshold: number; weights: FusionWeights; fusion: FusionMethod; ranker?: string };
+  defaults: {
+    topK: number;
+    mode: SearchMode;
+    threshold: number;
+    weights: FusionWeights;
+    fusion: FusionMethod;
+    ranker?: string;
+    /** Role priors and name lookups (config `search.rolePenalties`, `testSubjectShare`, `definitionsFirst`); defaults when absent. */
+    rolePenalties?: Record<FileRole, number>;
+    testSubjectShare?: number;
+    definitionsFirst?: boolean;
+  };
 }
 
 /** Retrieves candidates from each signal, fuses them, groups by file if asked. */
@@ -99,7 +110,7 @@ export async function searchIndex(context: SearchContext, query: string, options
 
   const mentions = extractMentions(query);
   // A query that is only a name (`nextTick`, `use-model`) looks the name up as a symbol too.
-  const named = mode === 'hybrid' ? nameQuery(query) : undefined;
+  const named = mode === 'hybrid' && context.defaults.definitionsFirst !== false ? nameQuery(query) : undefined;
   if (named) mentions.symbols = [...new Set([...mentions.symbols, ...named.keys])];
   const mentionRows =
     mode === 'hybrid' && (mentions.symbols.length > 0 || mentions.paths.length > 0)
@@ -128,7 +139,7 @@ export async function searchIndex(context: SearchContext, query: string, options
   if (mode === 'hybrid' && fused.length > 0) {
     // Implementation before its tests and examples, unless the query asks for them.
     roles = await rolesOf(context.store, [...new Set(fused.map((candidate) => candidate.path))]);
-    fused = applyRolePriors(fused, roles, rolesAskedFor(terms));
+    fused = applyRolePriors(fused, roles, rolesAskedFor(terms), { penalties: context.defaults.rolePenalties ?? DEFAULT_ROLE_PENALTIES, subjectShare: context.defaults.testSubjectShare ?? DEFAULT_SUBJECT_SHARE });
     if (named) {
       const unfetched = fused.filter((candidate) => candidate.signals.mention !== undefined && !fetched.has(candidate.rowId)).map((candidate) => candidate.rowId);
       for (const record of await context.store.getChunks(unfetched)) fetched.set(record.rowId, record);
