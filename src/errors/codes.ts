@@ -40,6 +40,8 @@ export const errorCodes = {
   NOT_SUPPORTED: { category: 'unsupported', hint: 'This operation is not available here; see the message for the alternative.' },
   INDEX_WORKER_FAILED: { category: 'internal', hint: 'Finished files are kept: re-run to resume. If the worker ran out of memory, raise indexing.workerMemoryMb, or set indexing.worker to false to index in-process.' },
   ABORTED: { category: 'aborted', hint: 'The operation was cancelled; re-run it to continue where it stopped.' },
+  STORE_UNWRITABLE: { category: 'conflict', hint: 'Check the owner and permissions of the store folder (ls -ld), that its file system is writable and has room, or pass --store to a writable folder.' },
+  STORE_PATH_INVALID: { category: 'conflict', hint: 'Pass --store a folder (loci keeps index.db inside it) or the path of a .db file, where nothing else is in the way.' },
   INTERNAL: { category: 'internal', hint: 'This is a bug in loci; please report it with the command you ran.' },
 } as const satisfies Record<string, { category: ErrorCategory; hint: string }>;
 

@@ -22,6 +22,7 @@ import { sqliteLanguages, sqliteTermStatistics } from './ranking-stats.js';
 import { groupOutline, inRequestedOrder, symbolKeys, toCatalogEntry, type CatalogRow, type ChunkRow } from '../rows.js';
 import { prepareStatements, type Statements } from './statements.js';
 import { openDatabase, wrapSqliteError } from './open-database.js';
+import { assertQuickCheck } from './damaged-store.js';
 import { decodeVector, encodeVector } from './vector-codec.js';
 import { scanVectors } from './vector-scan.js';
 import { TokenCache } from '../token-cache.js';
@@ -343,6 +344,10 @@ class SqliteStore implements Store {
     );
     if (options.compact) this.guard(() => this.db.exec('VACUUM'));
     return result;
+  }
+
+  async quickCheck(): Promise<void> {
+    this.guard(() => assertQuickCheck(this.db, this.location));
   }
 
   async close(): Promise<void> {
