@@ -25,6 +25,7 @@ export function inspectDatabasePath(file: string): 'missing' | 'empty' | 'databa
     const folder = dirname(file);
     const folderStats = statOrUndefined(folder);
     if (folderStats && !folderStats.isDirectory()) {
+      // e.g. a file named .loci in the indexed folder
       throw new LociError('STORE_PATH_INVALID', `The store folder ${folder} is a file, not a folder.`, {
         details: { file, folder },
         hint: `Move that file away, or pass --store to another folder.`,
@@ -81,8 +82,8 @@ function statOrUndefined(path: string): ReturnType<typeof statSync> | undefined 
     return statSync(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return undefined;
-    // ENOTDIR: a file sits where a parent folder should be.
+    // ENOTDIR: a file sits where a parent folder should be; the caller names which.
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
     throw fromFileSystemError(error, { path, action: 'reach' });
   }
 }
