@@ -21,7 +21,7 @@ export const errorCodes = {
   NAMESPACE_NOT_FOUND: { category: 'not-found', hint: 'List the namespaces that exist with `loci memory list --namespaces`, or add a record to create one.' },
   IMPORT_INVALID: { category: 'usage', hint: 'Pass a loci memory export, a Go agent {name}_vector_store.json or a Unity memory_log.json; nothing was written.' },
   STORE_FOREIGN: { category: 'conflict', hint: 'The file is not a loci store; loci will not write over it. Point --store at another path.' },
-  STORE_CORRUPT: { category: 'conflict', hint: 'Move the store folder aside and re-run `loci index` to rebuild it; nothing was changed.' },
+  STORE_CORRUPT: { category: 'conflict', hint: 'Move the damaged database file aside: `loci index` rebuilds an index; memory.db is separate and cannot be rebuilt, so save it with `loci memory export` first. `loci doctor` checks both.' },
   STORE_SCHEMA_TOO_NEW: { category: 'conflict', hint: 'This store was written by a newer loci. Upgrade loci, or index into another --store.' },
   STORE_BUSY: { category: 'conflict', hint: 'Another process holds the store; retry when it finishes.' },
   STORE_UNREACHABLE: { category: 'provider', hint: 'Check the PostgreSQL URL (host, port, database) and that the server is running and reachable.' },

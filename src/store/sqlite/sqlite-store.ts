@@ -34,10 +34,13 @@ export interface SqliteStoreOptions {
   create?: boolean;
   /** Catalog entries kept between writes (default 50,000; 0 keeps none, for callers that keep their own). */
   keepCatalogEntries?: number;
+  /** Run PRAGMA quick_check on open (default: when `create`, i.e. opening to write). */
+  quickCheck?: boolean;
 }
 
 export function openSqliteStore(options: SqliteStoreOptions): Store {
-  return new SqliteStore(options.file, openDatabase({ file: options.file, create: options.create ?? false }), options.keepCatalogEntries ?? 50_000);
+  const database = openDatabase({ file: options.file, create: options.create ?? false, ...(options.quickCheck !== undefined ? { quickCheck: options.quickCheck } : {}) });
+  return new SqliteStore(options.file, database, options.keepCatalogEntries ?? 50_000);
 }
 
 class SqliteStore implements Store {
