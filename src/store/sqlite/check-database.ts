@@ -87,7 +87,8 @@ export function checkDatabase(file: string): StoreFinding[] {
 /** The embedder recorded in a database's meta table, if it can be read. */
 export function recordedEmbedder(file: string): string | undefined {
   try {
-    const db = new Database(file, { readonly: true, fileMustExist: true });
+    // Not read-only: a read-only connection cannot remove the -wal and -shm files it opens.
+    const db = new Database(file, { fileMustExist: true });
     try {
       return db.prepare("SELECT value FROM meta WHERE key = 'embedder'").pluck().get() as string | undefined;
     } finally {
