@@ -25,7 +25,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .exitOverride()
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
-      writeErr: (text) => io.stderr.write(text),
+      // Usage errors quote the arguments (which may be pasted file names): shown, not obeyed.
+      writeErr: (text) => io.stderr.write(text.split('\n').map(printable).join('\n')),
     });
   registerIndexCommand(program, io);
   registerSearchCommand(program, io);
