@@ -222,6 +222,7 @@ class LociEngine implements Loci {
 
   async status(statusOptions: { checkChanges?: boolean; signal?: AbortSignal } = {}): Promise<IndexStatus> {
     const store = await this.openStore(false);
+    await store.quickCheck?.(); // status is where a damaged store must show, not pass as healthy
     const lastRun = await store.readState(LAST_RUN_STATE);
     return collectStatus({
       root: this.root,

@@ -21,7 +21,7 @@ export const errorCodes = {
   NAMESPACE_NOT_FOUND: { category: 'not-found', hint: 'List the namespaces that exist with `loci memory list --namespaces`, or add a record to create one.' },
   IMPORT_INVALID: { category: 'usage', hint: 'Pass a loci memory export, a Go agent {name}_vector_store.json or a Unity memory_log.json; nothing was written.' },
   STORE_FOREIGN: { category: 'conflict', hint: 'The file is not a loci store; loci will not write over it. Point --store at another path.' },
-  STORE_CORRUPT: { category: 'conflict', hint: 'Move the store folder aside and re-run `loci index` to rebuild it; nothing was changed.' },
+  STORE_CORRUPT: { category: 'conflict', hint: 'Move the damaged database file aside: `loci index` rebuilds an index; memory.db is separate and cannot be rebuilt, so save it with `loci memory export` first. `loci doctor` checks both.' },
   STORE_SCHEMA_TOO_NEW: { category: 'conflict', hint: 'This store was written by a newer loci. Upgrade loci, or index into another --store.' },
   STORE_BUSY: { category: 'conflict', hint: 'Another process holds the store; retry when it finishes.' },
   STORE_UNREACHABLE: { category: 'provider', hint: 'Check the PostgreSQL URL (host, port, database) and that the server is running and reachable.' },
@@ -40,6 +40,8 @@ export const errorCodes = {
   NOT_SUPPORTED: { category: 'unsupported', hint: 'This operation is not available here; see the message for the alternative.' },
   INDEX_WORKER_FAILED: { category: 'internal', hint: 'Finished files are kept: re-run to resume. If the worker ran out of memory, raise indexing.workerMemoryMb, or set indexing.worker to false to index in-process.' },
   ABORTED: { category: 'aborted', hint: 'The operation was cancelled; re-run it to continue where it stopped.' },
+  STORE_UNWRITABLE: { category: 'conflict', hint: 'Check the owner and permissions of the store folder (ls -ld), that its file system is writable and has room, or pass --store to a writable folder.' },
+  STORE_PATH_INVALID: { category: 'conflict', hint: 'Pass --store a folder (loci keeps index.db inside it) or the path of a .db file, where nothing else is in the way.' },
   INTERNAL: { category: 'internal', hint: 'This is a bug in loci; please report it with the command you ran.' },
   CONFIG_UNTRUSTED: { category: 'usage', hint: 'Run `loci trust <dir>` once if you trust the folder\'s loci.config.json, or set the listed keys in your own config, LOCI_* variables or flags.' },
   // The input is well formed but the store already holds that id: a store conflict (HTTP 409, CLI exit 4).

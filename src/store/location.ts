@@ -24,9 +24,14 @@ export function resolveStoreLocation(root: string, store?: string): StoreLocatio
   return { kind: 'sqlite', folder: absolute, file: join(absolute, DATABASE_FILE) };
 }
 
-export async function openStore(location: StoreLocation, options: { create: boolean; namespaceSuffix?: string; keepCatalogEntries?: number }): Promise<Store> {
+export async function openStore(location: StoreLocation, options: { create: boolean; namespaceSuffix?: string; keepCatalogEntries?: number; quickCheck?: boolean }): Promise<Store> {
   if (location.kind === 'postgres') return openPostgresStore({ url: location.url, create: options.create, ...(options.namespaceSuffix ? { namespaceSuffix: options.namespaceSuffix } : {}) });
-  return openSqliteStore({ file: location.file, create: options.create, ...(options.keepCatalogEntries !== undefined ? { keepCatalogEntries: options.keepCatalogEntries } : {}) });
+  return openSqliteStore({
+    file: location.file,
+    create: options.create,
+    ...(options.keepCatalogEntries !== undefined ? { keepCatalogEntries: options.keepCatalogEntries } : {}),
+    ...(options.quickCheck !== undefined ? { quickCheck: options.quickCheck } : {}),
+  });
 }
 
 /** Location text safe to print: a postgres URL loses its password and names its namespace (`…/db#namespace`). */

@@ -238,5 +238,7 @@ export interface Store {
    * also returns the freed space to the file system.
    */
   collectGarbage(options: { keepUnreferenced: number; compact?: boolean }): Promise<{ removedVectors: number; keptUnreferenced: number }>;
+  /** A fast structural check (SQLite quick_check); throws STORE_CORRUPT with what to do. Stores without one omit it. */
+  quickCheck?(): Promise<void>;
   close(): Promise<void>;
 }

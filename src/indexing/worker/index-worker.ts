@@ -45,7 +45,8 @@ async function persistGraph(store: Store, embedderId: string, dimensions: number
 
 async function run(): Promise<IndexSummary> {
   registerBuiltInEmbedders();
-  const store = await openStore(job.location, { create: true });
+  // The engine opened (and quick-checked) this store just before starting the worker.
+  const store = await openStore(job.location, { create: true, quickCheck: false });
   try {
     const model = await resolveEmbedder(job.embedder, { config: job.config, env: job.env });
     const embedderId = model ? embedderIdOf(model) : 'none';

@@ -1,4 +1,5 @@
 import type { IndexEvent } from '../../indexing/events.js';
+import { printable } from './format.js';
 
 type Stream = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
 
@@ -25,7 +26,8 @@ export function createProgressBar(stream: Stream, label: string) {
     const eta = done > 0 && total > done ? ` ETA ${formatSeconds((elapsed / done) * (total - done))}` : '';
     const head = `${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} ${Math.round(fraction * 100)}%${eta} `;
     const room = Math.max(0, (stream.columns ?? 80) - head.length - 1);
-    const tail = detail.length > room ? `…${detail.slice(detail.length - room + 1)}` : detail;
+    const shown = printable(detail);
+    const tail = shown.length > room ? `…${shown.slice(shown.length - room + 1)}` : shown;
     stream.write(`\r\x1b[2K${head}${tail}`);
     drawn = true;
   };

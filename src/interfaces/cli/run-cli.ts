@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { isLociError } from '../../errors/index.js';
+import { fromFileSystemError, isLociError } from '../../errors/index.js';
 import { LOCI_VERSION } from '../../version.js';
 import type { CliIo } from './cli-context.js';
 import { registerEvalCommand } from './commands/eval-command.js';
@@ -14,6 +14,8 @@ import { registerSearchCommand } from './commands/search-command.js';
 import { registerStatusCommand } from './commands/status-command.js';
 import { registerTrustCommand } from './commands/trust-command.js';
 import { exitCodeFor, exitCodes } from './exit-codes.js';
+import { printable } from './format.js';
+import { registerDoctorCommand } from './commands/doctor-command.js';
 
 /** Runs the CLI against the given streams and returns the exit code (no process.exit). */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
@@ -24,7 +26,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .exitOverride()
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
-      writeErr: (text) => io.stderr.write(text),
+      // Usage errors quote the arguments (which may be pasted file names): shown, not obeyed.
+      writeErr: (text) => io.stderr.write(text.split('\n').map(printable).join('\n')),
     });
   registerIndexCommand(program, io);
   registerSearchCommand(program, io);
@@ -37,6 +40,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   registerContextCommands(program, io);
   registerServeCommands(program, io);
   registerTrustCommand(program, io);
+  registerDoctorCommand(program, io);
   const override = (command: Command): void => {
     for (const child of command.commands) {
       child.exitOverride();
@@ -48,18 +52,22 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   try {
     await program.parseAsync(argv, { from: 'user' });
     return exitCodes.ok;
-  } catch (error) {
+  } catch (thrown) {
+    // A file-system error that escaped its layer (EACCES, EROFS, ENOSPC, EISDIR, …) is still a
+    // one-line user error, never a stack trace.
+    const error = fromFileSystemError(thrown);
     if (error instanceof CommanderError) {
       // Help and version exit "successfully"; commander already printed its message.
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return exitCodes.ok;
       return exitCodes.usage;
     }
     if (isLociError(error)) {
-      io.stderr.write(`loci: ${error.describe()}\n`);
+      // Messages name files from the indexed folder: their control characters are shown, not obeyed.
+      io.stderr.write(`loci: ${printable(error.describe())}\n`);
       if (io.env.LOCI_DEBUG && error.cause) io.stderr.write(`${String((error.cause as Error).stack ?? error.cause)}\n`);
       return exitCodeFor(error.category);
     }
-    io.stderr.write(`loci: unexpected error: ${(error as Error).stack ?? String(error)}\n`);
+    io.stderr.write(`loci: unexpected error: ${String((error as Error).stack ?? error).split('\n').map(printable).join('\n')}\n`);
     return exitCodes.internal;
   }
 }

@@ -63,6 +63,8 @@ describe('HNSW vector index', () => {
     vectors.slice(0, 500).forEach((vector, rowId) => first.add(rowId, vector, meta(rowId)));
     first.ensureGraph();
     first.persist();
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(`${file}.keys`).mode & 0o777).toBe(0o600);
 
     // Next process: rows 0..9 were deleted and 500..509 added meanwhile.
     const second = new HnswVectorIndex(dimensions, options);

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import type { ScoredRow } from '../../store/spec.js';
 import type { RowFilter } from '../filter-match.js';
 import { FlatVectorIndex, type VectorRowMeta } from './vector-index.js';
@@ -165,7 +165,10 @@ export class HnswVectorIndex {
     const file = this.options.file;
     if (!this.graph || !file || !this.dirty) return;
     this.graph.save(`${file}.tmp`);
-    writeFileSync(`${file}.keys.tmp`, Buffer.from(Int32Array.from(this.graphKeys).buffer));
+    // The graph holds the store's vectors: readable by the store's owner only, like the database.
+    chmodSync(`${file}.tmp`, 0o600);
+    writeFileSync(`${file}.keys.tmp`, Buffer.from(Int32Array.from(this.graphKeys).buffer), { mode: 0o600 });
+    chmodSync(`${file}.keys.tmp`, 0o600); // a leftover from an interrupted save keeps its old mode
     renameSync(`${file}.tmp`, file);
     renameSync(`${file}.keys.tmp`, `${file}.keys`);
     this.dirty = false;

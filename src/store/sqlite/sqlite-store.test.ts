@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -108,6 +109,23 @@ describe('sqlite store: kept catalog entries', () => {
       await writer.close();
       await reader.close();
       await rm(folder, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('sqlite store: files private to their owner', () => {
+  it('creates its folder 0700 and the database, -wal and -shm files 0600', async () => {
+    const parent = await mkdtemp(join(tmpdir(), 'loci-store-'));
+    const file = join(parent, 'new-store', 'index.db');
+    const store = openSqliteStore({ file, create: true });
+    try {
+      await store.writeState('probe', 'x'); // the -wal and -shm files exist while a connection is open
+      const mode = (path: string) => statSync(path).mode & 0o777;
+      expect(mode(join(parent, 'new-store'))).toBe(0o700);
+      for (const path of [file, `${file}-wal`, `${file}-shm`]) expect(mode(path)).toBe(0o600);
+    } finally {
+      await store.close();
+      await rm(parent, { recursive: true, force: true });
     }
   });
 });

@@ -22,6 +22,7 @@ import { sqliteLanguages, sqliteTermStatistics } from './ranking-stats.js';
 import { groupOutline, inRequestedOrder, symbolKeys, toCatalogEntry, type CatalogRow, type ChunkRow } from '../rows.js';
 import { prepareStatements, type Statements } from './statements.js';
 import { openDatabase, wrapSqliteError } from './open-database.js';
+import { assertQuickCheck } from './damaged-store.js';
 import { decodeVector, encodeVector } from './vector-codec.js';
 import { scanVectors } from './vector-scan.js';
 import { TokenCache } from '../token-cache.js';
@@ -33,10 +34,13 @@ export interface SqliteStoreOptions {
   create?: boolean;
   /** Catalog entries kept between writes (default 50,000; 0 keeps none, for callers that keep their own). */
   keepCatalogEntries?: number;
+  /** Run PRAGMA quick_check on open (default: when `create`, i.e. opening to write). */
+  quickCheck?: boolean;
 }
 
 export function openSqliteStore(options: SqliteStoreOptions): Store {
-  return new SqliteStore(options.file, openDatabase({ file: options.file, create: options.create ?? false }), options.keepCatalogEntries ?? 50_000);
+  const database = openDatabase({ file: options.file, create: options.create ?? false, ...(options.quickCheck !== undefined ? { quickCheck: options.quickCheck } : {}) });
+  return new SqliteStore(options.file, database, options.keepCatalogEntries ?? 50_000);
 }
 
 class SqliteStore implements Store {
@@ -343,6 +347,10 @@ class SqliteStore implements Store {
     );
     if (options.compact) this.guard(() => this.db.exec('VACUUM'));
     return result;
+  }
+
+  async quickCheck(): Promise<void> {
+    this.guard(() => assertQuickCheck(this.db, this.location));
   }
 
   async close(): Promise<void> {

@@ -5,7 +5,7 @@ import { isRemoteSource, redactUrl, syncRemoteRepo } from '../../../sources/remo
 import { loadCliConfig, repoCacheDir, resolveIndexedRoot, resolveRoot, trustedCliConfig, type CliIo } from '../cli-context.js';
 import { createProgressBar } from '../progress-bar.js';
 import { withInterrupt } from '../interrupt.js';
-import { formatSkips } from '../format.js';
+import { formatSkips, printable } from '../format.js';
 
 export function registerIndexCommand(program: Command, io: CliIo): void {
   program
@@ -50,13 +50,13 @@ export function registerIndexCommand(program: Command, io: CliIo): void {
 function formatSummary(summary: IndexSummary): string {
   const { files, chunks, embeddings } = summary;
   const lines = [
-    `Indexed ${summary.root} in ${summary.seconds.toFixed(2)} s`,
+    `Indexed ${printable(summary.root)} in ${summary.seconds.toFixed(2)} s`,
     `  files:    ${files.indexed} indexed (${files.added} new, ${files.updated} updated), ${files.unchanged} unchanged, ${files.removed} removed; ${files.total} in the index`,
     `  chunks:   ${chunks.written} written; ${chunks.total} in the index`,
     `  skipped:  ${formatSkips(summary.skipped)}`,
     `  embedder: ${summary.embedder}${summary.embedder === 'none' ? ' (lexical only)' : ` (${embeddings.computed} embedded, ${embeddings.cached} from cache)`}`,
-    `  store:    ${summary.store}`,
+    `  store:    ${printable(summary.store)}`,
   ];
-  for (const warning of summary.warnings) lines.push(`  warning:  ${warning}`);
+  for (const warning of summary.warnings) lines.push(`  warning:  ${printable(warning)}`);
   return `${lines.join('\n')}\n`;
 }

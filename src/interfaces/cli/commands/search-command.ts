@@ -4,6 +4,7 @@ import { createLoci } from '../../../engine/create-loci.js';
 import { LociError } from '../../../errors/index.js';
 import type { SearchResponse } from '../../../retrieve/search-types.js';
 import { loadCliConfig, numberFlag, resolveIndexedRoot, type CliIo } from '../cli-context.js';
+import { printable } from '../format.js';
 
 interface SearchFlags {
   root?: string;
@@ -99,8 +100,8 @@ function formatResponse(response: SearchResponse, files: boolean): string {
   const lines: string[] = [];
   if (response.results.length === 0) lines.push('No results.');
   response.results.forEach((result, index) => {
-    const where = `${result.path}:${result.startLine}-${result.endLine}`;
-    const label = result.symbol ?? (result.headingPath.length > 0 ? result.headingPath.join(' > ') : '');
+    const where = `${printable(result.path)}:${result.startLine}-${result.endLine}`;
+    const label = printable(result.symbol ?? (result.headingPath.length > 0 ? result.headingPath.join(' > ') : ''));
     const role = result.role && result.role !== 'implementation' ? `  [${result.role}]` : '';
     lines.push(`${index + 1}. ${where}${label ? `  ${label}` : ''}${role}  (score ${result.score.toFixed(3)})${result.stale ? '  [stale: changed since indexed]' : ''}`);
     if (result.explanation) {
@@ -130,10 +131,10 @@ function formatResponse(response: SearchResponse, files: boolean): string {
     if (!files) {
       const preview = result.text.split('\n').slice(0, 6);
       const width = String(result.startLine + preview.length).length;
-      preview.forEach((text, offset) => lines.push(`   ${String(result.startLine + offset).padStart(width)} │ ${text.slice(0, 160)}`));
+      preview.forEach((text, offset) => lines.push(`   ${String(result.startLine + offset).padStart(width)} │ ${printable(text.slice(0, 160))}`));
       lines.push('');
     }
   });
-  for (const warning of response.warnings) lines.push(`warning: ${warning}`);
+  for (const warning of response.warnings) lines.push(`warning: ${printable(warning)}`);
   return `${lines.join('\n').trimEnd()}\n`;
 }

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { createLoci } from '../../../engine/create-loci.js';
 import type { IndexStatus } from '../../../engine/status-types.js';
 import { loadCliConfig, resolveIndexedRoot, type CliIo } from '../cli-context.js';
-import { formatBytes, formatSkips } from '../format.js';
+import { formatBytes, formatSkips, printable } from '../format.js';
 
 export function registerStatusCommand(program: Command, io: CliIo): void {
   program
@@ -29,8 +29,8 @@ const LISTED = 10;
 
 function formatStatus(status: IndexStatus): string {
   const lines = [
-    `Index of ${status.root}`,
-    `  store:    ${status.store} (${formatBytes(status.bytesOnDisk)}, schema v${status.schemaVersion})`,
+    `Index of ${printable(status.root)}`,
+    `  store:    ${printable(status.store)} (${formatBytes(status.bytesOnDisk)}, schema v${status.schemaVersion})`,
     `  files:    ${status.files}`,
     `  chunks:   ${status.chunks}`,
     `  embedder: ${status.embedder}${status.embedder === 'none' ? ' (lexical only)' : ` (${status.vectors} vectors)`}`,
@@ -44,7 +44,7 @@ function formatStatus(status: IndexStatus): string {
     const total = changes.modified.length + changes.added.length + changes.deleted.length;
     lines.push(total === 0 ? '  changes:  none since the last index' : `  changes:  ${changes.modified.length} stale (modified), ${changes.added.length} new, ${changes.deleted.length} missing (deleted) (run \`loci index\` to update)`);
     for (const [label, paths] of [['stale', changes.modified], ['new', changes.added], ['missing', changes.deleted]] as const) {
-      for (const path of paths.slice(0, LISTED)) lines.push(`    ${label.padEnd(8)} ${path}`);
+      for (const path of paths.slice(0, LISTED)) lines.push(`    ${label.padEnd(8)} ${printable(path)}`);
       if (paths.length > LISTED) lines.push(`    … and ${paths.length - LISTED} more ${label}`);
     }
   }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { createLoci, type WatchEvent } from '../../../engine/create-loci.js';
 import { loadCliConfig, resolveRoot, type CliIo } from '../cli-context.js';
+import { printable } from '../format.js';
 
 export function registerWatchCommand(program: Command, io: CliIo): void {
   program
@@ -33,8 +34,8 @@ export function registerWatchCommand(program: Command, io: CliIo): void {
         if (event.type === 'watch-ready') io.stdout.write(`watching ${root}: ${event.summary.files.total} files indexed (${event.summary.files.indexed} updated now)\n`);
         else if (event.type === 'watch-indexed') {
           const { files } = event.summary;
-          io.stdout.write(`${new Date().toLocaleTimeString()} ${files.indexed} indexed, ${files.removed} removed in ${event.milliseconds} ms: ${event.paths.slice(0, 5).join(', ')}${event.paths.length > 5 ? ', …' : ''}\n`);
-        } else io.stderr.write(`loci watch: ${event.error.message}\n`);
+          io.stdout.write(`${new Date().toLocaleTimeString()} ${files.indexed} indexed, ${files.removed} removed in ${event.milliseconds} ms: ${event.paths.slice(0, 5).map(printable).join(', ')}${event.paths.length > 5 ? ', …' : ''}\n`);
+        } else io.stderr.write(`loci watch: ${printable(event.error.message)}\n`);
       };
       try {
         const watcher = await loci.watch({ ...(Number.isFinite(debounceMs) && debounceMs >= 0 ? { debounceMs } : {}), onEvent: print });

@@ -1,0 +1,114 @@
+import { createHash } from 'node:crypto';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { LociError } from '../errors/index.js';
+import type { StoreLocation } from './location.js';
+import { checkDatabase, recordedEmbedder, type StoreFinding } from './sqlite/check-database.js';
+
+export type { StoreFinding } from './sqlite/check-database.js';
+
+export interface StoreReport {
+  store: string;
+  /** No finding is an error (warnings may remain). */
+  healthy: boolean;
+  findings: StoreFinding[];
+}
+
+const MEMORY_DATABASE = 'memory.db';
+const GRAPH_FILE = /^(memory-)?vectors-([0-9a-f]{12})\.hnsw(\.keys)?(\.tmp)?$/;
+
+/**
+ * Checks a SQLite store folder without changing it: the full integrity of index.db and
+ * memory.db (pages, full-text index, orphan rows), the vector-graph cache files, and who
+ * may read the store's files. `root` is the indexed folder (its own mode is not judged).
+ */
+export function checkStore(location: StoreLocation, root: string): StoreReport {
+  if (location.kind !== 'sqlite') {
+    throw new LociError('NOT_SUPPORTED', 'loci doctor checks SQLite stores; a PostgreSQL store is checked by the server (e.g. amcheck).');
+  }
+  const findings: StoreFinding[] = [];
+  const memory = join(location.folder, MEMORY_DATABASE);
+  if (!exists(location.file) && !exists(memory)) throw new LociError('INDEX_NOT_FOUND', `No loci store at ${location.folder}.`);
+  if (!exists(location.file)) {
+    findings.push({ file: location.file, check: 'open', status: 'warning', detail: `No index at ${location.file} (only memory).`, fix: 'Run `loci index` to create it.' });
+  } else findings.push(...checkDatabase(location.file));
+  if (exists(memory)) findings.push(...checkDatabase(memory));
+  findings.push(...checkGraphFiles(location.folder, location.file, memory));
+  findings.push(...checkModes(location, root, memory));
+  return { store: location.file, healthy: !findings.some((finding) => finding.status === 'error'), findings };
+}
+
+/** Graph files are caches: a broken or stale one is rebuilt or dropped, never trusted. */
+function checkGraphFiles(folder: string, index: string, memory: string): StoreFinding[] {
+  const findings: StoreFinding[] = [];
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return findings;
+  }
+  const current = new Map<string, string | undefined>([
+    ['', embedderTag(index)],
+    ['memory-', embedderTag(memory)],
+  ]);
+  for (const name of names) {
+    const match = GRAPH_FILE.exec(name);
+    if (!match) continue;
+    const file = join(folder, name);
+    const [, prefix = '', tag, keys, temporary] = match;
+    if (temporary) {
+      findings.push({ file, check: 'graph files', status: 'warning', detail: `${name} is left over from an interrupted save.`, fix: `Delete ${file}.` });
+      continue;
+    }
+    if (tag !== current.get(prefix)) {
+      findings.push({ file, check: 'graph files', status: 'warning', detail: `${name} belongs to an embedder the store no longer uses.`, fix: 'Run `loci gc` to remove it.' });
+      continue;
+    }
+    const partner = keys ? file.slice(0, -'.keys'.length) : `${file}.keys`;
+    if (!exists(partner)) {
+      findings.push({ file, check: 'graph files', status: 'warning', detail: `${name} has no ${keys ? 'graph' : 'key list'} beside it; it is rebuilt on the next search.`, fix: `Delete ${file}.` });
+    } else if (keys && statSync(file).size % 4 !== 0) {
+      findings.push({ file, check: 'graph files', status: 'warning', detail: `${name} is truncated; the graph is rebuilt on the next search.`, fix: `Delete ${file} and ${partner}.` });
+    }
+  }
+  if (!findings.some((finding) => finding.check === 'graph files')) findings.push({ file: folder, check: 'graph files', status: 'ok', detail: 'ok' });
+  return findings;
+}
+
+/** Store files hold indexed source and agent memory: others on the machine should not read them. */
+function checkModes(location: Extract<StoreLocation, { kind: 'sqlite' }>, root: string, memory: string): StoreFinding[] {
+  const findings: StoreFinding[] = [];
+  const open = (path: string, mask: number) => {
+    try {
+      return (statSync(path).mode & mask) !== 0;
+    } catch {
+      return false;
+    }
+  };
+  const folderOpen = open(location.folder, 0o077);
+  if (location.folder !== root && folderOpen) {
+    findings.push({ file: location.folder, check: 'permissions', status: 'warning', detail: `${location.folder} can be opened by other users.`, fix: `chmod 700 ${location.folder}` });
+  }
+  // Inside a folder only its owner can enter, the files' own modes do not matter.
+  const reachable = folderOpen || location.folder === root;
+  const files = reachable ? [location.file, memory].flatMap((file) => [file, `${file}-wal`, `${file}-shm`]).filter((file) => open(file, 0o066)) : [];
+  if (files.length > 0) {
+    findings.push({ file: location.folder, check: 'permissions', status: 'warning', detail: `${files.length} store files can be read by other users.`, fix: `chmod 600 ${files.join(' ')}` });
+  }
+  if (!findings.some((finding) => finding.check === 'permissions')) findings.push({ file: location.folder, check: 'permissions', status: 'ok', detail: 'owner only' });
+  return findings;
+}
+
+function embedderTag(file: string): string | undefined {
+  const embedder = exists(file) ? recordedEmbedder(file) : undefined;
+  return embedder && embedder !== 'none' ? createHash('sha256').update(embedder).digest('hex').slice(0, 12) : undefined;
+}
+
+function exists(path: string): boolean {
+  try {
+    statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

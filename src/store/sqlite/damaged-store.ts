@@ -1,0 +1,35 @@
+import { basename, dirname } from 'node:path';
+import type Database from 'better-sqlite3';
+import { LociError } from '../../errors/index.js';
+
+/** memory.db holds what agents wrote; it cannot be rebuilt from the folder like index.db. */
+const MEMORY_DATABASE = 'memory.db';
+
+/**
+ * The error for a damaged database, saying exactly what is safe to do: an index is rebuilt
+ * from the folder (its vector-graph caches go with it, their row ids would not match), a
+ * memory database is not rebuildable, so its readable records are saved first.
+ */
+export function damagedStoreError(file: string, detail: string, cause?: unknown): LociError {
+  const folder = dirname(file);
+  const name = basename(file);
+  const memory = name === MEMORY_DATABASE;
+  const hint = memory
+    ? `Memory cannot be rebuilt from the folder: copy ${folder} somewhere safe, save what is still readable with \`loci memory export\`, then move ${name} (with ${name}-wal and ${name}-shm) out of ${folder}; the index (index.db) is a separate database.`
+    : `Rebuild it: move ${name}, ${name}-wal, ${name}-shm and the vectors-*.hnsw* caches out of ${folder}, then run \`loci index\` again. memory.db in that folder is a separate database and is not affected (\`loci doctor\` checks it).`;
+  return new LociError('STORE_CORRUPT', `The ${memory ? 'memory store' : 'index'} at ${file} is damaged (${detail}).`, {
+    ...(cause === undefined ? {} : { cause }),
+    details: { file, detail },
+    hint,
+  });
+}
+
+/**
+ * PRAGMA quick_check: every page and b-tree is well-formed (not index/table agreement,
+ * which the full integrity_check of `loci doctor` adds). Throws STORE_CORRUPT when not.
+ */
+export function assertQuickCheck(db: Database.Database, file: string): void {
+  const problems = db.pragma('quick_check(3)', { simple: false }) as Array<{ quick_check: string }>;
+  const lines = problems.map((row) => row.quick_check).filter((line) => line !== 'ok');
+  if (lines.length > 0) throw damagedStoreError(file, `quick_check: ${lines.join('; ')}`);
+}
