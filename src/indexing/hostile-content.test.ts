@@ -32,7 +32,7 @@ describe('indexing hostile content', () => {
   });
 
   it('skips a file whose read or chunking throws, keeps its reason and message, and goes on', async () => {
-    const store = await openSqliteStore({ file: join(root, 'index.db'), create: true });
+    const store = openSqliteStore({ file: join(root, 'index.db'), create: true });
     const good = (path: string): IndexItem => ({
       path, language: 'typescript', size: 10, mtimeMs: 1,
       load: async () => ({ ok: true, text: `export const ${path.replace(/\W/g, '_')} = 1;\n`, bytes: new TextEncoder().encode(path), invalidUtf8: false }),
@@ -55,7 +55,7 @@ describe('indexing hostile content', () => {
     }, tally);
     expect(tally.added).toBe(2);
     expect(tally.skipped).toEqual({ 'chunk-error': 1, unreadable: 1 });
-    expect(skipped).toEqual([{ path: 'b.ts', reason: 'chunk-error', message: 'Maximum call stack size exceeded' }, { path: 'c.ts', reason: 'unreadable' }]);
+    expect(skipped).toEqual([{ path: 'b.ts', reason: 'chunk-error', message: 'Maximum call stack size exceeded' }, { path: 'c.ts', reason: 'unreadable', message: 'EIO: i/o error' }]);
     expect(tally.failures.examples).toEqual(['b.ts: Maximum call stack size exceeded']);
     expect((await store.listCatalog()).map((entry) => entry.path).sort()).toEqual(['a.ts', 'd.ts']);
     await store.close();

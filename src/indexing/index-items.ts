@@ -154,7 +154,8 @@ export async function indexItems(items: readonly IndexItem[], context: IndexItem
     try {
       loaded = await loads(index);
     } catch (error) {
-      loaded = { ok: false, reason: 'unreadable', message: `${item.path}: ${messageOf(error)}` };
+      await skipItem(item, 'unreadable', messageOf(error)); // a read that threw, not one that said why
+      continue;
     }
     if (!loaded.ok) {
       await skipItem(item, loaded.reason);
