@@ -26,9 +26,9 @@ export type IndexEvent =
   | { type: 'worker-started'; threadId: number; niceness: number | null }
   | { type: 'walk-finished'; files: number; skipped: SkipCounts }
   | { type: 'plan-ready'; toIndex: number; toCheck: number; unchanged: number; toRemove: number }
-  | { type: 'file-indexed'; path: string; chunks: number; done: number; total: number }
+  | { type: 'file-indexed'; path: string; chunks: number; done: number; total: number; fallback?: string }
   | { type: 'file-unchanged'; path: string; done: number; total: number }
-  | { type: 'file-skipped'; path: string; reason: SkipReason; done: number; total: number }
+  | { type: 'file-skipped'; path: string; reason: SkipReason; done: number; total: number; message?: string }
   | { type: 'file-removed'; path: string }
   | { type: 'phase-finished'; phase: 'lexical' | 'vectors'; summary: IndexSummary }
   | { type: 'index-finished'; summary: IndexSummary };

@@ -1,11 +1,11 @@
 import { extractImports } from '../chunk/imports.js';
 import { classifyFileRole, type FileRole } from '../sources/file-role.js';
 import { encodeFileAttributes } from '../store/file-attributes.js';
-import { chunkFile } from '../chunk/index.js';
+import { chunkFileWithOutcome } from '../chunk/index.js';
 import type { ChunkInput } from '../chunk/spec.js';
 import type { EmbeddingModel } from '../embed/spec.js';
 import { throwIfAborted } from '../errors/index.js';
-import type { ReadResult, SkipCounts } from '../sources/spec.js';
+import type { ReadResult, SkipCounts, SkipReason } from '../sources/spec.js';
 import type { CatalogEntry, Store } from '../store/spec.js';
 import { embedChunks } from './embed-chunks.js';
 import type { IndexProgressListener } from './events.js';
@@ -52,7 +52,13 @@ export interface IndexItemsTally {
   embeddingsCached: number;
   skipped: Partial<SkipCounts>;
   warnings: string[];
+  /** Files cut into line windows because their structure could not be used (a few examples kept). */
+  fallbacks: { count: number; examples: string[] };
+  /** Files skipped because reading or chunking them failed, with the reason (a few examples kept). */
+  failures: { count: number; examples: string[] };
 }
+
+const EXAMPLES_KEPT = 5;
 
 interface PendingFile {
   item: IndexItem;
@@ -62,6 +68,17 @@ interface PendingFile {
   imports: string[];
   /** What the file is for (sources/file-role.ts), kept in the catalog for ranking and filters. */
   role: FileRole;
+  /** Set when the file was cut into line windows instead of by its structure. */
+  fallback?: string;
+}
+
+function note(list: { count: number; examples: string[] }, example: string): void {
+  list.count++;
+  if (list.examples.length < EXAMPLES_KEPT) list.examples.push(example);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 // Files are embedded and committed in groups: remote embedders get full batches, and one
@@ -89,7 +106,11 @@ function prefetch<T, R>(items: readonly T[], load: (item: T) => Promise<R>, ahea
 }
 
 export function emptyTally(): IndexItemsTally {
-  return { added: 0, updated: 0, unchanged: 0, removed: 0, chunksWritten: 0, embeddingsComputed: 0, embeddingsCached: 0, skipped: {}, warnings: [] };
+  return {
+    added: 0, updated: 0, unchanged: 0, removed: 0, chunksWritten: 0, embeddingsComputed: 0, embeddingsCached: 0, skipped: {}, warnings: [],
+    fallbacks: { count: 0, examples: [] },
+    failures: { count: 0, examples: [] },
+  };
 }
 
 /**
@@ -120,18 +141,28 @@ export async function indexItems(items: readonly IndexItem[], context: IndexItem
   };
   // Reads run ahead of processing so the disk and the CPU work at the same time.
   const loads = prefetch(items, (item) => item.load(), READ_AHEAD);
+  const skipItem = async (item: IndexItem, reason: SkipReason, message?: string) => {
+    tally.skipped[reason] = (tally.skipped[reason] ?? 0) + 1;
+    if (reason === 'chunk-error') note(tally.failures, `${item.path}: ${message ?? 'failed'}`);
+    if (item.previous) {
+      await context.store.deleteFile(item.path);
+      tally.removed++;
+    }
+    context.progress.done++;
+    context.onProgress?.({ type: 'file-skipped', path: item.path, reason, done: context.progress.done, total: context.progress.total, ...(message ? { message } : {}) });
+  };
   for (const [index, item] of items.entries()) {
     await yieldTurn();
     throwIfAborted(context.signal);
-    const loaded = await loads(index);
+    let loaded: ReadResult;
+    try {
+      loaded = await loads(index);
+    } catch (error) {
+      await skipItem(item, 'unreadable', messageOf(error)); // a read that threw, not one that said why
+      continue;
+    }
     if (!loaded.ok) {
-      tally.skipped[loaded.reason] = (tally.skipped[loaded.reason] ?? 0) + 1;
-      if (item.previous) {
-        await context.store.deleteFile(item.path);
-        tally.removed++;
-      }
-      context.progress.done++;
-      context.onProgress?.({ type: 'file-skipped', path: item.path, reason: loaded.reason, done: context.progress.done, total: context.progress.total });
+      await skipItem(item, loaded.reason);
       continue;
     }
     const contentHash = sha256Hex(loaded.bytes);
@@ -143,10 +174,20 @@ export async function indexItems(items: readonly IndexItem[], context: IndexItem
       context.onProgress?.({ type: 'file-unchanged', path: item.path, done: context.progress.done, total: context.progress.total });
       continue;
     }
-    const drafts = await chunkFile({ path: item.path, text: loaded.text, language: item.language, ...context.chunking, ...(item.title ? { title: item.title } : {}) });
-    const chunks = prepareChunks(drafts, { path: item.path, language: item.language, pathIsContent: context.pathIsContent });
-    pending.push({ item, contentHash, chunks, imports: extractImports(loaded.text, item.language, item.path), role: context.pathIsContent ? classifyFileRole(item.path, item.language, loaded.text) : 'implementation' });
-    pendingChunks += chunks.length;
+    // Whatever one file's content does to the chunker, the run goes on without that file.
+    let file: PendingFile;
+    try {
+      const outcome = await chunkFileWithOutcome({ path: item.path, text: loaded.text, language: item.language, ...context.chunking, ...(item.title ? { title: item.title } : {}) });
+      const chunks = prepareChunks(outcome.drafts, { path: item.path, language: item.language, pathIsContent: context.pathIsContent });
+      const role = context.pathIsContent ? classifyFileRole(item.path, item.language, loaded.text) : 'implementation';
+      file = { item, contentHash, chunks, imports: extractImports(loaded.text, item.language, item.path), role, ...(outcome.fallback ? { fallback: outcome.fallback } : {}) };
+    } catch (error) {
+      await skipItem(item, 'chunk-error', messageOf(error));
+      continue;
+    }
+    if (file.fallback) note(tally.fallbacks, `${item.path} (${file.fallback})`);
+    pending.push(file);
+    pendingChunks += file.chunks.length;
     if (pendingChunks >= BATCH_CHUNKS || pending.length >= BATCH_FILES) await flush();
   }
   await flush();
@@ -204,6 +245,6 @@ async function writePending(pending: PendingFile[], context: IndexItemsContext, 
     else tally.added++;
     tally.chunksWritten += file.chunks.length;
     context.progress.done++;
-    context.onProgress?.({ type: 'file-indexed', path: file.item.path, chunks: file.chunks.length, done: context.progress.done, total: context.progress.total });
+    context.onProgress?.({ type: 'file-indexed', path: file.item.path, chunks: file.chunks.length, done: context.progress.done, total: context.progress.total, ...(file.fallback ? { fallback: file.fallback } : {}) });
   }
 }

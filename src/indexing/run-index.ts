@@ -47,7 +47,7 @@ export async function runIndex(options: RunIndexOptions): Promise<IndexSummary> 
   await indexItems(toProcess, { ...options, pathIsContent: true, progress: { done: 0, total: toProcess.length } }, tally);
 
   const counts = await options.store.counts();
-  const summary = summarise(options, tally, walk.skipped, counts, started);
+  const summary = summarise(options, tally, walk.skipped, counts, started, walk.warnings);
   options.onProgress?.({ type: 'index-finished', summary });
   return summary;
 }
@@ -67,6 +67,7 @@ export async function indexPaths(options: RunIndexOptions & { paths: readonly st
     excludeAbsolutePaths: options.excludeAbsolutePaths,
   };
   const classified = await classifyPaths(walkOptions, options.paths);
+  const walkWarnings = classified.warnings ?? [];
   const tally = emptyTally();
   const skipped = emptySkipCounts();
   const present = new Set(classified.files.map((file) => file.path));
@@ -87,7 +88,7 @@ export async function indexPaths(options: RunIndexOptions & { paths: readonly st
   const items: IndexItem[] = [...plan.add.map((file) => fileItem(file, options.maxFileBytes)), ...plan.check.map(({ file, previous }) => ({ ...fileItem(file, options.maxFileBytes), previous }))];
   await indexItems(items, { ...options, pathIsContent: true, progress: { done: 0, total: items.length } }, tally);
   const counts = await options.store.counts();
-  const summary = summarise(options, tally, skipped, counts, started);
+  const summary = summarise(options, tally, skipped, counts, started, walkWarnings);
   options.onProgress?.({ type: 'index-finished', summary });
   return summary;
 }
@@ -108,6 +109,7 @@ export function summarise(
   walkSkipped: SkipCounts,
   counts: { files: number; chunks: number },
   started: number,
+  walkWarnings: readonly string[] = [],
 ): IndexSummary {
   const skipped = emptySkipCounts();
   for (const [reason, count] of Object.entries(walkSkipped)) skipped[reason as keyof SkipCounts] += count;
@@ -128,8 +130,18 @@ export function summarise(
     chunks: { written: tally.chunksWritten, total: counts.chunks },
     embeddings: { computed: tally.embeddingsComputed, cached: tally.embeddingsCached },
     seconds: Math.round((performance.now() - started) / 10) / 100,
-    warnings: tally.warnings,
+    warnings: [...walkWarnings, ...tally.warnings, ...fileWarnings(tally)],
   };
 }
 
 export type { IndexProgressListener };
+
+/** One line each for files cut into line windows and files skipped on an error, with examples. */
+function fileWarnings(tally: IndexItemsTally): string[] {
+  const warnings: string[] = [];
+  const { fallbacks, failures } = tally;
+  const more = (list: { count: number; examples: string[] }) => (list.count > list.examples.length ? `; ${list.count - list.examples.length} more` : '');
+  if (fallbacks.count > 0) warnings.push(`${fallbacks.count} file(s) cut into line windows because their structure could not be used: ${fallbacks.examples.join('; ')}${more(fallbacks)}`);
+  if (failures.count > 0) warnings.push(`${failures.count} file(s) skipped (chunk-error), the run went on: ${failures.examples.join('; ')}${more(failures)}`);
+  return warnings;
+}

@@ -2,16 +2,18 @@ import type { Stats } from 'node:fs';
 import { lstat, realpath, stat } from 'node:fs/promises';
 import { extname, join, sep } from 'node:path';
 import { alwaysExcludedDirectories, binaryExtensions } from './default-rules.js';
-import { isIgnored, readIgnoreLevel, type IgnoreLevel } from './ignore-stack.js';
+import { collectIgnoreWarnings, isIgnored, readIgnoreLevel, type IgnoreLevel } from './ignore-stack.js';
 import { detectLanguage } from './language.js';
 import type { SkipReason, SourceFile, WalkOptions } from './spec.js';
-import { rootIgnoreLevels } from './walk-folder.js';
+import { MAX_FOLDER_DEPTH, rootIgnoreLevels } from './walk-folder.js';
 
 export interface ClassifiedPaths {
   /** Paths that are indexable files now. */
   files: SourceFile[];
   /** Paths that are gone, or no longer indexable (ignored, binary, too large…): drop them from the index. */
   gone: Array<{ path: string; reason: SkipReason | 'missing' }>;
+  /** Ignore files or patterns that were not applied, and why. */
+  warnings?: string[];
 }
 
 /**
@@ -24,14 +26,15 @@ export async function classifyPaths(options: WalkOptions, paths: readonly string
   const rootReal = await realpath(options.root);
   const excluded = (options.excludeAbsolutePaths ?? []).map((path) => path.replace(/[\\/]+$/, ''));
   const levelsByFolder = new Map<string, Promise<readonly IgnoreLevel[]>>();
+  const { warn, list: warnings } = collectIgnoreWarnings();
   const levelsOf = (folder: string): Promise<readonly IgnoreLevel[]> => {
     let levels = levelsByFolder.get(folder);
     if (!levels) {
-      if (folder === '') levels = rootIgnoreLevels(options.root, respectGitignore, options.exclude ?? []);
+      if (folder === '') levels = rootIgnoreLevels(options.root, respectGitignore, options.exclude ?? [], warn);
       else {
         const parent = folder.includes('/') ? folder.slice(0, folder.lastIndexOf('/')) : '';
         levels = levelsOf(parent).then(async (above) => {
-          const own = await readIgnoreLevel(join(options.root, folder), folder, respectGitignore);
+          const own = await readIgnoreLevel(join(options.root, folder), folder, respectGitignore, [], warn);
           return own ? [...above, own] : above;
         });
       }
@@ -49,7 +52,7 @@ export async function classifyPaths(options: WalkOptions, paths: readonly string
       drop('excluded-directory');
       continue;
     }
-    let rejected: SkipReason | undefined;
+    let rejected: SkipReason | undefined = parts.length - 1 > MAX_FOLDER_DEPTH ? 'too-deep' : undefined;
     for (let depth = 1; depth < parts.length && !rejected; depth++) {
       const folder = parts.slice(0, depth).join('/');
       if (alwaysExcludedDirectories.has(parts[depth - 1] as string)) rejected = 'excluded-directory';
@@ -83,5 +86,7 @@ export async function classifyPaths(options: WalkOptions, paths: readonly string
     else if (stats.size > options.maxFileBytes) drop('too-large');
     else result.files.push({ path, absolutePath: absolute, size: stats.size, mtimeMs: stats.mtimeMs, language: detectLanguage(path) });
   }
+  const warned = warnings();
+  if (warned) result.warnings = warned;
   return result;
 }

@@ -1,6 +1,27 @@
-import { readFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
+import { budgetPatterns } from './ignore-patterns.js';
+
+/** Ignore files larger than this are not read; their rules are not applied, and that is reported. */
+export const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
+
+/** Receives one line for each ignore file or pattern that was not applied, and why. */
+export type IgnoreWarn = (warning: string) => void;
+
+/** Collects ignore warnings, keeping the first `limit` and counting the rest, so a hostile tree cannot flood a summary. */
+export function collectIgnoreWarnings(limit = 20): { warn: IgnoreWarn; list: () => string[] | undefined } {
+  const kept: string[] = [];
+  let dropped = 0;
+  return {
+    warn: (warning) => {
+      if (kept.length < limit) kept.push(warning);
+      else dropped++;
+    },
+    list: () => (kept.length === 0 ? undefined : [...kept.sort(), ...(dropped > 0 ? [`… and ${dropped} more ignore-file warning(s).`] : [])]),
+  };
+}
 
 /** The ignore rules of one directory level: patterns relative to `base` (POSIX, '' = root). */
 export interface IgnoreLevel {
@@ -28,24 +49,77 @@ export function isIgnored(levels: readonly IgnoreLevel[], relativePath: string, 
 }
 
 /** Reads `.gitignore` (if wanted) then `.lociignore` of one directory. */
-export async function readIgnoreLevel(absoluteDirectory: string, base: string, respectGitignore: boolean, extra: readonly Ignore[] = []): Promise<IgnoreLevel | undefined> {
+export async function readIgnoreLevel(
+  absoluteDirectory: string,
+  base: string,
+  respectGitignore: boolean,
+  extra: readonly Ignore[] = [],
+  warn: IgnoreWarn = () => undefined,
+): Promise<IgnoreLevel | undefined> {
   const matchers: Ignore[] = [...extra];
   const names = respectGitignore ? ['.gitignore', '.lociignore'] : ['.lociignore'];
   for (const name of names) {
-    const text = await readOptional(join(absoluteDirectory, name));
-    if (text !== undefined) matchers.push(ignore({ allowRelativePaths: true }).add(text));
+    const label = base === '' ? name : `${base}/${name}`;
+    const text = await readIgnoreFile(join(absoluteDirectory, name), label, warn);
+    if (text !== undefined) matchers.push(matcherFromPatterns(text.split(/\r?\n/), label, warn));
   }
   return matchers.length > 0 ? { base, matchers } : undefined;
 }
 
-export function matcherFromPatterns(patterns: readonly string[]): Ignore {
-  return ignore({ allowRelativePaths: true }).add([...patterns]);
+/** A matcher for patterns in .gitignore syntax; patterns too costly to match are left out and reported. */
+export function matcherFromPatterns(patterns: readonly string[], label = 'patterns', warn: IgnoreWarn = () => undefined): Ignore {
+  const budget = budgetPatterns(patterns);
+  if (budget.refused.length > 0) {
+    const first = budget.refused[0] as { pattern: string; why: string };
+    const shown = JSON.stringify(first.pattern.length > 80 ? `${first.pattern.slice(0, 80)}…` : first.pattern);
+    warn(`${label}: ${budget.refused.length} pattern(s) not applied, e.g. ${shown}: ${first.why}.`);
+  }
+  return ignore({ allowRelativePaths: true }).add(budget.kept);
 }
 
-export async function readOptional(path: string): Promise<string | undefined> {
+/**
+ * The text of an ignore file, or undefined when there is none. Only a regular file up to
+ * MAX_IGNORE_FILE_BYTES is read: opened without following links and without blocking, so a
+ * FIFO, device or socket named `.gitignore` cannot hang the walk; what is not read is reported.
+ */
+export async function readIgnoreFile(path: string, label: string, warn: IgnoreWarn = () => undefined): Promise<string | undefined> {
+  let handle: FileHandle;
   try {
-    return await readFile(path, 'utf8');
-  } catch {
-    return undefined; // absent or unreadable ignore files simply add no rules
+    handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined; // no ignore file here: no rules
+    // Like git, a symbolic link is not followed for an ignore file.
+    warn(`${label} not read (${code === 'ELOOP' ? 'a symbolic link' : code}); its rules are not applied.`);
+    return undefined;
+  }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) {
+      warn(`${label} not read (not a regular file: a folder, FIFO, device or socket); its rules are not applied.`);
+      return undefined;
+    }
+    if (stats.size > MAX_IGNORE_FILE_BYTES) {
+      warn(`${label} not read (${stats.size} bytes, over the ${MAX_IGNORE_FILE_BYTES}-byte limit); its rules are not applied.`);
+      return undefined;
+    }
+    // One byte more than the size seen: a file that grows while it is read is refused, not read on.
+    const buffer = Buffer.alloc(stats.size + 1);
+    let length = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+      if (length === buffer.length) {
+        warn(`${label} not read (it changed while being read); its rules are not applied.`);
+        return undefined;
+      }
+    }
+    return buffer.toString('utf8', 0, length);
+  } catch (error) {
+    warn(`${label} not read (${(error as NodeJS.ErrnoException).code ?? 'error'}); its rules are not applied.`);
+    return undefined;
+  } finally {
+    await handle.close();
   }
 }

@@ -16,7 +16,9 @@ export type SkipReason =
   | 'unreadable' // EACCES, EPERM, vanished during the walk, …
   | 'symlink-outside-root' // a symlink whose target lies outside the root
   | 'symlink-loop' // a symlinked directory already visited on this path
-  | 'special-file'; // sockets, FIFOs, devices
+  | 'special-file' // sockets, FIFOs, devices
+  | 'chunk-error' // reading, chunking or preparing the file failed; the run went on without it
+  | 'too-deep'; // a folder nested deeper than the walk descends (bounds the cost of ignore matching)
 
 export const skipReasons: readonly SkipReason[] = [
   'ignored',
@@ -27,6 +29,8 @@ export const skipReasons: readonly SkipReason[] = [
   'symlink-outside-root',
   'symlink-loop',
   'special-file',
+  'chunk-error',
+  'too-deep',
 ];
 
 export type SkipCounts = Record<SkipReason, number>;
@@ -54,6 +58,8 @@ export interface WalkResult {
   skipped: SkipCounts;
   /** Up to a bounded number of examples per reason, for `loci status`. */
   skippedExamples: Partial<Record<SkipReason, string[]>>;
+  /** Ignore files or patterns that were not applied, and why (a FIFO, too large, too costly to match). */
+  warnings?: string[];
 }
 
 /** The text of a file, or why it cannot be indexed. */

@@ -3,12 +3,18 @@ import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import { extname, join, sep } from 'node:path';
 import { LociError, throwIfAborted } from '../errors/index.js';
 import { alwaysExcludedDirectories, binaryExtensions, defaultIgnorePatterns } from './default-rules.js';
-import { isIgnored, matcherFromPatterns, readIgnoreLevel, readOptional, type IgnoreLevel } from './ignore-stack.js';
+import { collectIgnoreWarnings, isIgnored, matcherFromPatterns, readIgnoreFile, readIgnoreLevel, type IgnoreLevel, type IgnoreWarn } from './ignore-stack.js';
 import { detectLanguage } from './language.js';
 import { emptySkipCounts, type SkipReason, type SourceFile, type WalkOptions, type WalkResult } from './spec.js';
 
 const EXAMPLES_PER_REASON = 5;
 const CONCURRENT_DIRECTORIES = 16;
+/**
+ * Folders deeper than this below the root are not walked (reason `too-deep`). Real projects
+ * stay far below; the cap bounds what a hostile chain of folders costs (ignore matching
+ * grows with depth, and so do the paths and the loop checks).
+ */
+export const MAX_FOLDER_DEPTH = 64;
 
 interface Directory {
   absolute: string;
@@ -18,6 +24,8 @@ interface Directory {
   real: string;
   /** Real paths of this directory's ancestors (including itself). */
   ancestry: ReadonlySet<string>;
+  /** Folders between the root and this one (the root is 0). */
+  depth: number;
   levels: readonly IgnoreLevel[];
 }
 
@@ -38,8 +46,9 @@ export async function walkFolder(options: WalkOptions): Promise<WalkResult> {
     if (examples.length < EXAMPLES_PER_REASON) examples.push(relative);
   };
 
-  const rootLevels = await rootIgnoreLevels(options.root, respectGitignore, options.exclude ?? []);
-  const queue: Directory[] = [{ absolute: options.root, relative: '', real: rootReal, ancestry: new Set([rootReal]), levels: rootLevels }];
+  const { warn, list: warnings } = collectIgnoreWarnings();
+  const rootLevels = await rootIgnoreLevels(options.root, respectGitignore, options.exclude ?? [], warn);
+  const queue: Directory[] = [{ absolute: options.root, relative: '', real: rootReal, ancestry: new Set([rootReal]), depth: 0, levels: rootLevels }];
 
   const visit = async (directory: Directory): Promise<void> => {
     let entries: Dirent[];
@@ -51,7 +60,7 @@ export async function walkFolder(options: WalkOptions): Promise<WalkResult> {
     }
     let levels = directory.levels;
     if (directory.relative !== '') {
-      const own = await readIgnoreLevel(directory.absolute, directory.relative, respectGitignore);
+      const own = await readIgnoreLevel(directory.absolute, directory.relative, respectGitignore, [], warn);
       if (own) levels = [...levels, own];
     }
     await Promise.all(entries.map((entry) => visitEntry(directory, levels, entry)));
@@ -89,6 +98,10 @@ export async function walkFolder(options: WalkOptions): Promise<WalkResult> {
         skip('excluded-directory', relative);
         return;
       }
+      if (directory.depth >= MAX_FOLDER_DEPTH) {
+        skip('too-deep', relative);
+        return;
+      }
       if (isIgnored(levels, relative, true)) {
         skip('ignored', relative);
         return;
@@ -101,7 +114,7 @@ export async function walkFolder(options: WalkOptions): Promise<WalkResult> {
         }
         walkedSymlinkTargets.add(real);
       }
-      queue.push({ absolute, relative, real, ancestry: new Set([...directory.ancestry, real]), levels });
+      queue.push({ absolute, relative, real, ancestry: new Set([...directory.ancestry, real]), depth: directory.depth + 1, levels });
       return;
     }
     if (!isFile) {
@@ -153,6 +166,8 @@ export async function walkFolder(options: WalkOptions): Promise<WalkResult> {
   });
   throwIfAborted(options.signal);
   result.files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const warned = warnings();
+  if (warned) result.warnings = warned;
   return result;
 }
 
@@ -168,15 +183,15 @@ async function resolveRoot(root: string): Promise<string> {
 }
 
 /** Root precedence, lowest first: defaults, .git/info/exclude, .gitignore, .lociignore, config. */
-export async function rootIgnoreLevels(root: string, respectGitignore: boolean, exclude: readonly string[]): Promise<IgnoreLevel[]> {
+export async function rootIgnoreLevels(root: string, respectGitignore: boolean, exclude: readonly string[], warn: IgnoreWarn = () => undefined): Promise<IgnoreLevel[]> {
   const matchers = [matcherFromPatterns(defaultIgnorePatterns)];
   if (respectGitignore) {
-    const infoExclude = await readOptional(join(root, '.git', 'info', 'exclude'));
-    if (infoExclude) matchers.push(matcherFromPatterns(infoExclude.split(/\r?\n/)));
+    const infoExclude = await readIgnoreFile(join(root, '.git', 'info', 'exclude'), '.git/info/exclude', warn);
+    if (infoExclude) matchers.push(matcherFromPatterns(infoExclude.split(/\r?\n/), '.git/info/exclude', warn));
   }
-  const own = await readIgnoreLevel(root, '', respectGitignore, matchers);
+  const own = await readIgnoreLevel(root, '', respectGitignore, matchers, warn);
   const level = own ?? { base: '', matchers };
-  if (exclude.length > 0) level.matchers.push(matcherFromPatterns(exclude));
+  if (exclude.length > 0) level.matchers.push(matcherFromPatterns(exclude, 'sources.exclude', warn));
   return [level];
 }
 

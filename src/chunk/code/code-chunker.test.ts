@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chunkFile } from '../chunk-file.js';
+import { chunkFile, chunkFileWithOutcome } from '../chunk-file.js';
 import type { ChunkDraft } from '../spec.js';
 
 const options = { tokenBudget: 500, windowLines: 100, windowOverlap: 10 };
@@ -164,5 +164,35 @@ describe('code chunker: boundaries per language', () => {
     const chunks = await chunk('javascript', minified, 100);
     expect(chunks.length).toBeGreaterThan(5);
     expect(chunks.map((c) => c.text).join('')).toBe(minified);
+  });
+});
+
+describe('code chunker on hostile nesting', () => {
+  // Each opener starts a definition whose body holds one more: the chunker used to recurse
+  // once per level and overflow the stack ("Maximum call stack size exceeded").
+  const deep: Array<[string, string, string]> = [
+    ['typescript', 'function f(){', '}'],
+    ['rust', 'mod a{', '}'],
+    ['java', 'class A{', '}'],
+    ['cpp', 'namespace a{', '}'],
+  ];
+
+  it.each(deep)('cuts 8,000-deep %s into line windows, says so, and covers every line', async (language, open, close) => {
+    const text = `${open.repeat(8000)}${close.repeat(8000)}\nconst after = 1;\n`;
+    const outcome = await chunkFileWithOutcome({ path: `deep.${language}`, text, language, ...options });
+    expect(outcome.fallback).toMatch(/^tree-sitter: Definitions nest deeper than 32 levels/);
+    expect(outcome.drafts.length).toBeGreaterThan(0);
+    expect(outcome.drafts.every((draft) => draft.kind === 'window')).toBe(true);
+    expect(outcome.drafts.filter((draft) => draft.startLine === 1).map((draft) => draft.text).join('')).toBe(text.split('\n')[0]);
+    expectCovers(text, outcome.drafts);
+  });
+
+  it('still opens moderately nested definitions by syntax, with no fallback', async () => {
+    const levels = 20;
+    const text = `${Array.from({ length: levels }, (_, level) => `${'  '.repeat(level)}function level${level}() {`).join('\n')}\n${Array.from({ length: levels }, (_, level) => `${'  '.repeat(levels - level - 1)}}`).join('\n')}\n`;
+    const outcome = await chunkFileWithOutcome({ path: 'nested.ts', text, language: 'typescript', ...options, tokenBudget: 40 });
+    expect(outcome.fallback).toBeUndefined();
+    expect(outcome.drafts.every((draft) => draft.kind === 'code')).toBe(true);
+    expectCovers(text, outcome.drafts);
   });
 });

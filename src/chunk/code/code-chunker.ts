@@ -1,4 +1,5 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
+import { LociError } from '../../errors/index.js';
 import { LineTable, splitRangeByBudget } from '../lines.js';
 import { windowChunks } from '../line-window.js';
 import type { ChunkDraft, ChunkInput, Chunker } from '../spec.js';
@@ -16,6 +17,13 @@ interface Definition {
   name: string;
   body: Node | undefined;
 }
+
+/**
+ * How many definitions deep the chunker opens code up. Real code stays far below; a file
+ * nesting deeper (hostile or generated) is refused here and cut into line windows by
+ * chunkFile, instead of recursing until the stack overflows.
+ */
+export const MAX_DEFINITION_NESTING = 32;
 
 interface Context {
   table: LineTable;
@@ -155,6 +163,9 @@ function splitSegment(segment: Segment, qualifier: string[], context: Context): 
   // Open the definition up when it has members to pack (a namespace holding one class counts).
   const single = members.length === 1 && definitionOf(members[0] as Node, spec) !== undefined;
   if (definition && (members.length > 1 || single)) {
+    if (qualifier.length >= MAX_DEFINITION_NESTING) {
+      throw new LociError('NOT_SUPPORTED', `Definitions nest deeper than ${MAX_DEFINITION_NESTING} levels; the file is cut into line windows instead.`, { details: { limit: MAX_DEFINITION_NESTING } });
+    }
     const inner = segmentsOf(members, segment.start, segment.end, table);
     return pack(inner, [...qualifier, definition.name], context);
   }

@@ -49,6 +49,9 @@ export function runInWorker(job: WorkerJob, options: WorkerRunOptions): Promise<
       graceTimer = setTimeout(() => {
         // Each group of files is one transaction: stopping mid-group loses only that group.
         void worker.terminate();
+        // terminate() never finishes while the worker is stuck in a blocking call (a read
+        // that never returns); the caller gets its answer anyway.
+        settle(() => reject(new LociError('ABORTED', 'The operation was cancelled; the indexing worker did not stop in time and was stopped.', { cause: options.signal?.reason })));
       }, ABORT_GRACE_MS);
       graceTimer.unref();
     };

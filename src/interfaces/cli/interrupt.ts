@@ -1,28 +1,53 @@
 import type { CliIo } from './cli-context.js';
-import { exitCodes } from './exit-codes.js';
+
+/** How long a cancelled task may take to stop before the process ends anyway. */
+export const STOP_DEADLINE_MS = 5_000;
+
+export interface InterruptOptions {
+  /** After the first Ctrl-C or SIGTERM, how long to wait for the task before ending the process. */
+  stopDeadlineMs?: number;
+}
 
 /**
- * Runs a cancellable task: the first Ctrl-C asks it to stop after the file in flight
- * (the index stays consistent and the next run resumes); a second one exits at once.
+ * Runs a cancellable task: the first Ctrl-C or SIGTERM asks it to stop after the file in
+ * flight (the index stays consistent and the next run resumes); a second one, or a task
+ * still running after the deadline, ends the process at once.
+ *
+ * Ending it means re-raising the signal with its default action, not process.exit():
+ * exit waits for libuv's thread pool, so one blocked read (a FIFO, a hung network
+ * mount) would keep the process alive forever. SQLite's journal keeps the store
+ * consistent either way.
  */
-export async function withInterrupt<T>(io: CliIo, task: (signal: AbortSignal) => Promise<T>): Promise<T> {
+export async function withInterrupt<T>(io: CliIo, task: (signal: AbortSignal) => Promise<T>, options: InterruptOptions = {}): Promise<T> {
   const controller = new AbortController();
-  let interrupts = 0;
-  const onSignal = () => {
-    interrupts++;
-    if (interrupts === 1) {
-      io.stderr.write('\nStopping after the current file… (Ctrl-C again to quit at once)\n');
-      controller.abort(new Error('interrupted'));
-    } else {
-      process.exit(exitCodes.interrupted);
+  const deadlineMs = options.stopDeadlineMs ?? STOP_DEADLINE_MS;
+  let deadline: NodeJS.Timeout | undefined;
+  const detach = () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+  const endNow = (signal: NodeJS.Signals) => {
+    detach();
+    process.kill(process.pid, signal);
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (controller.signal.aborted) {
+      endNow(signal);
+      return;
     }
+    io.stderr.write('\nStopping after the current file… (Ctrl-C again to quit at once)\n');
+    controller.abort(new Error('interrupted'));
+    deadline = setTimeout(() => {
+      io.stderr.write(`Still busy ${deadlineMs / 1000} s after the request to stop; quitting now (the next run resumes).\n`);
+      endNow(signal);
+    }, deadlineMs);
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
     return await task(controller.signal);
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    if (deadline) clearTimeout(deadline);
+    detach();
   }
 }
