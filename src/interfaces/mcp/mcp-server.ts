@@ -6,6 +6,7 @@ import { isLociError } from '../../errors/index.js';
 import { interactionOutcomes, memoryKinds } from '../../memory/spec.js';
 import { LOCI_VERSION } from '../../version.js';
 import type { Roots } from '../shared/roots.js';
+import { redactPaths } from '../shared/wire-paths.js';
 
 const rootField = z.string().optional().describe('Which served project to use (its folder name); default the first one.');
 
@@ -32,7 +33,7 @@ export function createMcpServer(roots: Roots): McpServer {
       },
     },
     async ({ query, topK, paths, languages, root }) =>
-      guard(async () => {
+      guard(roots, async () => {
         const response = await roots.get(root).loci.search(query, { topK: topK ?? 8, ...(paths ? { paths } : {}), ...(languages ? { languages } : {}) });
         const results = response.results.map((result) => ({ path: result.path, startLine: result.startLine, endLine: result.endLine, score: round(result.score), symbol: result.symbol, text: result.text }));
         const text = results.length === 0 ? 'No results.' : results.map((result, index) => `[${index + 1}] ${result.path}:${result.startLine}-${result.endLine}${result.symbol ? ` (${result.symbol})` : ''}\n${result.text}`).join('\n\n');
@@ -54,7 +55,7 @@ export function createMcpServer(roots: Roots): McpServer {
       },
     },
     async ({ question, maxTokens, root }) =>
-      guard(async () => {
+      guard(roots, async () => {
         const built = await buildContext(roots.get(root).loci, question, { maxTokens: maxTokens ?? 6000 });
         return { content: [{ type: 'text', text: built.prompt }], structuredContent: { tokens: built.tokens, sources: built.sources, mode: built.mode } };
       }),
@@ -76,7 +77,7 @@ export function createMcpServer(roots: Roots): McpServer {
       },
     },
     async ({ namespace, text, kind, metadata, root }) =>
-      guard(async () => {
+      guard(roots, async () => {
         const memory = await roots.get(root).loci.memory();
         const record = await memory.add({ namespace, text, kind: (kind ?? 'note') as 'note', ...(metadata ? { metadata } : {}) });
         return { content: [{ type: 'text', text: `${record.mergedCount > 0 ? 'Merged into' : 'Stored as'} ${record.namespace}/${record.id}.` }], structuredContent: { id: record.id, namespace: record.namespace, merged: record.mergedCount > 0 } };
@@ -99,7 +100,7 @@ export function createMcpServer(roots: Roots): McpServer {
       },
     },
     async ({ query, namespaces, topK, outcome, root }) =>
-      guard(async () => {
+      guard(roots, async () => {
         const memory = await roots.get(root).loci.memory();
         const hits = await memory.recall(query, { ...(namespaces ? { namespaces } : {}), ...(topK ? { topK } : {}), ...(outcome ? { outcome: outcome as 'success' } : {}) });
         const records = hits.map((hit) => ({ id: hit.record.id, namespace: hit.record.namespace, kind: hit.record.kind, text: hit.record.text, time: new Date(hit.record.time).toISOString(), score: round(hit.score) }));
@@ -116,7 +117,7 @@ export function createMcpServer(roots: Roots): McpServer {
       inputSchema: { root: rootField },
     },
     async ({ root }) =>
-      guard(async () => {
+      guard(roots, async () => {
         const served = roots.get(root);
         const status = await served.loci.status();
         const summary = { root: served.name, path: served.path, files: status.files, chunks: status.chunks, embedder: status.embedder, indexing: served.indexing, changes: status.changes };
@@ -127,13 +128,16 @@ export function createMcpServer(roots: Roots): McpServer {
   return server;
 }
 
-/** A failing tool answers with isError and the error's message and hint, never a protocol error. */
-async function guard(action: () => Promise<CallToolResult>): Promise<CallToolResult> {
+/**
+ * A failing tool answers with isError and the error's message and hint, never a protocol
+ * error. The one place MCP errors are put on the wire: no absolute paths of this machine.
+ */
+async function guard(roots: Roots, action: () => Promise<CallToolResult>): Promise<CallToolResult> {
   try {
     return await action();
   } catch (error) {
     const text = isLociError(error) ? `${error.code}: ${error.describe()}` : `Unexpected error: ${(error as Error).message}`;
-    return { isError: true, content: [{ type: 'text', text }] };
+    return { isError: true, content: [{ type: 'text', text: redactPaths(text, roots.list()) }] };
   }
 }
 
