@@ -1,4 +1,5 @@
 import { LociError } from '../errors/index.js';
+import { queryTerms } from './tokenize.js';
 
 /** Longest query accepted, in UTF-8 bytes: a pasted stack trace fits, a document does not. */
 export const MAX_QUERY_BYTES = 16 * 1024;
@@ -25,4 +26,10 @@ export function checkQueryTerms(terms: readonly string[], what = 'search query')
       hint: 'Shorten the query to the words that matter (identifiers, an error line).',
     });
   }
+}
+
+/** Both checks, for callers that have not tokenized the query yet. */
+export function checkQuery(query: string, what = 'search query'): void {
+  checkQuerySize(query, what);
+  checkQueryTerms(queryTerms(query), what);
 }

@@ -30,7 +30,7 @@ export interface HttpAppOptions {
 }
 
 /** Query routes carry a query and a few options: a bigger body is not a real request. */
-const routeBodyBytes = { query: 64 * 1024, context: 256 * 1024 } as const;
+const routeBodyBytes = { query: 64 * 1024, context: 256 * 1024, mcp: 512 * 1024 } as const;
 
 const statusOf: Record<ErrorCategory, 400 | 404 | 409 | 502 | 503 | 501 | 500> = {
   usage: 400,
@@ -83,6 +83,8 @@ export function createHttpApp(options: HttpAppOptions): Hono {
   app.use('/v1/*', timeout(requestTimeoutMs, () => new HTTPException(503, { message: `The request took longer than ${requestTimeoutMs} ms.` })));
   for (const path of ['/v1/search', '/v1/memory/recall', '/v1/index']) app.post(path, limit(routeBodyBytes.query));
   app.post('/v1/context', limit(routeBodyBytes.context));
+  // MCP tool arguments are small (the largest, remember's text, is capped at 100,000 characters).
+  app.post('/mcp', limit(routeBodyBytes.mcp));
 
   app.get('/openapi.json', (c) => c.json(openApiDocument()));
 
@@ -157,11 +159,16 @@ export function createHttpApp(options: HttpAppOptions): Hono {
 
   // MCP over streamable HTTP, stateless: one server and transport per request.
   app.all('/mcp', async (c) => {
-    let request = c.req.raw;
-    if (request.method === 'POST') {
+    // The body is read and parsed once here (the size limit above applies), checked for depth, then handed over parsed.
+    let parsedBody: unknown;
+    if (c.req.method === 'POST') {
       const text = await c.req.text();
       if (jsonDepthExceeds(text)) return c.json({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `Invalid Request: JSON nested deeper than ${MAX_JSON_DEPTH} levels.` } }, 400);
-      request = new Request(request.url, { method: 'POST', headers: request.headers, body: text });
+      try {
+        parsedBody = JSON.parse(text);
+      } catch {
+        return c.json({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: Invalid JSON' } }, 400);
+      }
     }
     // The SDK's own DNS-rebinding check, on the same allow-list as the guard above.
     const allowedHosts = hosts.list(serverPortOf(c));
@@ -171,12 +178,12 @@ export function createHttpApp(options: HttpAppOptions): Hono {
       enableDnsRebindingProtection: true,
       allowedHosts,
       allowedOrigins: allowedHosts.flatMap((host) => [`http://${host}`, `https://${host}`]),
-      maxRequestBodySize: maxBodyBytes,
+      maxRequestBodySize: Math.min(maxBodyBytes, routeBodyBytes.mcp),
     });
     const server = createMcpServer(roots);
     await server.connect(transport);
     try {
-      return await transport.handleRequest(request);
+      return await transport.handleRequest(c.req.raw, parsedBody === undefined ? undefined : { parsedBody });
     } finally {
       void server.close();
     }
