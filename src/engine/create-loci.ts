@@ -18,6 +18,7 @@ import { runInWorker, workerAvailable } from '../indexing/worker/run-in-worker.j
 import { markStale } from './stale.js';
 import { watchEngine, type LociWatcher, type WatchOptions } from './watch.js';
 import { findSymbolDefinitions, type FindSymbolOptions } from '../retrieve/find-symbol.js';
+import { checkQuery } from '../retrieve/query-limits.js';
 import { searchIndex, storeRetriever, type Retriever } from '../retrieve/search.js';
 import { WarmIndex } from '../retrieve/warm/warm-index.js';
 import type { SearchOptions, SearchResponse } from '../retrieve/search-types.js';
@@ -187,6 +188,8 @@ class LociEngine implements Loci {
   }
 
   async search(query: string, searchOptions: SearchOptions = {}): Promise<SearchResponse> {
+    // Before the store and the model are opened: an oversized query costs nothing.
+    if (typeof query === 'string') checkQuery(query);
     const store = await this.openStore(false);
     const meta = await store.getMeta();
     const model = await this.modelForSearch(store, meta.embedderId);

@@ -2,6 +2,7 @@ import { embedMany } from '../embed/embed-many.js';
 import type { EmbeddingModel } from '../embed/spec.js';
 import { LociError, throwIfAborted } from '../errors/index.js';
 import type { Retriever } from '../retrieve/search.js';
+import { checkQuerySize, checkQueryTerms } from '../retrieve/query-limits.js';
 import { queryTerms, termLocator } from '../retrieve/tokenize.js';
 import type { ScoredRow, SearchFilter } from '../store/spec.js';
 import { namespacePrefix } from './namespace.js';
@@ -60,6 +61,8 @@ function tokensOf(record: MemoryRecord): number {
  */
 export async function recall(context: RecallContext, query: string, options: RecallOptions = {}): Promise<MemoryHit[]> {
   if (typeof query !== 'string' || query.trim() === '') throw new LociError('QUERY_EMPTY', 'The recall query is empty.');
+  checkQuerySize(query, 'recall query');
+  checkQueryTerms(queryTerms(query), 'recall query');
   const topK = options.topK ?? 5;
   const mode = options.mode ?? 'hybrid';
   const filter: SearchFilter = {};

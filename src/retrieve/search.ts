@@ -16,6 +16,7 @@ import type { SearchOptions, SearchResponse, SearchResult } from './search-types
 import { languageHints } from './rerank/query-language.js';
 import { loadRanker, type RankingExplanation } from './rerank/ranker.js';
 import { rerankCandidates } from './rerank/rerank.js';
+import { checkQuerySize, checkQueryTerms } from './query-limits.js';
 import { queryTerms, tokenize } from './tokenize.js';
 
 /** Where candidates come from: the store's own indexes, or a warm in-memory index. */
@@ -62,6 +63,7 @@ export async function searchIndex(context: SearchContext, query: string, options
   if (typeof query !== 'string' || query.trim() === '') {
     throw new LociError('QUERY_EMPTY', 'The search query is empty.');
   }
+  checkQuerySize(query);
   const topK = options.topK ?? context.defaults.topK;
   if (!Number.isInteger(topK) || topK < 1) throw new LociError('INVALID_ARGUMENT', `topK must be a positive integer, got ${topK}.`);
   const mode = options.mode ?? context.defaults.mode;
@@ -85,6 +87,7 @@ export async function searchIndex(context: SearchContext, query: string, options
   // matching chunks that mention the word.
   // (Hybrid only: `--mode lexical|vector` stay exactly that one signal over the query as typed.)
   const terms = queryTerms(query);
+  checkQueryTerms(terms);
   const hints =
     mode === 'hybrid' ? languageHints(query, terms, new Set(retriever.languages ? await retriever.languages() : [])) : { terms, languages: [], text: query };
   let lexicalRows: ScoredRow[] = [];

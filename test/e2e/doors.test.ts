@@ -14,7 +14,7 @@ let workspace: string;
 let repo: string;
 let server: ChildProcess;
 let base: string;
-const token = 'test-token-123';
+const token = 'test-token-123-long-enough';
 
 beforeAll(async () => {
   workspace = await mkdtemp(join(tmpdir(), 'loci-doors-'));
@@ -52,7 +52,7 @@ describe('HTTP API', () => {
     const denied = await call('/v1/search', { method: 'POST', body: '{"query":"refund"}' }, false);
     expect(denied.status).toBe(401);
     expect((await denied.json()).error.code).toBe('UNAUTHORIZED');
-    expect((await call('/v1/search', { method: 'POST', body: '{"query":"refund"}', headers: { authorization: 'Bearer wrong-token-123' } }, false)).status).toBe(401);
+    expect((await call('/v1/search', { method: 'POST', body: '{"query":"refund"}', headers: { authorization: 'Bearer wrong-token-123-long-enough' } }, false)).status).toBe(401);
   });
 
   it('searches, builds context and reports index status', async () => {

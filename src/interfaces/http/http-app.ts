@@ -1,24 +1,36 @@
 import { timingSafeEqual } from 'node:crypto';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { Hono, type Context } from 'hono';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import { timeout } from 'hono/timeout';
 import { z } from 'zod';
 import { buildContext } from '../../context/build-context.js';
 import { LociError, isLociError, type ErrorCategory } from '../../errors/index.js';
 import { memoryKinds } from '../../memory/spec.js';
 import { LOCI_VERSION } from '../../version.js';
 import { createMcpServer } from '../mcp/mcp-server.js';
+import { jsonDepthExceeds, MAX_JSON_DEPTH } from '../shared/json-limits.js';
 import type { Roots } from '../shared/roots.js';
+import { redactPaths } from '../shared/wire-paths.js';
 import { openApiDocument } from './openapi.js';
 import { contextBody, recallBody, recordBody, searchBody, symbolBody, updateBody } from './schemas.js';
+import { createHostMatcher, serverPortOf, validateToken, webGuard, type HostPolicy } from './web-guard.js';
 
 export interface HttpAppOptions {
   roots: Roots;
   /** Bearer token required on every request except /health (when set). */
   token?: string;
-  /** Largest accepted request body (default 1 MiB). */
+  /** Largest accepted request body (default 1 MiB); query routes take less (see routeBodyBytes). */
   maxBodyBytes?: number;
+  /** Which Host and Origin values are served (default: loopback names only). */
+  hosts?: HostPolicy;
+  /** Longest time one /v1 request may take before a 503 answer (default 30 s). */
+  requestTimeoutMs?: number;
 }
+
+/** Query routes carry a query and a few options: a bigger body is not a real request. */
+const routeBodyBytes = { query: 64 * 1024, context: 256 * 1024, mcp: 512 * 1024 } as const;
 
 const statusOf: Record<ErrorCategory, 400 | 404 | 409 | 502 | 503 | 501 | 500> = {
   usage: 400,
@@ -36,12 +48,19 @@ const statusOf: Record<ErrorCategory, 400 | 404 | 409 | 502 | 503 | 501 | 500> =
  */
 export function createHttpApp(options: HttpAppOptions): Hono {
   const { roots } = options;
+  if (options.token !== undefined) validateToken(options.token);
+  const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+  const hosts = createHostMatcher(options.hosts ?? {});
   const app = new Hono();
 
+  // The one place HTTP errors are put on the wire: no absolute paths of this machine leave it.
+  const wire = (text: string): string => redactPaths(text, roots.list());
   app.onError((error, c) => {
-    if (isLociError(error)) return c.json({ error: { code: error.code, message: error.message, hint: error.hint } }, statusOf[error.category]);
-    return c.json({ error: { code: 'INTERNAL', message: `Unexpected error: ${(error as Error).message}` } }, 500);
+    if (isLociError(error)) return c.json({ error: { code: error.code, message: wire(error.message), hint: wire(error.hint) } }, statusOf[error.category]);
+    if (error instanceof HTTPException && error.status === 503) return c.json({ error: { code: 'TIMEOUT', message: error.message, hint: 'Narrow the request (fewer results, a smaller token budget) and retry.' } }, 503);
+    return c.json({ error: { code: 'INTERNAL', message: wire(`Unexpected error: ${(error as Error).message}`) } }, 500);
   });
+  app.use('*', webGuard(hosts));
   app.notFound((c) => c.json({ error: { code: 'NOT_FOUND', message: `No route ${c.req.method} ${c.req.path}.`, hint: 'See /openapi.json for the routes.' } }, 404));
 
   app.get('/health', (c) => c.json({ ok: true, version: LOCI_VERSION, roots: roots.list().map((root) => root.name) }));
@@ -55,13 +74,17 @@ export function createHttpApp(options: HttpAppOptions): Hono {
     }
     return next();
   });
-  app.use(
-    '*',
-    bodyLimit({
-      maxSize: options.maxBodyBytes ?? 1024 * 1024,
-      onError: (c) => c.json({ error: { code: 'PAYLOAD_TOO_LARGE', message: `Request body over ${options.maxBodyBytes ?? 1024 * 1024} bytes.` } }, 413),
-    }),
-  );
+  const limit = (bytes: number): MiddlewareHandler => {
+    const maxSize = Math.min(bytes, maxBodyBytes);
+    return bodyLimit({ maxSize, onError: (c) => c.json({ error: { code: 'PAYLOAD_TOO_LARGE', message: `Request body over ${maxSize} bytes.` } }, 413) });
+  };
+  app.use('*', limit(maxBodyBytes));
+  const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
+  app.use('/v1/*', timeout(requestTimeoutMs, () => new HTTPException(503, { message: `The request took longer than ${requestTimeoutMs} ms.` })));
+  for (const path of ['/v1/search', '/v1/symbols', '/v1/memory/recall', '/v1/index']) app.post(path, limit(routeBodyBytes.query));
+  app.post('/v1/context', limit(routeBodyBytes.context));
+  // MCP tool arguments are small (the largest, remember's text, is capped at 100,000 characters).
+  app.post('/mcp', limit(routeBodyBytes.mcp));
 
   app.get('/openapi.json', (c) => c.json(openApiDocument()));
 
@@ -142,11 +165,31 @@ export function createHttpApp(options: HttpAppOptions): Hono {
 
   // MCP over streamable HTTP, stateless: one server and transport per request.
   app.all('/mcp', async (c) => {
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    // The body is read and parsed once here (the size limit above applies), checked for depth, then handed over parsed.
+    let parsedBody: unknown;
+    if (c.req.method === 'POST') {
+      const text = await c.req.text();
+      if (jsonDepthExceeds(text)) return c.json({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `Invalid Request: JSON nested deeper than ${MAX_JSON_DEPTH} levels.` } }, 400);
+      try {
+        parsedBody = JSON.parse(text);
+      } catch {
+        return c.json({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: Invalid JSON' } }, 400);
+      }
+    }
+    // The SDK's own DNS-rebinding check, on the same allow-list as the guard above.
+    const allowedHosts = hosts.list(serverPortOf(c));
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+      enableDnsRebindingProtection: true,
+      allowedHosts,
+      allowedOrigins: allowedHosts.flatMap((host) => [`http://${host}`, `https://${host}`]),
+      maxRequestBodySize: Math.min(maxBodyBytes, routeBodyBytes.mcp),
+    });
     const server = createMcpServer(roots);
     await server.connect(transport);
     try {
-      return await transport.handleRequest(c.req.raw);
+      return await transport.handleRequest(c.req.raw, parsedBody === undefined ? undefined : { parsedBody });
     } finally {
       void server.close();
     }
@@ -158,6 +201,8 @@ export function createHttpApp(options: HttpAppOptions): Hono {
 async function parse<T extends z.ZodType>(c: Context, schema: T, optional = false): Promise<z.infer<T>> {
   const text = await c.req.text();
   if (optional && text.trim() === '') return schema.parse({});
+  // Checked before parsing: zod, the store and JSON.stringify recurse and would overflow.
+  if (jsonDepthExceeds(text)) throw new LociError('INVALID_ARGUMENT', `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`, { hint: 'Send flat JSON; metadata values are plain objects a few levels deep.' });
   let json: unknown;
   try {
     json = JSON.parse(text);

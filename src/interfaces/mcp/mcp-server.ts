@@ -7,6 +7,7 @@ import { interactionOutcomes, memoryKinds } from '../../memory/spec.js';
 import { fileRoles } from '../../sources/file-role.js';
 import { LOCI_VERSION } from '../../version.js';
 import type { Roots } from '../shared/roots.js';
+import { redactPaths } from '../shared/wire-paths.js';
 
 const rootField = z.string().optional().describe('Which served project to use (its folder name); default the first one.');
 
@@ -35,7 +36,7 @@ export function createMcpServer(roots: Roots): McpServer {
       },
     },
     async ({ query, topK, paths, languages, roles, excludeRoles, root }) =>
-      guard(async () => {
+      guard(roots, async () => {
         const response = await roots.get(root).loci.search(query, { topK: topK ?? 8, ...(paths ? { paths } : {}), ...(languages ? { languages } : {}), ...(roles ? { roles } : {}), ...(excludeRoles ? { excludeRoles } : {}) });
         const results = response.results.map((result) => ({ path: result.path, startLine: result.startLine, endLine: result.endLine, score: round(result.score), symbol: result.symbol, role: result.role, text: result.text }));
         const text = results.length === 0 ? 'No results.' : results.map((result, index) => `[${index + 1}] ${result.path}:${result.startLine}-${result.endLine}${result.symbol ? ` (${result.symbol})` : ''}\n${result.text}`).join('\n\n');
@@ -58,7 +59,7 @@ export function createMcpServer(roots: Roots): McpServer {
       },
     },
     async ({ name, topK, excludeRoles, root }) =>
-      guard(async () => {
+      guard(roots, async () => {
         const response = await roots.get(root).loci.findSymbol(name, { topK: topK ?? 5, ...(excludeRoles ? { excludeRoles } : {}) });
         const results = response.results.map((result) => ({ path: result.path, startLine: result.startLine, endLine: result.endLine, symbol: result.symbol, role: result.role, text: result.text }));
         const text = results.length === 0 ? response.warnings.join(' ') || 'No definitions.' : results.map((result, index) => `[${index + 1}] ${result.path}:${result.startLine}-${result.endLine} (${result.symbol}${result.role && result.role !== 'implementation' ? `, ${result.role}` : ''})\n${result.text}`).join('\n\n');
@@ -80,7 +81,7 @@ export function createMcpServer(roots: Roots): McpServer {
       },
     },
     async ({ question, maxTokens, root }) =>
-      guard(async () => {
+      guard(roots, async () => {
         const built = await buildContext(roots.get(root).loci, question, { maxTokens: maxTokens ?? 6000 });
         return { content: [{ type: 'text', text: built.prompt }], structuredContent: { tokens: built.tokens, sources: built.sources, mode: built.mode } };
       }),
@@ -102,7 +103,7 @@ export function createMcpServer(roots: Roots): McpServer {
       },
     },
     async ({ namespace, text, kind, metadata, root }) =>
-      guard(async () => {
+      guard(roots, async () => {
         const memory = await roots.get(root).loci.memory();
         const record = await memory.add({ namespace, text, kind: (kind ?? 'note') as 'note', ...(metadata ? { metadata } : {}) });
         return { content: [{ type: 'text', text: `${record.mergedCount > 0 ? 'Merged into' : 'Stored as'} ${record.namespace}/${record.id}.` }], structuredContent: { id: record.id, namespace: record.namespace, merged: record.mergedCount > 0 } };
@@ -125,7 +126,7 @@ export function createMcpServer(roots: Roots): McpServer {
       },
     },
     async ({ query, namespaces, topK, outcome, root }) =>
-      guard(async () => {
+      guard(roots, async () => {
         const memory = await roots.get(root).loci.memory();
         const hits = await memory.recall(query, { ...(namespaces ? { namespaces } : {}), ...(topK ? { topK } : {}), ...(outcome ? { outcome: outcome as 'success' } : {}) });
         // Stored times are checked on write and repaired on read; a repaired one carries warnings.
@@ -143,7 +144,7 @@ export function createMcpServer(roots: Roots): McpServer {
       inputSchema: { root: rootField },
     },
     async ({ root }) =>
-      guard(async () => {
+      guard(roots, async () => {
         const served = roots.get(root);
         const status = await served.loci.status();
         const summary = { root: served.name, path: served.path, files: status.files, chunks: status.chunks, embedder: status.embedder, indexing: served.indexing, changes: status.changes };
@@ -154,13 +155,16 @@ export function createMcpServer(roots: Roots): McpServer {
   return server;
 }
 
-/** A failing tool answers with isError and the error's message and hint, never a protocol error. */
-async function guard(action: () => Promise<CallToolResult>): Promise<CallToolResult> {
+/**
+ * A failing tool answers with isError and the error's message and hint, never a protocol
+ * error. The one place MCP errors are put on the wire: no absolute paths of this machine.
+ */
+async function guard(roots: Roots, action: () => Promise<CallToolResult>): Promise<CallToolResult> {
   try {
     return await action();
   } catch (error) {
     const text = isLociError(error) ? `${error.code}: ${error.describe()}` : `Unexpected error: ${(error as Error).message}`;
-    return { isError: true, content: [{ type: 'text', text }] };
+    return { isError: true, content: [{ type: 'text', text: redactPaths(text, roots.list()) }] };
   }
 }
 

@@ -33,10 +33,12 @@ export function registerServeCommands(program: Command, io: CliIo): void {
     .option('--port <port>', 'port (0 picks a free one)', '7411')
     .option('--token <token>', 'bearer token required on every request (or LOCI_TOKEN)')
     .option('--max-body <bytes>', 'largest request body', '1048576')
+    .option('--allowed-host <name>', 'another Host name (or name:port) browsers may use to reach the server (repeatable; or LOCI_ALLOWED_HOSTS, comma-separated)', collect)
     .option('--index', 'start indexing every root in the background at startup')
     .option('--config <file>', 'config file (default <root>/loci.config.json)')
-    .action(async (flags: { root?: string[]; host: string; port: string; token?: string; maxBody: string; index?: boolean; config?: string }) => {
+    .action(async (flags: { root?: string[]; host: string; port: string; token?: string; maxBody: string; allowedHost?: string[]; index?: boolean; config?: string }) => {
       const token = flags.token ?? io.env.LOCI_TOKEN;
+      if (token !== undefined) (await import('../../http/web-guard.js')).validateToken(token);
       if (!LOOPBACK.has(flags.host) && !token) {
         throw new LociError('INVALID_ARGUMENT', `Refusing to listen on ${flags.host} without a token: anyone who can reach it could read the index.`, {
           hint: 'Pass --token <secret> (or set LOCI_TOKEN), or bind 127.0.0.1.',
@@ -48,12 +50,17 @@ export function registerServeCommands(program: Command, io: CliIo): void {
       if (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 1024) throw new LociError('INVALID_ARGUMENT', `--max-body must be at least 1024 bytes; got "${flags.maxBody}".`);
       const [{ serve: startServer }, { createHttpApp }] = await Promise.all([import('@hono/node-server'), import('../../http/http-app.js')]);
       const roots = await servedRoots(io, flags);
-      const app = createHttpApp({ roots, maxBodyBytes, ...(token ? { token } : {}) });
-      const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+      const allowedHosts = [...(flags.allowedHost ?? []), ...(io.env.LOCI_ALLOWED_HOSTS ?? '').split(',')].map((host) => host.trim()).filter(Boolean);
+      const app = createHttpApp({ roots, maxBodyBytes, hosts: { boundHost: flags.host, allowedHosts }, ...(token ? { token } : {}) });
+      const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
         const started = startServer({ fetch: app.fetch, hostname: flags.host, port }, (info) => {
           io.stderr.write(`loci serving ${roots.list().map((root) => `${root.name}=${root.path}`).join(', ')} on http://${flags.host}:${info.port}${token ? ' (bearer token required)' : ''}\n`);
           resolve(started);
         });
+        started.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, flags.host, port)));
+      }).catch(async (error: unknown) => {
+        await roots.close();
+        throw error;
       });
       if (flags.index) for (const root of roots.list()) roots.startIndexing(root);
       await untilStopped();
@@ -66,11 +73,20 @@ export function registerServeCommands(program: Command, io: CliIo): void {
     .description('Run the MCP server over stdio (for Claude Code, Cursor, Continue).')
     .option('--root <dir>', 'a folder to serve (repeatable; default the current one)', collect)
     .option('--config <file>', 'config file (default <root>/loci.config.json)')
-    .action(async (flags: { root?: string[]; config?: string }) => {
-      const [{ StdioServerTransport }, { createMcpServer }] = await Promise.all([import('@modelcontextprotocol/sdk/server/stdio.js'), import('../../mcp/mcp-server.js')]);
+    .option('--max-message <bytes>', 'largest MCP message; a longer one is refused with an error', '4194304')
+    .action(async (flags: { root?: string[]; config?: string; maxMessage: string }) => {
+      const maxLineBytes = Number(flags.maxMessage);
+      if (!Number.isInteger(maxLineBytes) || maxLineBytes < 1024) throw new LociError('INVALID_ARGUMENT', `--max-message must be at least 1024 bytes; got "${flags.maxMessage}".`);
+      const [{ StdioServerTransport }, { createMcpServer }, { createLineLimit }] = await Promise.all([
+        import('@modelcontextprotocol/sdk/server/stdio.js'),
+        import('../../mcp/mcp-server.js'),
+        import('../../mcp/stdio-line-limit.js'),
+      ]);
       const roots = await servedRoots(io, flags);
       const server = createMcpServer(roots);
-      const transport = new StdioServerTransport();
+      // Lines reach the SDK only when within the limit, so its buffer (which closes the server when it overflows) never fills.
+      const input = process.stdin.pipe(createLineLimit({ maxLineBytes, respond: (line) => process.stdout.write(`${line}\n`), warn: (text) => io.stderr.write(`${text}\n`) }));
+      const transport = new StdioServerTransport(input, process.stdout, { maxBufferSize: maxLineBytes * 2 + 1024 });
       const closed = new Promise<void>((resolve) => {
         transport.onclose = () => resolve();
         process.stdin.once('end', () => resolve());
@@ -80,4 +96,21 @@ export function registerServeCommands(program: Command, io: CliIo): void {
       await server.close();
       await roots.close();
     });
+}
+
+/** A listen failure as a one-line user error (a busy port is not a bug in loci). */
+function listenError(error: NodeJS.ErrnoException, host: string, port: number): Error {
+  const where = `${host}:${port}`;
+  switch (error.code) {
+    case 'EADDRINUSE':
+      return new LociError('INVALID_ARGUMENT', `Port ${port} on ${host} is already in use.`, { hint: 'Stop the other server, or pass another --port (0 picks a free one).', cause: error });
+    case 'EACCES':
+    case 'EPERM':
+      return new LociError('INVALID_ARGUMENT', `Not allowed to listen on ${where} (${error.code}).`, { hint: 'Ports below 1024 need privileges: pass --port 1024 or higher.', cause: error });
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+      return new LociError('INVALID_ARGUMENT', `Cannot listen on ${where}: the address is not one of this machine's (${error.code}).`, { hint: 'Pass --host 127.0.0.1, or an address of this machine.', cause: error });
+    default:
+      return error;
+  }
 }

@@ -1,0 +1,255 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { request } from 'node:http';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliPath, runLoci } from '../support/run-cli.js';
+import { writeSampleRepo } from '../support/sample-repo.js';
+
+// The attacks of issue #19 against the default server (loopback, no token): a web page
+// (DNS rebinding, cross-site simple requests), hostile callers (huge or deep bodies) and
+// operator mistakes (short token, busy port).
+
+let workspace: string;
+let repo: string;
+let server: ChildProcess;
+let port: number;
+
+interface Started {
+  child: ChildProcess;
+  port?: number;
+  code?: number | null;
+  stderr: string;
+}
+
+/** Starts `loci serve …` and waits (bounded) until it listens or exits. */
+function startServe(args: string[]): Promise<Started> {
+  const child = spawn(process.execPath, [cliPath, 'serve', '--root', repo, ...args], { cwd: workspace, env: { PATH: process.env.PATH ?? '', HOME: workspace } });
+  return new Promise((resolve, reject) => {
+    let stderr = '';
+    const timer = setTimeout(() => reject(new Error(`serve neither listened nor exited: ${stderr}`)), 30_000);
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /on http:\/\/127\.0\.0\.1:(\d+)/.exec(stderr);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ child, port: Number(match[1]), stderr });
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ child, code, stderr });
+    });
+  });
+}
+
+interface RawResponse {
+  status: number;
+  body: string;
+}
+
+/** node:http, because fetch will not send a Host header of our choosing. */
+function raw(method: string, path: string, headers: Record<string, string> = {}, body?: string | Buffer): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const outgoing = request({ host: '127.0.0.1', port, method, path, agent: false, headers: { host: `127.0.0.1:${port}`, ...headers } }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+    });
+    outgoing.on('error', (error: NodeJS.ErrnoException) => (error.code === 'EPIPE' || error.code === 'ECONNRESET' ? resolve({ status: 0, body: error.code }) : reject(error)));
+    if (body !== undefined) outgoing.end(body);
+    else outgoing.end();
+  });
+}
+/** How many memory records a namespace holds (a namespace never written has none). */
+async function recordsIn(namespace: string): Promise<number> {
+  const response = await raw('GET', `/v1/memory/records?namespace=${encodeURIComponent(namespace)}`);
+  return response.status === 200 ? (JSON.parse(response.body) as { records: unknown[] }).records.length : 0;
+}
+const json = { 'content-type': 'application/json' };
+const mcpHeaders = { ...json, accept: 'application/json, text/event-stream' };
+const distinctWords = (bytes: number) => {
+  const words: string[] = [];
+  for (let index = 0, length = 0; length < bytes; index++) {
+    const word = `term${index.toString(36)}x`;
+    words.push(word);
+    length += word.length + 1;
+  }
+  return words.join(' ');
+};
+
+beforeAll(async () => {
+  workspace = await mkdtemp(join(tmpdir(), 'loci-hardening-'));
+  repo = join(workspace, 'repo');
+  await mkdir(repo);
+  await writeSampleRepo(repo);
+  expect((await runLoci(['index', repo], { cwd: workspace })).code).toBe(0);
+  const started = await startServe(['--port', '0']);
+  expect(started.port, started.stderr).toBeDefined();
+  server = started.child;
+  port = started.port as number;
+});
+
+afterAll(async () => {
+  server?.kill('SIGTERM');
+  await rm(workspace, { recursive: true, force: true });
+});
+
+describe('web pages cannot use the default server', () => {
+  it('refuses a spoofed Host header (DNS rebinding) with 403, on the API, /health and /mcp', async () => {
+    for (const path of ['/v1/index', '/health', '/openapi.json']) {
+      const response = await raw('GET', path, { host: `attacker.example:${port}` });
+      expect(response.status, path).toBe(403);
+      expect(JSON.parse(response.body).error.code).toBe('FORBIDDEN_HOST');
+    }
+    const mcp = await raw('POST', '/mcp', { ...mcpHeaders, host: `attacker.example:${port}` }, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }));
+    expect(mcp.status).toBe(403);
+    expect(mcp.body).not.toMatch(/search_code/);
+    // The loopback names still work.
+    expect((await raw('GET', '/v1/index', { host: `localhost:${port}` })).status).toBe(200);
+    expect((await raw('GET', '/v1/index')).status).toBe(200);
+  });
+
+  it('refuses a foreign Origin on writes and reads with 403, and accepts its own', async () => {
+    const write = await raw('POST', '/v1/memory/records', { ...json, origin: 'http://attacker.example' }, JSON.stringify({ namespace: 'web/evil', text: 'planted by a web page' }));
+    expect(write.status).toBe(403);
+    expect(JSON.parse(write.body).error.code).toBe('FORBIDDEN_ORIGIN');
+    expect((await raw('POST', '/v1/index', { ...json, origin: 'null' }, '{}')).status).toBe(403);
+    expect((await raw('GET', '/v1/index', { origin: `http://localhost:${port + 1}` })).status).toBe(403);
+    expect((await raw('POST', '/v1/search', { ...json, origin: `http://127.0.0.1:${port}` }, JSON.stringify({ query: 'refund' }))).status).toBe(200);
+    expect(await recordsIn('web/evil')).toBe(0);
+  });
+
+  it('answers a text/plain (or form) body with 415 and writes nothing', async () => {
+    const plain = await raw('POST', '/v1/memory/records', { 'content-type': 'text/plain' }, JSON.stringify({ namespace: 'web/csrf', text: 'planted' }));
+    expect(plain.status).toBe(415);
+    expect(JSON.parse(plain.body).error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+    expect((await raw('POST', '/v1/index', { 'content-type': 'application/x-www-form-urlencoded' }, 'root=repo')).status).toBe(415);
+    expect((await raw('POST', '/v1/index')).status).toBe(415);
+    expect(await recordsIn('web/csrf')).toBe(0);
+    expect(JSON.parse((await raw('GET', '/v1/index')).body).indexing.running).toBe(false);
+  });
+});
+
+describe('hostile requests get an error, never a crash or a stall', () => {
+  it('answers JSON nested 10,000 deep with 400 (HTTP and MCP)', async () => {
+    const deep = `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`;
+    const http = await raw('POST', '/v1/memory/records', json, `{"namespace":"n","text":"x","metadata":${deep}}`);
+    expect(http.status).toBe(400);
+    expect(JSON.parse(http.body).error.message).toMatch(/deeper than 64/);
+    const mcp = await raw('POST', '/mcp', mcpHeaders, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"remember","arguments":{"namespace":"n","text":"x","metadata":${deep}}}}`);
+    expect(mcp.status).toBe(400);
+  });
+
+  it('refuses a 1 MB query of distinct terms fast (413 by body size; the engine refuses what passes)', async () => {
+    const huge = distinctWords(1_000_000);
+    const started = Date.now();
+    const http = await raw('POST', '/v1/search', json, JSON.stringify({ query: huge }));
+    expect(http.status).toBe(413);
+    const under = await raw('POST', '/v1/search', json, JSON.stringify({ query: distinctWords(60_000) }));
+    expect(under.status).toBe(400);
+    expect(JSON.parse(under.body).error.message).toMatch(/limit is 16384/);
+    expect((await raw('POST', '/mcp', mcpHeaders, JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'search_code', arguments: { query: huge } } }))).status).toBe(413);
+    const mcp = await raw('POST', '/mcp', mcpHeaders, JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'search_code', arguments: { query: distinctWords(400_000) } } }));
+    expect(mcp.status).toBe(200);
+    expect(JSON.parse(mcp.body).result).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/limit is 16384/) }] });
+    const terms = await raw('POST', '/v1/memory/recall', json, JSON.stringify({ query: distinctWords(12_000) }));
+    expect(terms.status).toBe(400);
+    expect(JSON.parse(terms.body).error.message).toMatch(/distinct words; the limit is 512/);
+    expect(Date.now() - started).toBeLessThan(10_000); // was 6 s for one such query
+  });
+
+  it('answers a 50 MB MCP message over HTTP with 413 and keeps serving', async () => {
+    const text = 'a'.repeat(50 * 1024 * 1024);
+    const response = await raw('POST', '/mcp', mcpHeaders, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"remember","arguments":{"namespace":"n","text":"${text}"}}}`);
+    expect([0, 413]).toContain(response.status); // the server may cut the upload short
+    expect((await raw('GET', '/health')).status).toBe(200);
+  });
+
+  it('keeps /health answering while 20 hostile requests are in flight', async () => {
+    // Bodies encoded once up front, so the test's own work stays out of the measurement.
+    const huge = distinctWords(1_000_000);
+    const attacks: Array<[string, Record<string, string>, Buffer]> = [
+      ['/v1/search', json, Buffer.from(JSON.stringify({ query: huge }))],
+      ['/mcp', mcpHeaders, Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'search_code', arguments: { query: huge } } }))],
+      ['/v1/memory/records', json, Buffer.from(`{"namespace":"n","text":"x","metadata":${'['.repeat(200_000)}${']'.repeat(200_000)}}`)],
+      ['/v1/search', json, Buffer.from(JSON.stringify({ query: distinctWords(16_000) }))],
+    ];
+    const hostile = Array.from({ length: 20 }, (_, index) => {
+      const [path, headers, body] = attacks[index % attacks.length] as [string, Record<string, string>, Buffer];
+      return raw('POST', path, headers, body);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const started = performance.now();
+    const health = await raw('GET', '/health');
+    const elapsed = performance.now() - started;
+    expect(health.status).toBe(200);
+    const answers = await Promise.all(hostile);
+    for (const answer of answers) expect([0, 200, 400, 413]).toContain(answer.status);
+    console.log(`/health under 20 hostile requests: ${elapsed.toFixed(1)} ms`);
+    expect(elapsed).toBeLessThan(1000);
+  });
+
+  it('never puts an absolute path of this machine in an error (HTTP and MCP)', async () => {
+    const bodies = [
+      (await raw('POST', '/v1/context', json, JSON.stringify({ question: 'x', include: ['missing.ts'] }))).body,
+      (await raw('POST', '/v1/context', json, JSON.stringify({ question: 'read @missing.ts please' }))).body,
+      (await raw('POST', '/mcp', mcpHeaders, JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_context', arguments: { question: 'read @missing.ts please' } } }))).body,
+    ];
+    for (const body of bodies) {
+      expect(body).toMatch(/missing\.ts/);
+      expect(body).not.toContain(workspace);
+      expect(body).not.toContain(tmpdir());
+    }
+  });
+});
+
+describe('MCP over stdio', () => {
+  it('answers a 50 MB message with an error and keeps serving', async () => {
+    const client = new Client({ name: 'loci-test', version: '1.0.0' });
+    const transport = new StdioClientTransport({ command: process.execPath, args: [cliPath, 'mcp', '--root', repo], env: { PATH: process.env.PATH ?? '', HOME: workspace }, stderr: 'pipe' });
+    let stderr = '';
+    transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    await client.connect(transport);
+    try {
+      await expect(client.callTool({ name: 'remember', arguments: { namespace: 'n', text: 'a'.repeat(50 * 1024 * 1024) } }, undefined, { timeout: 60_000 })).rejects.toThrow(/limit is 4194304/);
+      const after = await client.callTool({ name: 'search_code', arguments: { query: 'refund' } });
+      expect(after.isError).toBeFalsy();
+      const missing = await client.callTool({ name: 'get_context', arguments: { question: 'read @missing.ts please' } });
+      expect(JSON.stringify(missing.content)).not.toContain(workspace);
+      expect(stderr).toMatch(/dropped a message/);
+    } finally {
+      await client.close();
+    }
+  }, 120_000);
+});
+
+describe('operator mistakes are one-line user errors', () => {
+  it('refuses a 1-character token with exit 2', async () => {
+    const started = await startServe(['--port', '0', '--token', 'a']);
+    started.child.kill('SIGTERM');
+    expect(started.port).toBeUndefined();
+    expect(started.code).toBe(2);
+    expect(started.stderr).toMatch(/at least 16/);
+  });
+
+  it('reports a busy port in one line with exit 2, no stack trace', async () => {
+    const busy: Server = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const taken = (busy.address() as { port: number }).port;
+    try {
+      const started = await startServe(['--port', String(taken)]);
+      started.child.kill('SIGTERM');
+      expect(started.code).toBe(2);
+      expect(started.stderr.trim().split('\n')).toHaveLength(1);
+      expect(started.stderr).toMatch(new RegExp(`Port ${taken} on 127\\.0\\.0\\.1 is already in use`));
+      expect(started.stderr).not.toMatch(/\n\s+at |bug in loci/);
+    } finally {
+      busy.close();
+    }
+  });
+});
