@@ -193,7 +193,7 @@ describe('client examples in docs/clients', () => {
 describe('MCP', () => {
   async function exercise(client: Client) {
     const tools = (await client.listTools()).tools.map((tool) => tool.name).sort();
-    expect(tools).toEqual(['get_context', 'index_status', 'recall', 'remember', 'search_code']);
+    expect(tools).toEqual(['find_symbol', 'get_context', 'index_status', 'recall', 'remember', 'search_code']);
     const search = await client.callTool({ name: 'search_code', arguments: { query: 'refund the charge', topK: 2 } });
     expect(search.isError).toBeFalsy();
     expect((search.structuredContent as { results: unknown[] }).results.length).toBeGreaterThan(0);
