@@ -70,7 +70,7 @@ describe('branches', () => {
     expect(after.vectors).toBe(cached.vectors);
     expect(after.cachedVectors).toBe(cached.cachedVectors);
     expect(after.cachedVectors).toBeGreaterThan(after.vectors); // the feature branch's vectors wait for re-use
-  });
+  }, 180_000); // about 15 CLI runs of a real repository: minutes on a loaded 2-core machine
 
   it('loci gc drops vectors beyond the configured bound and stale graph files', async () => {
     await writeFile(join(repo, 'loci.config.json'), JSON.stringify({ cache: { maxUnreferencedVectors: 0 } }));
