@@ -41,6 +41,11 @@ export const errorCodes = {
   INDEX_WORKER_FAILED: { category: 'internal', hint: 'Finished files are kept: re-run to resume. If the worker ran out of memory, raise indexing.workerMemoryMb, or set indexing.worker to false to index in-process.' },
   ABORTED: { category: 'aborted', hint: 'The operation was cancelled; re-run it to continue where it stopped.' },
   INTERNAL: { category: 'internal', hint: 'This is a bug in loci; please report it with the command you ran.' },
+  PATH_OUTSIDE_ROOT: { category: 'usage', hint: 'Include files inside the project folder, by a path relative to it; links leading out of it are not followed.' },
+  PATH_EXCLUDED: { category: 'usage', hint: 'The file is kept out by the ignore rules (.gitignore, .lociignore, sources.exclude), the secret rules, or is loci\'s store or .git; only what loci may index can be included.' },
+  NOT_A_REGULAR_FILE: { category: 'usage', hint: 'Include a regular file; folders, FIFOs, sockets and devices are not read.' },
+  FILE_TOO_LARGE: { category: 'usage', hint: 'Include a smaller file, or raise sources.maxFileBytes in your own config.' },
+  FILE_NOT_FOUND: { category: 'not-found', hint: 'Check the path; includes are relative to the project folder.' },
 } as const satisfies Record<string, { category: ErrorCategory; hint: string }>;
 
 export type ErrorCode = keyof typeof errorCodes;

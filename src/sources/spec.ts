@@ -16,7 +16,9 @@ export type SkipReason =
   | 'unreadable' // EACCES, EPERM, vanished during the walk, …
   | 'symlink-outside-root' // a symlink whose target lies outside the root
   | 'symlink-loop' // a symlinked directory already visited on this path
-  | 'special-file'; // sockets, FIFOs, devices
+  | 'special-file' // sockets, FIFOs, devices
+  | 'secret' // a conventional credentials file: .env, id_rsa, *.pem, .npmrc, … (src/sources/secret-rules.ts)
+  | 'secret-content'; // the text holds a private key or a high-confidence token format
 
 export const skipReasons: readonly SkipReason[] = [
   'ignored',
@@ -27,6 +29,8 @@ export const skipReasons: readonly SkipReason[] = [
   'symlink-outside-root',
   'symlink-loop',
   'special-file',
+  'secret',
+  'secret-content',
 ];
 
 export type SkipCounts = Record<SkipReason, number>;
@@ -46,6 +50,8 @@ export interface WalkOptions {
   /** Absolute paths that are never walked (e.g. the store folder when it lies inside the root). */
   excludeAbsolutePaths?: readonly string[];
   signal?: AbortSignal;
+  /** Index conventional secrets files too (trusted opt-in only; default false: skipped as `secret`). */
+  indexSecrets?: boolean;
 }
 
 export interface WalkResult {
@@ -59,4 +65,4 @@ export interface WalkResult {
 /** The text of a file, or why it cannot be indexed. */
 export type ReadResult =
   | { ok: true; text: string; bytes: Uint8Array; invalidUtf8: boolean }
-  | { ok: false; reason: Extract<SkipReason, 'binary' | 'unreadable' | 'too-large'>; message: string };
+  | { ok: false; reason: Extract<SkipReason, 'binary' | 'unreadable' | 'too-large' | 'secret-content'>; message: string };

@@ -5,6 +5,8 @@ import { LociError, throwIfAborted } from '../errors/index.js';
 import { alwaysExcludedDirectories, binaryExtensions, defaultIgnorePatterns } from './default-rules.js';
 import { isIgnored, matcherFromPatterns, readIgnoreLevel, readOptional, type IgnoreLevel } from './ignore-stack.js';
 import { detectLanguage } from './language.js';
+import { isSecretPath } from './secret-rules.js';
+import { realTargetSkip } from './target-rules.js';
 import { emptySkipCounts, type SkipReason, type SourceFile, type WalkOptions, type WalkResult } from './spec.js';
 
 const EXAMPLES_PER_REASON = 5;
@@ -82,6 +84,12 @@ export async function walkFolder(options: WalkOptions): Promise<WalkResult> {
         return;
       }
       isDirectory = stats.isDirectory();
+      // A link must not launder what the rules keep out (.git/config, the store, .env).
+      const targetSkip = realTargetSkip(real, isDirectory, { root: options.root, rootReal, excludeAbsolutePaths: [...excludedAbsolute], ...(options.indexSecrets ? { indexSecrets: true } : {}) });
+      if (targetSkip) {
+        skip(targetSkip, relative);
+        return;
+      }
       isFile = stats.isFile();
     }
     if (isDirectory) {
@@ -110,6 +118,10 @@ export async function walkFolder(options: WalkOptions): Promise<WalkResult> {
     }
     if (isIgnored(levels, relative, false)) {
       skip('ignored', relative);
+      return;
+    }
+    if (!options.indexSecrets && isSecretPath(relative)) {
+      skip('secret', relative);
       return;
     }
     if (binaryExtensions.has(extname(name).toLowerCase())) {
