@@ -135,6 +135,7 @@ export function createSafeReader(options: SafeReaderOptions): SafeReader {
       try {
         if (reason === 'missing') throw new LociError('FILE_NOT_FOUND', `Include "${path}" does not exist in the project folder.`);
         if (reason === 'excluded-directory' && (await isDirectory(join(root, ...path.split('/'))))) throw refusal(path, 'special-file', 'it is a folder');
+        if (reason === 'too-large') throw refusal(path, reason, `it is over the ${options.maxFileBytes}-byte limit (sources.maxFileBytes)`);
         if (reason) throw refusal(path, reason);
         result.files.push(await readAllowed(path, readOptions.signal));
       } catch (error) {
