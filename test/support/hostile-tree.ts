@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
  */
 export const fakeSecrets = {
   awsKey: ['AKIA', 'Q3EGRTZ5', 'YB7PLXW2'].join(''),
-  githubToken: ['ghp', '_', 'a1B2c3D4e5F6g7H8i9J0', 'k1L2m3N4o5P6q7'].join(''),
+  githubToken: ['ghp', '_', 'a1B2c3D4e5F6g7H8i9J0', 'k1L2m3N4o5P6q7R8'].join(''),
   stripeKey: ['sk', '_live_', '4eC39HqLyjWDarjtT1zdp7dc'].join(''),
   privateKey: ['-----BEGIN OPENSSH ', 'PRIVATE KEY-----\n', 'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW', '\n-----END OPENSSH PRIVATE KEY-----\n'].join(''),
 };
