@@ -91,9 +91,10 @@ export async function buildContext(loci: Loci, rawQuestion: string, options: Con
   const signal = options.signal ? { signal: options.signal } : {};
   const includes = [...new Set([...(options.include ?? []), ...mentioned].map((path) => rootRelativePath(loci.root, path)))];
   const pinned: ContextItem[] = (await reader.readMany(includes, signal)).files.map((file) => ({ ...wholeFile(file), pinned: true, origin: 'include' }));
-  const pinnedCost = pinned.reduce((sum, item) => sum + counter.count(renderItem(item, 99)) + 2, 0);
+  // Counted with a bound: a huge include is refused after counting about maxTokens of it.
+  const pinnedCost = await boundedCost(counter, pinned, maxTokens - overhead);
   if (overhead + pinnedCost > maxTokens) {
-    throw new LociError('CONTEXT_TOO_LARGE', `The included files take ${pinnedCost} ${counter.unit}; with the prompt that is over the limit of ${maxTokens}.`, {
+    throw new LociError('CONTEXT_TOO_LARGE', `The included files take ${Number.isFinite(pinnedCost) ? pinnedCost : 'more than ' + (maxTokens - overhead)} ${counter.unit}; with the prompt that is over the limit of ${maxTokens}.`, {
       details: { included: includes, size: pinnedCost, limit: maxTokens },
     });
   }
@@ -117,9 +118,9 @@ export async function buildContext(loci: Loci, rawQuestion: string, options: Con
     }
     // Files the rules refuse now (changed since indexing, or gone) are left out, not fatal.
     candidates = (await reader.readMany(chosen.map((file) => file.path), { ...signal, skipRefused: true })).files.map((file) => ({ ...wholeFile(file), origin: 'all' as const, score: 1 }));
-    const size = candidates.reduce((sum, item) => sum + counter.count(renderItem(item, 99)) + 2, 0);
+    const size = await boundedCost(counter, candidates, maxTokens - overhead - pinnedCost);
     if (overhead + pinnedCost + size > maxTokens) {
-      throw new LociError('CONTEXT_TOO_LARGE', `/all ${mask || '**'} matches ${candidates.length} files of ${size} ${counter.unit}; with the prompt that is over the limit of ${maxTokens}.`, {
+      throw new LociError('CONTEXT_TOO_LARGE', `/all ${mask || '**'} matches ${candidates.length} files of ${Number.isFinite(size) ? size : 'more than ' + (maxTokens - overhead - pinnedCost)} ${counter.unit}; with the prompt that is over the limit of ${maxTokens}.`, {
         hint: 'Narrow the mask (e.g. "src/**/*.ts"), or raise --max-tokens.',
         details: { files: candidates.length, size, limit: maxTokens },
       });
@@ -127,7 +128,7 @@ export async function buildContext(loci: Loci, rawQuestion: string, options: Con
   } else if (options.smallProject !== false && files.length > 0 && files.length < SMALL_PROJECT.files && totalBytes < SMALL_PROJECT.bytes) {
     const paths = files.filter((file) => !includes.includes(file.path)).map((file) => file.path);
     const whole = (await reader.readMany(paths, { ...signal, skipRefused: true })).files.map((file) => ({ ...wholeFile(file), origin: 'small-project' as const }));
-    const size = whole.reduce((sum, item) => sum + counter.count(renderItem(item, 99)) + 2, 0);
+    const size = await boundedCost(counter, whole, soft - overhead - pinnedCost);
     if (overhead + pinnedCost + size <= soft) {
       mode = 'small-project';
       // Still ranked by the question, so the model reads the likeliest files first.
@@ -229,6 +230,36 @@ function wholeFile(file: SafeFile): ContextItem {
   const trimmed = text.endsWith('\n') ? text.slice(0, -1) : text;
   const lines = trimmed.split('\n').length;
   return { path, startLine: 1, endLine: lines, text: trimmed, score: 1, language: languageHint(path) };
+}
+
+const COUNT_SLICE_CHARS = 16_384;
+
+/**
+ * The cost of items as packing counts it, or Infinity once it clearly passes `limit`: big
+ * texts are counted in line-aligned slices with a turn for the event loop between them, so
+ * a megabyte include neither blocks the server nor is counted past the limit.
+ */
+async function boundedCost(counter: TokenCounter, items: readonly ContextItem[], limit: number): Promise<number> {
+  let total = 0;
+  for (const item of items) {
+    const text = renderItem(item, 99);
+    if (text.length <= COUNT_SLICE_CHARS) total += counter.count(text) + 2;
+    else {
+      let sliced = 2;
+      for (let start = 0; start < text.length; ) {
+        const newline = text.indexOf('\n', start + COUNT_SLICE_CHARS);
+        const end = newline === -1 ? text.length : newline + 1;
+        sliced += counter.count(text.slice(start, end));
+        start = end;
+        // Slices never merge tokens across a cut, so their sum is an upper estimate: stop well past the limit only.
+        if (total + sliced > limit * 1.25 + 64) return Infinity;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+      total += counter.count(text) + 2;
+    }
+    if (total > limit) return total;
+  }
+  return total;
 }
 
 function languageHint(path: string): string {

@@ -1,8 +1,8 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { markers, writeHostileTree, type HostileTree } from '../../test/support/hostile-tree.js';
+import { markers, writeHostileTree, type HostileTree } from '../sources/test-support/hostile-tree.js';
 import { createLoci, type Loci } from '../engine/create-loci.js';
 import { buildContext } from './build-context.js';
 
@@ -59,6 +59,16 @@ describe('includes through the library', () => {
 
   it('refuses an oversize file without reading it', async () => {
     expect(await refusal('big.txt')).toMatchObject({ code: 'FILE_TOO_LARGE', message: expect.stringMatching(/big\.txt.*over the 1000000-byte limit/) });
+  });
+
+  it('stops counting an include far over the prompt limit', async () => {
+    // 0.9 MB: under the per-file cap, far over a prompt (written after indexing: the project stays small).
+    await writeFile(join(tree.repo, 'medium.txt'), `${'word '.repeat(19)}\n`.repeat(9_000));
+    try {
+      expect(await refusal('medium.txt')).toMatchObject({ code: 'CONTEXT_TOO_LARGE', message: expect.stringMatching(/take more than \d+ tokens/) });
+    } finally {
+      await rm(join(tree.repo, 'medium.txt'));
+    }
   });
 
   it('refuses a FIFO at once instead of blocking', async () => {

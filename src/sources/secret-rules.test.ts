@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fakeSecrets } from '../../test/support/hostile-tree.js';
+import { fakeSecrets } from './test-support/hostile-tree.js';
 import { classifyPaths } from './classify-paths.js';
 import { findSecret, isSecretPath } from './secret-rules.js';
 import { walkFolder } from './walk-folder.js';

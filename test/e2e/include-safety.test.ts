@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { markers, writeHostileTree, type HostileTree } from '../support/hostile-tree.js';
+import { markers, writeHostileTree, type HostileTree } from '../../src/sources/test-support/hostile-tree.js';
 import { cliPath, runLoci } from '../support/run-cli.js';
 
 // Every door that takes an include (CLI @path, HTTP include, MCP get_context) against a folder
