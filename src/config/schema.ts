@@ -13,6 +13,11 @@ const sourcesSchema = z.strictObject({
   exclude: z.array(z.string()).default([]),
   /** Read `.gitignore` files (nested, with negation). `.lociignore` is always read. */
   respectGitignore: z.boolean().default(true),
+  /**
+   * Index conventional secrets files (.env, id_rsa, *.pem, …) and files holding private keys or
+   * token formats, which are skipped by default (reasons `secret`, `secret-content`).
+   */
+  indexSecrets: z.boolean().default(false),
 });
 
 const chunkingSchema = z.strictObject({

@@ -1,9 +1,8 @@
-import { readFile } from 'node:fs/promises';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
 import type { Loci } from '../engine/create-loci.js';
 import { LociError, throwIfAborted } from '../errors/index.js';
 import type { ChatMessage, ChatModel } from '../llm/spec.js';
+import { DEFAULT_READ_BUDGET_BYTES, rootRelativePath, type SafeFile } from '../sources/safe-read.js';
 import { packItems, type ContextItem } from './pack.js';
 import { buildRepoMap, pickFilesWithModel, type RepoMap } from './repo-map.js';
 import type { Reranker } from './rerank/spec.js';
@@ -37,6 +36,8 @@ export interface ContextOptions {
   system?: string;
   history?: readonly HistoryTurn[];
   template?: PromptTemplate;
+  /** Bytes of whole files (includes, /all, small project) one call may read; default 8 MB. */
+  readBudgetBytes?: number;
   signal?: AbortSignal;
 }
 
@@ -83,12 +84,17 @@ export async function buildContext(loci: Loci, rawQuestion: string, options: Con
 
   const files = await loci.files();
   const known = new Set(files.map((file) => file.path));
-  const includes = [...(options.include ?? []), ...mentioned].map((path) => normalizePath(loci.root, path));
-  const pinned: ContextItem[] = [];
-  for (const path of [...new Set(includes)]) pinned.push({ ...(await wholeFile(loci.root, path)), pinned: true, origin: 'include' });
-  const pinnedCost = pinned.reduce((sum, item) => sum + counter.count(renderItem(item, 99)) + 2, 0);
+  // Every whole file goes through the safe reader: inside the root after links, allowed by the
+  // ignore and secret rules, a regular file, capped per file and per call.
+  const budgetBytes = options.readBudgetBytes ?? DEFAULT_READ_BUDGET_BYTES;
+  const reader = loci.sourceReader({ budgetBytes });
+  const signal = options.signal ? { signal: options.signal } : {};
+  const includes = [...new Set([...(options.include ?? []), ...mentioned].map((path) => rootRelativePath(loci.root, path)))];
+  const pinned: ContextItem[] = (await reader.readMany(includes, signal)).files.map((file) => ({ ...wholeFile(file), pinned: true, origin: 'include' }));
+  // Counted with a bound: a huge include is refused after counting about maxTokens of it.
+  const pinnedCost = await boundedCost(counter, pinned, maxTokens - overhead);
   if (overhead + pinnedCost > maxTokens) {
-    throw new LociError('CONTEXT_TOO_LARGE', `The included files take ${pinnedCost} ${counter.unit}; with the prompt that is over the limit of ${maxTokens}.`, {
+    throw new LociError('CONTEXT_TOO_LARGE', `The included files take ${Number.isFinite(pinnedCost) ? pinnedCost : 'more than ' + (maxTokens - overhead)} ${counter.unit}; with the prompt that is over the limit of ${maxTokens}.`, {
       details: { included: includes, size: pinnedCost, limit: maxTokens },
     });
   }
@@ -103,17 +109,26 @@ export async function buildContext(loci: Loci, rawQuestion: string, options: Con
     mode = 'all';
     const matches = picomatch(mask || '**', { dot: true });
     const chosen = files.filter((file) => matches(file.path) && !includes.includes(file.path));
-    candidates = await Promise.all(chosen.map(async (file) => ({ ...(await wholeFile(loci.root, file.path)), origin: 'all' as const, score: 1 })));
-    const size = candidates.reduce((sum, item) => sum + counter.count(renderItem(item, 99)) + 2, 0);
+    const indexedBytes = chosen.reduce((sum, file) => sum + file.size, 0);
+    if (indexedBytes + reader.bytesRead > budgetBytes) {
+      throw new LociError('CONTEXT_TOO_LARGE', `/all ${mask || '**'} matches ${chosen.length} files of ${indexedBytes} bytes; that is over the read budget of ${budgetBytes} bytes.`, {
+        hint: 'Narrow the mask (e.g. "src/**/*.ts").',
+        details: { files: chosen.length, bytes: indexedBytes, budget: budgetBytes },
+      });
+    }
+    // Files the rules refuse now (changed since indexing, or gone) are left out, not fatal.
+    candidates = (await reader.readMany(chosen.map((file) => file.path), { ...signal, skipRefused: true })).files.map((file) => ({ ...wholeFile(file), origin: 'all' as const, score: 1 }));
+    const size = await boundedCost(counter, candidates, maxTokens - overhead - pinnedCost);
     if (overhead + pinnedCost + size > maxTokens) {
-      throw new LociError('CONTEXT_TOO_LARGE', `/all ${mask || '**'} matches ${candidates.length} files of ${size} ${counter.unit}; with the prompt that is over the limit of ${maxTokens}.`, {
+      throw new LociError('CONTEXT_TOO_LARGE', `/all ${mask || '**'} matches ${candidates.length} files of ${Number.isFinite(size) ? size : 'more than ' + (maxTokens - overhead - pinnedCost)} ${counter.unit}; with the prompt that is over the limit of ${maxTokens}.`, {
         hint: 'Narrow the mask (e.g. "src/**/*.ts"), or raise --max-tokens.',
         details: { files: candidates.length, size, limit: maxTokens },
       });
     }
   } else if (options.smallProject !== false && files.length > 0 && files.length < SMALL_PROJECT.files && totalBytes < SMALL_PROJECT.bytes) {
-    const whole = await Promise.all(files.filter((file) => !includes.includes(file.path)).map(async (file) => ({ ...(await wholeFile(loci.root, file.path)), origin: 'small-project' as const })));
-    const size = whole.reduce((sum, item) => sum + counter.count(renderItem(item, 99)) + 2, 0);
+    const paths = files.filter((file) => !includes.includes(file.path)).map((file) => file.path);
+    const whole = (await reader.readMany(paths, { ...signal, skipRefused: true })).files.map((file) => ({ ...wholeFile(file), origin: 'small-project' as const }));
+    const size = await boundedCost(counter, whole, soft - overhead - pinnedCost);
     if (overhead + pinnedCost + size <= soft) {
       mode = 'small-project';
       // Still ranked by the question, so the model reads the likeliest files first.
@@ -210,25 +225,41 @@ export function parseQuestion(raw: string): { question: string; mentioned: strin
   return { question: text.trim(), mentioned, allMask };
 }
 
-function normalizePath(root: string, path: string): string {
-  const absolute = isAbsolute(path) ? path : resolve(root, path);
-  const relativePath = relative(root, absolute);
-  if (relativePath.startsWith('..') || isAbsolute(relativePath)) {
-    throw new LociError('INVALID_ARGUMENT', `Include ${path} is outside the project folder ${root}.`);
-  }
-  return relativePath.split(sep).join('/');
-}
-
-async function wholeFile(root: string, path: string): Promise<ContextItem> {
-  let text: string;
-  try {
-    text = await readFile(resolve(root, path), 'utf8');
-  } catch (error) {
-    throw new LociError('ROOT_NOT_FOUND', `Cannot read ${path} in ${root} (${(error as NodeJS.ErrnoException).code ?? 'error'}).`, { hint: 'Check the path; includes are relative to the project folder.' });
-  }
+function wholeFile(file: SafeFile): ContextItem {
+  const { path, text } = file;
   const trimmed = text.endsWith('\n') ? text.slice(0, -1) : text;
   const lines = trimmed.split('\n').length;
   return { path, startLine: 1, endLine: lines, text: trimmed, score: 1, language: languageHint(path) };
+}
+
+const COUNT_SLICE_CHARS = 16_384;
+
+/**
+ * The cost of items as packing counts it, or Infinity once it clearly passes `limit`: big
+ * texts are counted in line-aligned slices with a turn for the event loop between them, so
+ * a megabyte include neither blocks the server nor is counted past the limit.
+ */
+async function boundedCost(counter: TokenCounter, items: readonly ContextItem[], limit: number): Promise<number> {
+  let total = 0;
+  for (const item of items) {
+    const text = renderItem(item, 99);
+    if (text.length <= COUNT_SLICE_CHARS) total += counter.count(text) + 2;
+    else {
+      let sliced = 2;
+      for (let start = 0; start < text.length; ) {
+        const newline = text.indexOf('\n', start + COUNT_SLICE_CHARS);
+        const end = newline === -1 ? text.length : newline + 1;
+        sliced += counter.count(text.slice(start, end));
+        start = end;
+        // Slices never merge tokens across a cut, so their sum is an upper estimate: stop well past the limit only.
+        if (total + sliced > limit * 1.25 + 64) return Infinity;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+      total += counter.count(text) + 2;
+    }
+    if (total > limit) return total;
+  }
+  return total;
 }
 
 function languageHint(path: string): string {

@@ -118,7 +118,7 @@ describe('buildContext', () => {
     await expect(buildContext(loci, '/all what does everything do', { maxTokens: 2000 })).rejects.toMatchObject({ code: 'CONTEXT_TOO_LARGE', message: expect.stringMatching(/matches 11 files of \d+ tokens/) });
     const included = await buildContext(loci, 'explain @README.md please', { maxTokens: 1500, smallProject: false });
     expect(included.sources[0]).toEqual({ path: 'README.md', startLine: 1, endLine: 3 });
-    await expect(buildContext(loci, 'x @src/missing.ts', { maxTokens: 1500 })).rejects.toThrow(/Cannot read src\/missing\.ts/);
+    await expect(buildContext(loci, 'x @src/missing.ts', { maxTokens: 1500 })).rejects.toMatchObject({ code: 'FILE_NOT_FOUND', message: expect.stringMatching(/src\/missing\.ts/) });
     expect(parseQuestion('/all what is here').allMask).toBe('');
     expect(parseQuestion('/all *.md summarise @docs/a.md')).toEqual({ question: 'summarise docs/a.md', mentioned: ['docs/a.md'], allMask: '*.md' });
   });

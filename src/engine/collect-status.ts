@@ -39,6 +39,7 @@ export async function collectStatus(options: CollectStatusOptions): Promise<Inde
     exclude: options.config.sources.exclude,
     respectGitignore: options.config.sources.respectGitignore,
     excludeAbsolutePaths: options.excludeAbsolutePaths,
+    indexSecrets: options.config.sources.indexSecrets,
     ...(options.signal ? { signal: options.signal } : {}),
   });
   const catalog = new Map((await store.listCatalog()).map((entry) => [entry.path, entry]));

@@ -26,6 +26,7 @@ import { describeLocation, openStore, resolveStoreLocation, type StoreLocation }
 import type { Store } from '../store/spec.js';
 import { Memory } from '../memory/memory.js';
 import { collectStatus } from './collect-status.js';
+import { createSafeReader, type SafeReader } from '../sources/safe-read.js';
 import type { IndexStatus } from './status-types.js';
 
 import type { CreateLociOptions, GcSummary, Loci, RunOptions } from './engine-types.js';
@@ -136,6 +137,7 @@ class LociEngine implements Loci {
       exclude: this.config.sources.exclude,
       respectGitignore: this.config.sources.respectGitignore,
       excludeAbsolutePaths: this.storePaths(),
+      indexSecrets: this.config.sources.indexSecrets,
     };
   }
 
@@ -309,6 +311,18 @@ class LociEngine implements Loci {
       await store.close();
       throw error;
     }
+  }
+
+  sourceReader(options: { budgetBytes?: number } = {}): SafeReader {
+    return createSafeReader({
+      root: this.root,
+      maxFileBytes: this.config.sources.maxFileBytes,
+      exclude: this.config.sources.exclude,
+      respectGitignore: this.config.sources.respectGitignore,
+      excludeAbsolutePaths: this.storePaths(),
+      indexSecrets: this.config.sources.indexSecrets,
+      ...(options.budgetBytes !== undefined ? { budgetBytes: options.budgetBytes } : {}),
+    });
   }
 
   async close(): Promise<void> {

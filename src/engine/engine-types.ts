@@ -5,6 +5,7 @@ import type { LociDocument } from '../indexing/index-documents.js';
 import type { FindSymbolOptions } from '../retrieve/find-symbol.js';
 import type { SearchOptions, SearchResponse } from '../retrieve/search-types.js';
 import type { Memory } from '../memory/memory.js';
+import type { SafeReader } from '../sources/safe-read.js';
 import type { IndexStatus } from './status-types.js';
 import type { LociWatcher, WatchOptions } from './watch.js';
 
@@ -75,5 +76,11 @@ export interface Loci {
   embedder(): Promise<EmbeddingModel | undefined>;
   /** Agent memory (turns, interactions, knowledge, notes), kept beside the index in its own store. */
   memory(): Promise<Memory>;
+  /**
+   * Reads files of the root for callers (includes, whole files): inside the root after
+   * symlinks, only what the ignore and secret rules let indexing read, regular files, capped
+   * per file and per reader (`budgetBytes`, one reader per request).
+   */
+  sourceReader(options?: { budgetBytes?: number }): SafeReader;
   close(): Promise<void>;
 }

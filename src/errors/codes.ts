@@ -46,6 +46,11 @@ export const errorCodes = {
   CONFIG_UNTRUSTED: { category: 'usage', hint: 'Run `loci trust <dir>` once if you trust the folder\'s loci.config.json, or set the listed keys in your own config, LOCI_* variables or flags.' },
   // The input is well formed but the store already holds that id: a store conflict (HTTP 409, CLI exit 4).
   MEMORY_ID_CONFLICT: { category: 'conflict', hint: 'Change the existing record with update, or leave the id out to get a new one.' },
+  PATH_OUTSIDE_ROOT: { category: 'usage', hint: 'Include files inside the project folder, by a path relative to it; links leading out of it are not followed.' },
+  PATH_EXCLUDED: { category: 'usage', hint: 'The file is kept out by the ignore rules (.gitignore, .lociignore, sources.exclude), the secret rules, or is loci\'s store or .git; only what loci may index can be included.' },
+  NOT_A_REGULAR_FILE: { category: 'usage', hint: 'Include a regular file; folders, FIFOs, sockets and devices are not read.' },
+  FILE_TOO_LARGE: { category: 'usage', hint: 'Include a smaller file, or raise sources.maxFileBytes in your own config.' },
+  FILE_NOT_FOUND: { category: 'not-found', hint: 'Check the path; includes are relative to the project folder.' },
 } as const satisfies Record<string, { category: ErrorCategory; hint: string }>;
 
 export type ErrorCode = keyof typeof errorCodes;

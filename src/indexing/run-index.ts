@@ -1,4 +1,5 @@
 import { classifyPaths } from '../sources/classify-paths.js';
+import { findSecret } from '../sources/secret-rules.js';
 import { readSourceFile, walkFolder } from '../sources/index.js';
 import { emptySkipCounts, type SkipCounts, type SourceFile } from '../sources/spec.js';
 import type { CatalogEntry, Store } from '../store/spec.js';
@@ -13,6 +14,8 @@ export interface RunIndexOptions extends Omit<IndexItemsContext, 'progress' | 'p
   respectGitignore: boolean;
   /** Folders never walked (the store, when it lives inside the root). */
   excludeAbsolutePaths: readonly string[];
+  /** Index secrets files and content too (the user's opt-in; default: skipped). */
+  indexSecrets?: boolean;
 }
 
 /** Brings the index of a folder up to date: walk, plan, index changed files, drop removed ones. */
@@ -24,6 +27,7 @@ export async function runIndex(options: RunIndexOptions): Promise<IndexSummary> 
     exclude: options.exclude,
     respectGitignore: options.respectGitignore,
     excludeAbsolutePaths: options.excludeAbsolutePaths,
+    ...(options.indexSecrets ? { indexSecrets: true } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });
   options.onProgress?.({ type: 'walk-finished', files: walk.files.length, skipped: walk.skipped });
@@ -31,8 +35,8 @@ export async function runIndex(options: RunIndexOptions): Promise<IndexSummary> 
   const catalog = await options.store.listCatalog();
   const plan = planChanges(walk.files, catalog, { chunker: options.chunker, embedder: options.embedderId });
   const toProcess: IndexItem[] = [
-    ...plan.add.map((file) => fileItem(file, options.maxFileBytes)),
-    ...plan.check.map(({ file, previous }) => ({ ...fileItem(file, options.maxFileBytes), previous })),
+    ...plan.add.map((file) => fileItem(file, options)),
+    ...plan.check.map(({ file, previous }) => ({ ...fileItem(file, options), previous })),
   ].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   options.onProgress?.({ type: 'plan-ready', toIndex: plan.add.length, toCheck: plan.check.length, unchanged: plan.unchanged.length, toRemove: plan.remove.length });
 
@@ -65,6 +69,7 @@ export async function indexPaths(options: RunIndexOptions & { paths: readonly st
     exclude: options.exclude,
     respectGitignore: options.respectGitignore,
     excludeAbsolutePaths: options.excludeAbsolutePaths,
+    ...(options.indexSecrets ? { indexSecrets: true } : {}),
   };
   const classified = await classifyPaths(walkOptions, options.paths);
   const walkWarnings = classified.warnings ?? [];
@@ -85,7 +90,7 @@ export async function indexPaths(options: RunIndexOptions & { paths: readonly st
   }
   const plan = planChanges(classified.files, [...catalog.values()], { chunker: options.chunker, embedder: options.embedderId });
   tally.unchanged += plan.unchanged.length;
-  const items: IndexItem[] = [...plan.add.map((file) => fileItem(file, options.maxFileBytes)), ...plan.check.map(({ file, previous }) => ({ ...fileItem(file, options.maxFileBytes), previous }))];
+  const items: IndexItem[] = [...plan.add.map((file) => fileItem(file, options)), ...plan.check.map(({ file, previous }) => ({ ...fileItem(file, options), previous }))];
   await indexItems(items, { ...options, pathIsContent: true, progress: { done: 0, total: items.length } }, tally);
   const counts = await options.store.counts();
   const summary = summarise(options, tally, skipped, counts, started, walkWarnings);
@@ -93,13 +98,18 @@ export async function indexPaths(options: RunIndexOptions & { paths: readonly st
   return summary;
 }
 
-function fileItem(file: SourceFile, maxFileBytes: number): IndexItem {
+function fileItem(file: SourceFile, options: { maxFileBytes: number; indexSecrets?: boolean }): IndexItem {
   return {
     path: file.path,
     language: file.language,
     size: file.size,
     mtimeMs: file.mtimeMs,
-    load: () => readSourceFile(file.absolutePath, maxFileBytes),
+    load: async () => {
+      const read = await readSourceFile(file.absolutePath, options.maxFileBytes);
+      // A whole file is withheld, not one chunk: a key's neighbours are often credentials too.
+      const secret = read.ok && !options.indexSecrets ? findSecret(read.text) : undefined;
+      return secret ? { ok: false, reason: 'secret-content', message: `${file.path}: holds what looks like a ${secret}` } : read;
+    },
   };
 }
 

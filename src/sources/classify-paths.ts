@@ -1,9 +1,11 @@
 import type { Stats } from 'node:fs';
-import { lstat, realpath, stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import { extname, join, sep } from 'node:path';
 import { alwaysExcludedDirectories, binaryExtensions } from './default-rules.js';
 import { collectIgnoreWarnings, isIgnored, readIgnoreLevel, type IgnoreLevel } from './ignore-stack.js';
 import { detectLanguage } from './language.js';
+import { isSecretPath } from './secret-rules.js';
+import { realTargetSkip } from './target-rules.js';
 import type { SkipReason, SourceFile, WalkOptions } from './spec.js';
 import { MAX_FOLDER_DEPTH, rootIgnoreLevels } from './walk-folder.js';
 
@@ -63,25 +65,28 @@ export async function classifyPaths(options: WalkOptions, paths: readonly string
       continue;
     }
     let stats: Stats;
+    let real: string;
     try {
-      stats = await lstat(absolute);
-      if (stats.isSymbolicLink()) {
-        const real = await realpath(absolute);
-        if (real !== rootReal && !real.startsWith(rootReal + sep)) {
-          drop('symlink-outside-root');
-          continue;
-        }
-        stats = await stat(absolute);
-      }
+      // Resolved whole, not just the last part: a linked folder on the way can lead out too.
+      stats = await stat(absolute);
+      real = await realpath(absolute);
     } catch {
       drop('missing');
       continue;
+    }
+    if (real !== join(rootReal, ...parts)) {
+      const targetSkip = realTargetSkip(real, stats.isDirectory(), { root: options.root, rootReal, excludeAbsolutePaths: excluded, ...(options.indexSecrets ? { indexSecrets: true } : {}) });
+      if (targetSkip) {
+        drop(targetSkip);
+        continue;
+      }
     }
     if (!stats.isFile()) {
       drop(stats.isDirectory() ? 'excluded-directory' : 'special-file');
       continue;
     }
     if (isIgnored(await levelsOf(parts.slice(0, -1).join('/')), path, false)) drop('ignored');
+    else if (!options.indexSecrets && isSecretPath(path)) drop('secret');
     else if (binaryExtensions.has(extname(path).toLowerCase())) drop('binary');
     else if (stats.size > options.maxFileBytes) drop('too-large');
     else result.files.push({ path, absolutePath: absolute, size: stats.size, mtimeMs: stats.mtimeMs, language: detectLanguage(path) });

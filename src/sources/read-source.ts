@@ -24,16 +24,21 @@ export async function readSourceFile(absolutePath: string, maxFileBytes: number)
   if (bytes.length > maxFileBytes) {
     return { ok: false, reason: 'too-large', message: `${absolutePath}: ${bytes.length} bytes exceeds the ${maxFileBytes}-byte limit` };
   }
+  const decoded = decodeSourceText(bytes);
+  if (!decoded) return { ok: false, reason: 'binary', message: `${absolutePath}: binary content` };
+  return { ok: true, text: decoded.text, bytes, invalidUtf8: decoded.invalidUtf8 };
+}
+
+/** The text of a file's bytes as indexing reads it, or undefined when the content looks binary. */
+export function decodeSourceText(bytes: Uint8Array): { text: string; invalidUtf8: boolean } | undefined {
   const utf16 = utf16Encoding(bytes);
-  if (utf16) {
-    return { ok: true, text: new TextDecoder(utf16).decode(bytes.subarray(2)), bytes, invalidUtf8: false };
-  }
-  if (looksBinary(bytes)) return { ok: false, reason: 'binary', message: `${absolutePath}: binary content` };
+  if (utf16) return { text: new TextDecoder(utf16).decode(bytes.subarray(2)), invalidUtf8: false };
+  if (looksBinary(bytes)) return undefined;
   const body = hasUtf8Bom(bytes) ? bytes.subarray(3) : bytes;
   try {
-    return { ok: true, text: strictUtf8.decode(body), bytes, invalidUtf8: false };
+    return { text: strictUtf8.decode(body), invalidUtf8: false };
   } catch {
-    return { ok: true, text: lenientUtf8.decode(body), bytes, invalidUtf8: true };
+    return { text: lenientUtf8.decode(body), invalidUtf8: true };
   }
 }
 

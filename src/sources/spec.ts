@@ -18,7 +18,9 @@ export type SkipReason =
   | 'symlink-loop' // a symlinked directory already visited on this path
   | 'special-file' // sockets, FIFOs, devices
   | 'chunk-error' // reading, chunking or preparing the file failed; the run went on without it
-  | 'too-deep'; // a folder nested deeper than the walk descends (bounds the cost of ignore matching)
+  | 'too-deep' // a folder nested deeper than the walk descends (bounds the cost of ignore matching)
+  | 'secret' // a conventional credentials file: .env, id_rsa, *.pem, .npmrc, … (src/sources/secret-rules.ts)
+  | 'secret-content'; // the text holds a private key or a high-confidence token format
 
 export const skipReasons: readonly SkipReason[] = [
   'ignored',
@@ -31,6 +33,8 @@ export const skipReasons: readonly SkipReason[] = [
   'special-file',
   'chunk-error',
   'too-deep',
+  'secret',
+  'secret-content',
 ];
 
 export type SkipCounts = Record<SkipReason, number>;
@@ -50,6 +54,8 @@ export interface WalkOptions {
   /** Absolute paths that are never walked (e.g. the store folder when it lies inside the root). */
   excludeAbsolutePaths?: readonly string[];
   signal?: AbortSignal;
+  /** Index conventional secrets files too (trusted opt-in only; default false: skipped as `secret`). */
+  indexSecrets?: boolean;
 }
 
 export interface WalkResult {
@@ -65,4 +71,4 @@ export interface WalkResult {
 /** The text of a file, or why it cannot be indexed. */
 export type ReadResult =
   | { ok: true; text: string; bytes: Uint8Array; invalidUtf8: boolean }
-  | { ok: false; reason: Extract<SkipReason, 'binary' | 'unreadable' | 'too-large'>; message: string };
+  | { ok: false; reason: Extract<SkipReason, 'binary' | 'unreadable' | 'too-large' | 'secret-content'>; message: string };

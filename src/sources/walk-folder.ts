@@ -5,6 +5,8 @@ import { LociError, throwIfAborted } from '../errors/index.js';
 import { alwaysExcludedDirectories, binaryExtensions, defaultIgnorePatterns } from './default-rules.js';
 import { collectIgnoreWarnings, isIgnored, matcherFromPatterns, readIgnoreFile, readIgnoreLevel, type IgnoreLevel, type IgnoreWarn } from './ignore-stack.js';
 import { detectLanguage } from './language.js';
+import { isSecretPath } from './secret-rules.js';
+import { realTargetSkip } from './target-rules.js';
 import { emptySkipCounts, type SkipReason, type SourceFile, type WalkOptions, type WalkResult } from './spec.js';
 
 const EXAMPLES_PER_REASON = 5;
@@ -91,6 +93,12 @@ export async function walkFolder(options: WalkOptions): Promise<WalkResult> {
         return;
       }
       isDirectory = stats.isDirectory();
+      // A link must not launder what the rules keep out (.git/config, the store, .env).
+      const targetSkip = realTargetSkip(real, isDirectory, { root: options.root, rootReal, excludeAbsolutePaths: [...excludedAbsolute], ...(options.indexSecrets ? { indexSecrets: true } : {}) });
+      if (targetSkip) {
+        skip(targetSkip, relative);
+        return;
+      }
       isFile = stats.isFile();
     }
     if (isDirectory) {
@@ -123,6 +131,10 @@ export async function walkFolder(options: WalkOptions): Promise<WalkResult> {
     }
     if (isIgnored(levels, relative, false)) {
       skip('ignored', relative);
+      return;
+    }
+    if (!options.indexSecrets && isSecretPath(relative)) {
+      skip('secret', relative);
       return;
     }
     if (binaryExtensions.has(extname(name).toLowerCase())) {

@@ -40,7 +40,7 @@ describe('loci context', () => {
     }
     const tooBig = await runLoci(['context', '/all', 'everything', '--root', repo, '--max-tokens', '500'], { cwd: workspace });
     expect(tooBig.code).toBe(2);
-    expect(tooBig.stderr).toMatch(/\/all \*\* matches \d+ files of \d+ tokens/);
+    expect(tooBig.stderr).toMatch(/\/all \*\* matches \d+ files of (more than )?\d+ tokens/);
   });
 });
 

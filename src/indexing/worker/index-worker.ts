@@ -62,6 +62,7 @@ async function run(): Promise<IndexSummary> {
       exclude: job.config.sources.exclude,
       respectGitignore: job.config.sources.respectGitignore,
       excludeAbsolutePaths: job.excludeAbsolutePaths,
+      indexSecrets: job.config.sources.indexSecrets,
       signal: controller.signal,
       onProgress,
     };

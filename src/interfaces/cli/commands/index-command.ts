@@ -16,7 +16,8 @@ export function registerIndexCommand(program: Command, io: CliIo): void {
     .option('--embedder <id>', 'embedder id, or "none" for a lexical-only index')
     .option('--config <file>', 'config file (default <dir>/loci.config.json)')
     .option('--json', 'print the summary as JSON')
-    .action(async (dir: string | undefined, flags: { store?: string; embedder?: string; config?: string; json?: boolean }) => {
+    .option('--include-secrets', 'also index secrets files (.env, id_rsa, *.pem, …) and files holding keys or tokens, skipped by default')
+    .action(async (dir: string | undefined, flags: { store?: string; embedder?: string; config?: string; json?: boolean; includeSecrets?: boolean }) => {
       let root: string;
       if (dir && isRemoteSource(dir)) {
         // Which hosts get the git token is the user's choice: the clone's own config is not read yet.
@@ -31,6 +32,7 @@ export function registerIndexCommand(program: Command, io: CliIo): void {
         [
           { path: 'store', flag: '--store', value: flags.store },
           { path: 'embedder', flag: '--embedder', value: flags.embedder },
+          { path: 'sources.indexSecrets', flag: '--include-secrets', value: flags.includeSecrets },
         ],
         flags.config,
       );
