@@ -36,6 +36,11 @@ describe('a folder config (untrusted)', () => {
     expect(loci.hint).toContain('trustFolderConfig');
   });
 
+  it('may not turn secret indexing on, but may tune the role priors', () => {
+    expect(refusedPaths({ sources: { indexSecrets: true } })).toEqual(['sources.indexSecrets']);
+    expect(refusedPaths({ search: { rolePenalties: { docs: 0 }, testSubjectShare: 0.2, definitionsFirst: false } })).toEqual([]);
+  });
+
   it('may set local keys: ignore rules, chunking, ranking and memory weights', () => {
     write({ embedder: 'none', sources: { exclude: ['gen/**'], maxFileBytes: 2_000_000 }, chunking: { tokenBudget: 300 }, search: { topK: 3, mode: 'lexical', ranker: 'none', weights: { lexical: 2 } }, memory: { topK: 9, weights: { recency: 0.3 } } });
     const config = loadConfig({ folder: root });
