@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -7,6 +6,7 @@ import { createLoci, type Loci } from '../../src/index.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { cliPath, runLoci } from '../support/run-cli.js';
+import { startServer } from '../support/serve.js';
 
 /**
  * A repository where tests talk about the code more than the code does: every test repeats
@@ -192,20 +192,8 @@ describe('code search: scores and roots', () => {
 describe('code search over HTTP and MCP', () => {
   it('HTTP: /v1/search takes roles, /v1/symbols finds definitions', async () => {
     const token = 'code-search-test-token-0123456789';
-    const server = spawn(process.execPath, [cliPath, 'serve', '--root', repo, '--port', '0', '--token', token], { cwd: workspace, env: { PATH: process.env.PATH ?? '' } });
+    const { process: server, base } = await startServer(['--root', repo, '--token', token], { cwd: workspace });
     try {
-      const base = await new Promise<string>((resolve, reject) => {
-        let seen = '';
-        const timer = setTimeout(() => reject(new Error(`server did not start: ${seen}`)), 20_000);
-        server.stderr?.on('data', (chunk: Buffer) => {
-          seen += chunk.toString();
-          const match = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(seen);
-          if (match) {
-            clearTimeout(timer);
-            resolve(match[1] as string);
-          }
-        });
-      });
       const post = async (path: string, body: unknown) =>
         (await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) })).json();
       const tests = await post('/v1/search', { query: 'compose middleware chain', roles: ['test'], topK: 5 });

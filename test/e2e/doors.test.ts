@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -8,6 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliPath, runLoci } from '../support/run-cli.js';
+import { startServer } from '../support/serve.js';
 import { writeSampleRepo } from '../support/sample-repo.js';
 
 let workspace: string;
@@ -22,19 +23,7 @@ beforeAll(async () => {
   await mkdir(repo);
   await writeSampleRepo(repo);
   expect((await runLoci(['index', repo], { cwd: workspace })).code).toBe(0);
-  server = spawn(process.execPath, [cliPath, 'serve', '--root', repo, '--port', '0', '--token', token, '--max-body', '4096'], { cwd: workspace, env: { PATH: process.env.PATH ?? '' } });
-  base = await new Promise<string>((resolve, reject) => {
-    let seen = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${seen}`)), 20_000);
-    server.stderr?.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      const match = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(seen);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1] as string);
-      }
-    });
-  });
+  ({ process: server, base } = await startServer(['--root', repo, '--token', token, '--max-body', '4096'], { cwd: workspace }));
 });
 
 afterAll(async () => {

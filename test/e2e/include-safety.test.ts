@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +7,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { markers, writeHostileTree, type HostileTree } from '../../src/sources/test-support/hostile-tree.js';
 import { cliPath, runLoci } from '../support/run-cli.js';
+import { startServer } from '../support/serve.js';
 
 // Every door that takes an include (CLI @path, HTTP include, MCP get_context) against a folder
 // built as an attacker would; and what indexing keeps out of search by default.
@@ -20,19 +21,7 @@ beforeAll(async () => {
   tree = await writeHostileTree(await mkdtemp(join(tmpdir(), 'loci-e2e-include-')));
   const indexed = await runLoci(['index', tree.repo, '--embedder', 'none', '--json'], { cwd: tree.workspace });
   expect(indexed.code, indexed.stderr).toBe(0);
-  server = spawn(process.execPath, [cliPath, 'serve', '--root', tree.repo, '--port', '0', '--token', token], { cwd: tree.workspace, env: { PATH: process.env.PATH ?? '' } });
-  base = await new Promise<string>((resolve, reject) => {
-    let seen = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${seen}`)), 20_000);
-    server.stderr?.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      const match = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(seen);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1] as string);
-      }
-    });
-  });
+  ({ process: server, base } = await startServer(['--root', tree.repo, '--token', token], { cwd: tree.workspace }));
 });
 
 afterAll(async () => {

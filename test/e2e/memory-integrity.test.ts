@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLoci } from '../../src/engine/create-loci.js';
 import type { MemoryRecord } from '../../src/memory/spec.js';
 import { cliPath, runLoci } from '../support/run-cli.js';
+import { startServer } from '../support/serve.js';
 
 // Memory integrity through the doors a user or an agent reaches: the built CLI, the HTTP
 // API and the MCP server (issue 19, scope 6).
@@ -89,19 +90,7 @@ describe('HTTP', () => {
   const token = 'memory-integrity-token-0123456789abcdef';
 
   beforeAll(async () => {
-    server = spawn(process.execPath, [cliPath, 'serve', '--root', repo, '--port', '0', '--token', token], { cwd: workspace, env: { PATH: process.env.PATH ?? '', HOME: workspace } });
-    base = await new Promise<string>((resolve, reject) => {
-      let seen = '';
-      const timer = setTimeout(() => reject(new Error(`server did not start: ${seen}`)), 20_000);
-      server.stderr?.on('data', (chunk: Buffer) => {
-        seen += chunk.toString();
-        const match = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(seen);
-        if (match) {
-          clearTimeout(timer);
-          resolve(match[1] as string);
-        }
-      });
-    });
+    ({ process: server, base } = await startServer(['--root', repo, '--token', token], { cwd: workspace, env: { HOME: workspace } }));
   });
 
   afterAll(() => {

@@ -1,0 +1,30 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { cliPath } from './run-cli.js';
+
+export interface RunningServer {
+  process: ChildProcess;
+  /** http://127.0.0.1:PORT, as the server announced it. */
+  base: string;
+}
+
+/** Starts `loci serve ARGS` (port 0 = any free one) and resolves once it says where it listens. */
+export async function startServer(args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<RunningServer> {
+  const child = spawn(process.execPath, [cliPath, 'serve', '--port', '0', ...args], { cwd: options.cwd, env: { PATH: process.env.PATH ?? '', ...options.env } });
+  const base = await new Promise<string>((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${seen}`)), 20_000);
+    child.stderr?.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      const match = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(seen);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1] as string);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code} before listening: ${seen}`));
+    });
+  });
+  return { process: child, base };
+}
