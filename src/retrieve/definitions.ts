@@ -50,7 +50,8 @@ export function definitionMatch(symbols: readonly string[], query: NameQuery): n
   return best;
 }
 
-const roleOrder: Record<FileRole, number> = { implementation: 0, generated: 1, config: 2, docs: 3, example: 4, test: 5, fixture: 6, lock: 7 };
+/** Which roles' definitions come first when a name is defined in several places. */
+export const ROLE_ORDER: Readonly<Record<FileRole, number>> = { implementation: 0, generated: 1, config: 2, docs: 3, example: 4, test: 5, fixture: 6, lock: 7 };
 
 /**
  * Puts the chunks that define the named symbol first — implementation before tests and
@@ -74,7 +75,7 @@ export function definitionsFirst(
       return;
     }
     if (!fileOrder.has(candidate.path)) fileOrder.set(candidate.path, fileOrder.size);
-    definitions.push({ candidate, match, role: roleOrder[roles.get(candidate.path) ?? 'implementation'], fileOrder: fileOrder.get(candidate.path) as number, line: record.startLine });
+    definitions.push({ candidate, match, role: ROLE_ORDER[roles.get(candidate.path) ?? 'implementation'], fileOrder: fileOrder.get(candidate.path) as number, line: record.startLine });
   });
   if (definitions.length === 0) return candidates;
   // Files in ranked order; inside a file the first declaration first (an overload's signature

@@ -1,9 +1,10 @@
 import { LociError } from '../errors/index.js';
 import type { Store } from '../store/spec.js';
 import { buildFilter } from './build-filter.js';
-import { definitionMatch, nameQuery } from './definitions.js';
+import { definitionMatch, nameQuery, ROLE_ORDER } from './definitions.js';
 import { parseRoles, pathsWithRoles } from './role-filter.js';
 import { rolesOf } from './role-priors.js';
+import { resultOfRecord } from './search.js';
 import type { SearchResponse, SearchResult } from './search-types.js';
 
 export interface FindSymbolOptions {
@@ -14,7 +15,6 @@ export interface FindSymbolOptions {
   excludeRoles?: string[];
 }
 
-const roleOrder = ['implementation', 'generated', 'config', 'docs', 'example', 'test', 'fixture', 'lock'];
 const MAX_DEFINITIONS = 1_000;
 
 /**
@@ -41,22 +41,10 @@ export async function findSymbolDefinitions(store: Store, name: string, options:
   const matched = records
     .map((record) => ({ record, match: definitionMatch(record.symbols, named), role: roles.get(record.path) ?? 'implementation' }))
     .filter(({ match }) => match > 0)
-    .sort((a, b) => roleOrder.indexOf(a.role) - roleOrder.indexOf(b.role) || b.match - a.match || (a.record.path < b.record.path ? -1 : a.record.path > b.record.path ? 1 : a.record.startLine - b.record.startLine));
+    .sort((a, b) => ROLE_ORDER[a.role] - ROLE_ORDER[b.role] || b.match - a.match || (a.record.path < b.record.path ? -1 : a.record.path > b.record.path ? 1 : a.record.startLine - b.record.startLine));
   const results: SearchResult[] = matched.slice(0, topK).map(({ record, match, role }) => {
-    const result: SearchResult = {
-      path: record.path,
-      startLine: record.startLine,
-      endLine: record.endLine,
-      language: record.language,
-      kind: record.kind,
-      headingPath: record.headingPath,
-      text: record.text,
-      score: Number((match / 3).toFixed(4)),
-      signals: { mention: 1 },
-      chunkId: record.chunkId,
-      role,
-      symbols: record.symbols,
-    };
+    const result = resultOfRecord(record, Number((match / 3).toFixed(4)), { mention: 1 });
+    result.role = role;
     const defined = record.symbols.find((symbol) => definitionMatch([symbol], named) === match);
     if (defined) result.symbol = defined;
     return result;

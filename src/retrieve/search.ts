@@ -185,6 +185,14 @@ export async function searchIndex(context: SearchContext, query: string, options
 }
 
 function toResult(record: ChunkRecord, candidate: FusionCandidate, explain: boolean): SearchResult {
+  const result = resultOfRecord(record, candidate.score, candidate.signals);
+  if (explain) result.explanation = candidate.contributions;
+  if (explain && candidate.adjustments) result.adjustments = candidate.adjustments;
+  return result;
+}
+
+/** A stored chunk as a search result with the given score (no explanation). */
+export function resultOfRecord(record: ChunkRecord, score: number, signals: SearchResult['signals']): SearchResult {
   const result: SearchResult = {
     path: record.path,
     startLine: record.startLine,
@@ -193,14 +201,12 @@ function toResult(record: ChunkRecord, candidate: FusionCandidate, explain: bool
     kind: record.kind,
     headingPath: record.headingPath,
     text: record.text,
-    score: candidate.score,
-    signals: candidate.signals,
+    score,
+    signals,
     chunkId: record.chunkId,
   };
   if (record.symbol) result.symbol = record.symbol;
   if (record.symbols.length > 0) result.symbols = record.symbols;
-  if (explain) result.explanation = candidate.contributions;
-  if (explain && candidate.adjustments) result.adjustments = candidate.adjustments;
   return result;
 }
 
