@@ -8,7 +8,6 @@ import type { LociConfig } from '../config/schema.js';
 import { registerBuiltInEmbedders } from '../embed/providers.js';
 import { resolveEmbedder } from '../embed/registry.js';
 import { embedderIdOf, type EmbeddingModel } from '../embed/spec.js';
-import { LociError } from '../errors/index.js';
 import type { IndexProgressListener, IndexSummary } from '../indexing/events.js';
 import { indexDocuments, type LociDocument } from '../indexing/index-documents.js';
 import { indexFolder, LAST_RUN_STATE } from '../indexing/index-folder.js';
@@ -17,12 +16,13 @@ import type { WorkerJob } from '../indexing/worker/protocol.js';
 import { runInWorker, workerAvailable } from '../indexing/worker/run-in-worker.js';
 import { markStale } from './stale.js';
 import { watchEngine, type LociWatcher, type WatchOptions } from './watch.js';
+import { EMBEDDER_SPEC_STATE, recordedSearchModel } from './search-model.js';
 import { findSymbolDefinitions, type FindSymbolOptions } from '../retrieve/find-symbol.js';
 import { checkQuery } from '../retrieve/query-limits.js';
 import { searchIndex, storeRetriever, type Retriever } from '../retrieve/search.js';
 import { WarmIndex } from '../retrieve/warm/warm-index.js';
 import type { SearchOptions, SearchResponse } from '../retrieve/search-types.js';
-import { describeLocation, openStore, resolveStoreLocation, type StoreLocation } from '../store/location.js';
+import { describeLocation, openStore, resolveStoreLocation, storeFilePaths, type StoreLocation } from '../store/location.js';
 import type { Store } from '../store/spec.js';
 import { Memory } from '../memory/memory.js';
 import { collectStatus } from './collect-status.js';
@@ -42,23 +42,12 @@ function pickRun(options: RunOptions): { signal?: AbortSignal; onProgress?: Inde
 /** Watcher batches of at least this many paths are indexed on the worker thread. */
 const WORKER_MIN_PATHS = 64;
 const MEMORY_DATABASE = 'memory.db';
-const EMBEDDER_SPEC_STATE = 'embedder-spec';
 
 export function createLoci(options: CreateLociOptions): Loci {
   const root = resolve(options.root);
   const config = resolveConfig([{ origin: 'createLoci options', values: (options.config ?? {}) as Record<string, unknown> }]);
   const location = resolveStoreLocation(root, options.store ?? config.store);
   return new LociEngine(root, config, location, options);
-}
-
-/**
- * A store usually lives inside the folder (`.loci/`), so the embedder spec it records is
- * folder content: it may name a remote provider or a model path only when the caller's own
- * config names the same spec. Local servers get their URL and key from the caller's config.
- */
-function storedSpecUsable(spec: string, configured: string): boolean {
-  if (spec === configured || spec === 'none' || spec === 'static' || spec === 'static:loci-static-v1') return true;
-  return /^(ollama|docker|lmstudio|openai-compatible):/.test(spec);
 }
 
 class LociEngine implements Loci {
@@ -136,7 +125,7 @@ class LociEngine implements Loci {
       maxFileBytes: this.config.sources.maxFileBytes,
       exclude: this.config.sources.exclude,
       respectGitignore: this.config.sources.respectGitignore,
-      excludeAbsolutePaths: this.storePaths(),
+      excludeAbsolutePaths: storeFilePaths(this.location, this.root, MEMORY_DATABASE),
       indexSecrets: this.config.sources.indexSecrets,
     };
   }
@@ -154,7 +143,7 @@ class LociEngine implements Loci {
       embedder: spec,
       config: this.config,
       env: { ...(this.options.env ?? {}) },
-      excludeAbsolutePaths: this.storePaths(),
+      excludeAbsolutePaths: storeFilePaths(this.location, this.root, MEMORY_DATABASE),
       progressive: options.progressive,
       niceness: this.config.indexing.workerNiceness,
       ...(options.paths ? { paths: options.paths } : {}),
@@ -172,7 +161,7 @@ class LociEngine implements Loci {
   }
 
   watch(watchOptions: WatchOptions = {}): Promise<LociWatcher> {
-    return watchEngine(this, this.storePaths(), watchOptions);
+    return watchEngine(this, storeFilePaths(this.location, this.root, MEMORY_DATABASE), watchOptions);
   }
 
   async indexDocuments(documents: readonly LociDocument[], runOptions: RunOptions & { prune?: boolean } = {}): Promise<IndexSummary> {
@@ -233,7 +222,7 @@ class LociEngine implements Loci {
       root: this.root,
       store,
       config: this.config,
-      excludeAbsolutePaths: this.storePaths(),
+      excludeAbsolutePaths: storeFilePaths(this.location, this.root, MEMORY_DATABASE),
       lastRun: lastRun ? (JSON.parse(lastRun) as IndexStatus['lastRun']) : undefined,
       checkChanges: statusOptions.checkChanges ?? true,
       ...(statusOptions.signal ? { signal: statusOptions.signal } : {}),
@@ -319,7 +308,7 @@ class LociEngine implements Loci {
       maxFileBytes: this.config.sources.maxFileBytes,
       exclude: this.config.sources.exclude,
       respectGitignore: this.config.sources.respectGitignore,
-      excludeAbsolutePaths: this.storePaths(),
+      excludeAbsolutePaths: storeFilePaths(this.location, this.root, MEMORY_DATABASE),
       indexSecrets: this.config.sources.indexSecrets,
       ...(options.budgetBytes !== undefined ? { budgetBytes: options.budgetBytes } : {}),
     });
@@ -392,34 +381,13 @@ class LociEngine implements Loci {
     if (embedderId === 'none') return undefined;
     if (this.searchModel?.model && embedderIdOf(this.searchModel.model) === embedderId) return this.searchModel.model;
     if (typeof this.options.embedder === 'object' && embedderIdOf(this.options.embedder) === embedderId) return this.options.embedder;
-    const spec = (await store.readState(EMBEDDER_SPEC_STATE)) ?? 'none';
     const configured = typeof this.options.embedder === 'string' ? this.options.embedder : this.config.embedder;
-    if (!storedSpecUsable(spec, configured)) {
-      throw new LociError('CONFIG_UNTRUSTED', `The index records the embedder "${spec}", which your own config does not name; it would send your queries off this machine or load a model from a path.`, {
-        hint: `If you built this index, name the embedder in your own config: LOCI_EMBEDDER=${spec}, "embedder" in your user config, or loci trust for the folder's config. Otherwise re-index with loci index.`,
-        details: { spec, configured },
-      });
-    }
-    const model = await resolveEmbedder(spec, this.factoryContext());
-    if (!model || embedderIdOf(model) !== embedderId) {
-      throw new LociError('EMBEDDER_MISMATCH', `The index was built with ${embedderId}, which cannot be recreated from "${spec}" here.`, {
-        details: { embedderId, spec },
-      });
-    }
+    const { spec, model } = await recordedSearchModel(store, embedderId, configured, this.factoryContext());
     this.searchModel = { spec, model };
     return model;
   }
 
   private factoryContext() {
     return { config: this.config, env: this.options.env ?? {} };
-  }
-
-  /** Paths of the store that the walker must never index. */
-  private storePaths(): string[] {
-    if (this.location.kind !== 'sqlite') return [];
-    const { file, folder } = this.location;
-    const memory = join(folder, MEMORY_DATABASE);
-    if (folder === this.root) return [file, memory].flatMap((path) => [path, `${path}-wal`, `${path}-shm`, `${path}-journal`]);
-    return [folder, file, `${file}-wal`, `${file}-shm`, `${file}-journal`];
   }
 }

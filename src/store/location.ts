@@ -44,3 +44,12 @@ export function describeLocation(location: StoreLocation): string {
     return 'postgres://(unparseable URL)';
   }
 }
+
+/** The files of a SQLite store (with its memory database) that indexing a root must never read. */
+export function storeFilePaths(location: StoreLocation, root: string, memoryDatabase: string): string[] {
+  if (location.kind !== 'sqlite') return [];
+  const { file, folder } = location;
+  const memory = join(folder, memoryDatabase);
+  if (folder === root) return [file, memory].flatMap((path) => [path, `${path}-wal`, `${path}-shm`, `${path}-journal`]);
+  return [folder, file, `${file}-wal`, `${file}-shm`, `${file}-journal`];
+}
