@@ -5,6 +5,7 @@ import { WarmIndex } from '../retrieve/warm/warm-index.js';
 import { KnowledgeStores } from './knowledge.js';
 import { namespacePrefix, normalizeNamespace } from './namespace.js';
 import { recall as recallRecords } from './recall.js';
+import { ContextWindow } from './context-window.js';
 import { RecordStore } from './record-store.js';
 import { textsAgree } from './agreement.js';
 import { idConflict, keepVersion } from './integrity.js';
@@ -43,11 +44,12 @@ export class Memory {
   readonly records: RecordStore;
   readonly knowledge: KnowledgeStores;
   private warm: WarmIndex | undefined;
-  private readonly tails = new Map<string, string[]>();
+  private readonly contextWindow: ContextWindow;
 
   constructor(private readonly context: MemoryContext) {
     this.records = new RecordStore(context.store, context.model);
     this.knowledge = new KnowledgeStores(this, context.config);
+    this.contextWindow = new ContextWindow(context.config.contextWindow, context.store, this.records);
   }
 
   /** Adds one record; a note or knowledge record near-identical to one in its namespace is merged into it. */
@@ -76,9 +78,9 @@ export class Memory {
       if (holders.length > 0) throw idConflict(record.id, holders);
     }
     const result = options.dedupe === false ? records : await this.mergeDuplicates(records, options.signal);
-    await this.attachContext(result);
+    await this.contextWindow.attach(result);
     await this.records.write(result, options);
-    for (const record of result) this.remember(record);
+    for (const record of result) this.contextWindow.remember(record);
     return result;
   }
 
@@ -348,43 +350,6 @@ export class Memory {
       result.push(record);
     }
     return result;
-  }
-
-  /**
-   * Gives each new turn, note or interaction the text of the records just before it in its
-   * namespace as context (config memory.contextWindow): a reply is then found by the words
-   * of the message it answers. Measured on LoCoMo: Recall@10 0.66 → 0.79 with two.
-   */
-  private async attachContext(records: MemoryRecord[]): Promise<void> {
-    const window = this.context.config.contextWindow;
-    if (window === 0) return;
-    for (const record of records) {
-      if (record.kind === 'knowledge' || record.context !== undefined || record.mergedCount > 0) continue;
-      const tail = await this.tailOf(record.namespace);
-      if (tail.length > 0) record.context = tail.join('\n').slice(-4000);
-      this.remember(record);
-    }
-  }
-
-  /** The latest record texts of a namespace, loaded once per process and then kept up to date. */
-  private async tailOf(namespace: string): Promise<string[]> {
-    let tail = this.tails.get(namespace);
-    if (!tail) {
-      tail = [];
-      if ((await this.context.store.countCatalog(namespacePrefix(namespace))) > 0) {
-        const latest = (await this.records.list({ namespaces: [namespace] })).filter((record) => record.kind !== 'knowledge');
-        tail = latest.slice(-this.context.config.contextWindow).map((record) => record.text);
-      }
-      this.tails.set(namespace, tail);
-    }
-    return tail;
-  }
-
-  private remember(record: MemoryRecord): void {
-    const tail = this.tails.get(record.namespace);
-    if (!tail || record.kind === 'knowledge' || tail.at(-1) === record.text) return;
-    tail.push(record.text);
-    if (tail.length > this.context.config.contextWindow) tail.shift();
   }
 
   /**
