@@ -76,3 +76,15 @@ describe('role prior defaults', () => {
     expect(config.search.testSubjectShare).toBe(DEFAULT_SUBJECT_SHARE);
   });
 });
+
+describe('isCommentOnly', () => {
+  it('tells a doc-comment piece from code', async () => {
+    const { isCommentOnly } = await import('./definitions.js');
+    expect(isCommentOnly('/// Map the request with state.\n///\n/// # Example\n')).toBe(true);
+    expect(isCommentOnly('/**\n * Check if the given type is acceptable.\n */\n')).toBe(true);
+    expect(isCommentOnly('# helper\n# more\n')).toBe(true);
+    expect(isCommentOnly('/// docs\npub fn map_request_with_state() {}\n')).toBe(false);
+    expect(isCommentOnly('#[derive(Debug)]\nstruct A;\n')).toBe(false);
+    expect(isCommentOnly('\n\n')).toBe(false);
+  });
+});

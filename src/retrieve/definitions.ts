@@ -64,7 +64,7 @@ export function definitionsFirst(
   roles: Map<string, FileRole>,
   query: NameQuery,
 ): FusionCandidate[] {
-  const definitions: Array<{ candidate: FusionCandidate; match: number; role: number; fileOrder: number; line: number }> = [];
+  const definitions: Array<{ candidate: FusionCandidate; match: number; role: number; fileOrder: number; commentOnly: number; line: number }> = [];
   const rest: FusionCandidate[] = [];
   const fileOrder = new Map<string, number>();
   candidates.forEach((candidate) => {
@@ -75,12 +75,20 @@ export function definitionsFirst(
       return;
     }
     if (!fileOrder.has(candidate.path)) fileOrder.set(candidate.path, fileOrder.size);
-    definitions.push({ candidate, match, role: ROLE_ORDER[roles.get(candidate.path) ?? 'implementation'], fileOrder: fileOrder.get(candidate.path) as number, line: record.startLine });
+    definitions.push({
+      candidate,
+      match,
+      role: ROLE_ORDER[roles.get(candidate.path) ?? 'implementation'],
+      fileOrder: fileOrder.get(candidate.path) as number,
+      commentOnly: isCommentOnly(record.text) ? 1 : 0,
+      line: record.startLine,
+    });
   });
   if (definitions.length === 0) return candidates;
   // Files in ranked order; inside a file the first declaration first (an overload's signature
-  // and its doc comment come before the body).
-  definitions.sort((a, b) => a.role - b.role || b.match - a.match || a.fileOrder - b.fileOrder || a.line - b.line);
+  // and its doc comment come before the body), but a piece that is only the doc comment of a
+  // definition split by the budget comes after the piece holding its code.
+  definitions.sort((a, b) => a.role - b.role || b.match - a.match || a.fileOrder - b.fileOrder || a.commentOnly - b.commentOnly || a.line - b.line);
   const top = rest.length > 0 ? Math.max(...rest.map((candidate) => candidate.score)) : 0;
   // Scores stay in order: definitions share the room between the best other result and
   // the top of the scale (1, or the best score when that is higher), evenly, best first.
@@ -92,4 +100,18 @@ export function definitionsFirst(
     adjustments: { ...candidate.adjustments, definition: match },
   }));
   return [...lifted, ...rest];
+}
+
+// Comment lines in the languages the code chunker reads: //, ///, /* … */ and its * lines, #.
+const commentLine = /^\s*(\/\/|\/\*|\*|#(?![[!]))/;
+
+/** Whether every non-blank line of a chunk is a comment (the doc-comment piece of a split definition). */
+export function isCommentOnly(text: string): boolean {
+  let any = false;
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    if (!commentLine.test(line)) return false;
+    any = true;
+  }
+  return any;
 }

@@ -15,6 +15,8 @@ interface Segment {
 
 interface Definition {
   name: string;
+  /** Other names the same definition is bound to (`res.set = res.header = function…`). */
+  aliases: string[];
   body: Node | undefined;
 }
 
@@ -39,7 +41,7 @@ interface Context {
  */
 export const codeChunker: Chunker = {
   id: 'tree-sitter',
-  version: 2,
+  version: 3,
   supports: (language) => specFor(language) !== undefined,
   async chunk(input: ChunkInput): Promise<ChunkDraft[]> {
     const spec = specFor(input.language);
@@ -115,7 +117,7 @@ function definitionOf(node: Node, spec: LanguageSpec): Definition | undefined {
   if (!spec.definitions.has(inner.type)) return undefined;
   const name = spec.nameOf ? spec.nameOf(inner) : inner.childForFieldName('name')?.text;
   if (!name) return undefined;
-  return { name, body: inner.childForFieldName('body') ?? undefined };
+  return { name, aliases: spec.aliasesOf?.(inner) ?? [], body: inner.childForFieldName('body') ?? undefined };
 }
 
 function collectSymbols(node: Node, qualifier: string[], spec: LanguageSpec, out: string[], depth = 0): void {
@@ -123,6 +125,7 @@ function collectSymbols(node: Node, qualifier: string[], spec: LanguageSpec, out
   if (!definition) return;
   const qualified = [...qualifier, definition.name].join('.');
   out.push(qualified);
+  for (const alias of definition.aliases) out.push([...qualifier, alias].join('.'));
   if (!definition.body || depth > 4) return;
   for (const child of definition.body.namedChildren) if (child) collectSymbols(child, [...qualifier, definition.name], spec, out, depth + 1);
 }

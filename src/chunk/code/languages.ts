@@ -9,6 +9,8 @@ export interface LanguageSpec {
   unwrap?: (node: Node) => Node | undefined;
   /** The definition's name, when the `name` field is not it. */
   nameOf?: (node: Node) => string | undefined;
+  /** More names bound to the same definition (chained assignments). */
+  aliasesOf?: (node: Node) => string[];
 }
 
 const functionValues = new Set(['arrow_function', 'function_expression', 'function', 'generator_function', 'class']);
@@ -32,11 +34,32 @@ function holdsFunction(value: Node | null): boolean {
  * CommonJS modules define their API by assignment. Named by the target, without `exports.`
  * and `.prototype`; `module.exports = …` names nothing.
  */
-function assignmentName(node: Node): string | undefined {
-  const left = node.childForFieldName('left');
-  if (!left || (left.type !== 'member_expression' && left.type !== 'identifier') || !holdsFunction(node.childForFieldName('right'))) return undefined;
+function assignmentTarget(left: Node | null): string | undefined {
+  if (!left || (left.type !== 'member_expression' && left.type !== 'identifier')) return undefined;
   const name = left.text.replace(/^(module\.)?exports\./, '').replace(/\.prototype\./g, '.');
   return name === 'module.exports' || name === 'exports' || /\s|\[/.test(name) ? undefined : name;
+}
+
+/** The targets of `a = b = c = value`, outermost first, and the value they all receive. */
+function assignmentChain(node: Node): { targets: Array<string | undefined>; value: Node | null } {
+  const targets: Array<string | undefined> = [];
+  let current: Node | null = node;
+  for (let depth = 0; current?.type === 'assignment_expression' && depth < 16; depth++) {
+    targets.push(assignmentTarget(current.childForFieldName('left')));
+    current = current.childForFieldName('right');
+  }
+  return { targets, value: current };
+}
+
+function assignmentName(node: Node): string | undefined {
+  const { targets, value } = assignmentChain(node);
+  return holdsFunction(value) ? targets[0] : undefined;
+}
+
+function assignmentAliases(node: Node): string[] {
+  if (node.type !== 'assignment_expression') return [];
+  const { targets, value } = assignmentChain(node);
+  return holdsFunction(value) ? targets.slice(1).filter((name): name is string => name !== undefined) : [];
 }
 
 function javascriptName(node: Node): string | undefined {
@@ -76,6 +99,7 @@ const javascript: LanguageSpec = {
     return undefined;
   },
   nameOf: javascriptName,
+  aliasesOf: assignmentAliases,
 };
 
 function stripGenerics(text: string): string {

@@ -55,8 +55,9 @@ describe('symbols: CommonJS assignments', () => {
       'module.exports = createApplication;',
       'count = 1;',
       "res.locals = Object.create(null);",
+      'res.set = res.header = function header(field, value) { return this };',
     ].join('\n');
     const symbols = await symbolsOf('javascript', text);
-    expect(symbols).toEqual(['res.send', 'parse', 'compile', 'Router.route']);
+    expect(symbols).toEqual(['res.send', 'parse', 'compile', 'Router.route', 'res.set', 'res.header']);
   });
 });
