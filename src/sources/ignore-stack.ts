@@ -1,7 +1,7 @@
-import { constants } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
+import { openNoFollow, readRegularFile } from './bounded-read.js';
 import { budgetPatterns } from './ignore-patterns.js';
 
 /** Ignore files larger than this are not read; their rules are not applied, and that is reported. */
@@ -85,7 +85,7 @@ export function matcherFromPatterns(patterns: readonly string[], label = 'patter
 export async function readIgnoreFile(path: string, label: string, warn: IgnoreWarn = () => undefined): Promise<string | undefined> {
   let handle: FileHandle;
   try {
-    handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0));
+    handle = await openNoFollow(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined; // no ignore file here: no rules
@@ -94,28 +94,16 @@ export async function readIgnoreFile(path: string, label: string, warn: IgnoreWa
     return undefined;
   }
   try {
-    const stats = await handle.stat();
-    if (!stats.isFile()) {
-      warn(`${label} not read (not a regular file: a folder, FIFO, device or socket); its rules are not applied.`);
-      return undefined;
-    }
-    if (stats.size > MAX_IGNORE_FILE_BYTES) {
-      warn(`${label} not read (${stats.size} bytes, over the ${MAX_IGNORE_FILE_BYTES}-byte limit); its rules are not applied.`);
-      return undefined;
-    }
-    // One byte more than the size seen: a file that grows while it is read is refused, not read on.
-    const buffer = Buffer.alloc(stats.size + 1);
-    let length = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
-      if (bytesRead === 0) break;
-      length += bytesRead;
-      if (length === buffer.length) {
-        warn(`${label} not read (it changed while being read); its rules are not applied.`);
-        return undefined;
-      }
-    }
-    return buffer.toString('utf8', 0, length);
+    const read = await readRegularFile(handle, MAX_IGNORE_FILE_BYTES);
+    if (read.ok) return read.bytes.toString('utf8');
+    const why =
+      read.reason === 'special-file'
+        ? 'not a regular file: a folder, FIFO, device or socket'
+        : read.reason === 'too-large'
+          ? `${read.size} bytes, over the ${MAX_IGNORE_FILE_BYTES}-byte limit`
+          : 'it changed while being read';
+    warn(`${label} not read (${why}); its rules are not applied.`);
+    return undefined;
   } catch (error) {
     warn(`${label} not read (${(error as NodeJS.ErrnoException).code ?? 'error'}); its rules are not applied.`);
     return undefined;

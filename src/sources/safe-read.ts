@@ -1,7 +1,7 @@
-import { constants } from 'node:fs';
-import { open, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
+import { readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
 import { isAbsolute, join, posix, resolve } from 'node:path';
 import { LociError, throwIfAborted } from '../errors/index.js';
+import { openNoFollow, readRegularFile } from './bounded-read.js';
 import { classifyPaths } from './classify-paths.js';
 import { decodeSourceText } from './read-source.js';
 import { findSecret } from './secret-rules.js';
@@ -76,7 +76,7 @@ export function createSafeReader(options: SafeReaderOptions): SafeReader {
       // The real path, checked by classifyPaths; O_NOFOLLOW refuses it if it became a link since.
       // O_NONBLOCK: opening a FIFO returns at once instead of waiting for a writer; the type is checked next.
       const real = await realpath(join(root, ...path.split('/')));
-      handle = await open(real, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+      handle = await openNoFollow(real);
     } catch (error) {
       throw openError(path, error);
     }
@@ -87,23 +87,20 @@ export function createSafeReader(options: SafeReaderOptions): SafeReader {
         const skip = realTargetSkip(opened, false, { root, rootReal: realRoot, ...(options.excludeAbsolutePaths ? { excludeAbsolutePaths: options.excludeAbsolutePaths } : {}), ...(options.indexSecrets ? { indexSecrets: true } : {}) });
         if (skip) throw refusal(path, skip);
       }
-      const info = await handle.stat();
-      if (!info.isFile()) throw refusal(path, 'special-file');
-      if (info.size > options.maxFileBytes) throw refusal(path, 'too-large', `${info.size} bytes is over the ${options.maxFileBytes}-byte limit`);
-      if (used + info.size > budget) throw overBudget(path, budget);
-      const buffer = Buffer.alloc(Math.min(info.size, options.maxFileBytes) + 1);
-      let length = 0;
-      for (;;) {
-        throwIfAborted(signal);
-        const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
-        if (bytesRead === 0) break;
-        length += bytesRead;
-        // The file grew since fstat: still bounded by the cap.
-        if (length === buffer.length) throw refusal(path, 'too-large', `it grew past the ${options.maxFileBytes}-byte limit while being read`);
+      const read = await readRegularFile(handle, options.maxFileBytes, {
+        ...(signal ? { signal } : {}),
+        beforeRead: (size) => {
+          if (used + size > budget) throw overBudget(path, budget);
+        },
+      });
+      if (!read.ok) {
+        if (read.reason === 'special-file') throw refusal(path, 'special-file');
+        throw refusal(path, 'too-large', read.reason === 'too-large' ? `${read.size} bytes is over the ${options.maxFileBytes}-byte limit` : `it grew past the ${options.maxFileBytes}-byte limit while being read`);
       }
+      const length = read.bytes.length;
       used += length;
       if (used > budget) throw overBudget(path, budget);
-      const decoded = decodeSourceText(buffer.subarray(0, length));
+      const decoded = decodeSourceText(read.bytes);
       if (!decoded) throw refusal(path, 'binary');
       const secret = options.indexSecrets ? undefined : findSecret(decoded.text);
       if (secret) throw refusal(path, 'secret-content', `it holds what looks like a ${secret}`);
