@@ -8,8 +8,8 @@
 import { benchQueries, realChunks, sizeTo } from './lib/dataset.mjs';
 import { argument, createReporter, machine, rssMB, summarize } from './lib/report.mjs';
 import { LexicalIndex } from '../dist/retrieve/warm/lexical-index.js';
-import { lexicalFieldsOf } from '../dist/retrieve/lexical-fields.js';
-import { queryTerms } from '../dist/retrieve/tokenize.js';
+import { lexicalFieldsOf } from '../dist/lexical/fields.js';
+import { queryTerms } from '../dist/lexical/tokenize.js';
 import { configSchema } from '../dist/index.js';
 
 const reporter = createReporter();

@@ -21,7 +21,7 @@ import { basename, join } from 'node:path';
 import { createLoci } from '../dist/index.js';
 import { loadCorpus, loadQrels, loadQueries } from '../dist/eval/load-beir.js';
 import { meanMetrics, scoreRanking } from '../dist/eval/metrics.js';
-import { featureNames } from '../dist/retrieve/rerank/features.js';
+import { featureNames } from '../dist/retrieve/ranker/features.js';
 
 function argument(name, fallback) {
   const index = process.argv.indexOf(`--${name}`);

@@ -8,7 +8,7 @@ import { createReadStream, readFileSync, writeFileSync, existsSync } from 'node:
 import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
 import { join } from 'node:path';
-import { tokenize } from '../../dist/retrieve/tokenize.js';
+import { tokenize } from '../../dist/lexical/tokenize.js';
 
 const [dataDir, evalDir] = process.argv.slice(2);
 const MIN_COUNT = 3;

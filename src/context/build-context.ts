@@ -1,13 +1,22 @@
 import picomatch from 'picomatch';
-import type { Loci } from '../engine/create-loci.js';
 import { LociError, throwIfAborted } from '../errors/index.js';
 import type { ChatMessage, ChatModel } from '../llm/spec.js';
-import { DEFAULT_READ_BUDGET_BYTES, rootRelativePath, type SafeFile } from '../sources/safe-read.js';
+import type { SearchOptions, SearchResponse } from '../retrieve/search-types.js';
+import { DEFAULT_READ_BUDGET_BYTES, rootRelativePath, type SafeFile, type SafeReader } from '../sources/safe-read.js';
 import { packItems, type ContextItem } from './pack.js';
 import { buildRepoMap, pickFilesWithModel, type RepoMap } from './repo-map.js';
 import type { Reranker } from './rerank/spec.js';
 import { DEFAULT_SYSTEM_PROMPT, renderItem, renderMessages, renderPrompt, type HistoryTurn, type PromptTemplate } from './templates.js';
 import { loadTokenCounter, type TokenCounter } from './tokenizer.js';
+
+/** What building a context needs from an index (an engine's `Loci` is one). */
+export interface ContextSource {
+  readonly root: string;
+  search(query: string, options?: SearchOptions): Promise<SearchResponse>;
+  files(): Promise<Array<{ path: string; size: number; language: string }>>;
+  outline(): Promise<Array<{ path: string; symbols: Array<{ name: string; line: number }> }>>;
+  sourceReader(options?: { budgetBytes?: number }): SafeReader;
+}
 
 export interface ContextOptions {
   /** Hard limit for the whole prompt, in the counter's unit (tokens by default). */
@@ -66,7 +75,7 @@ const PICK_WEIGHT = 0.5;
  * room the template leaves, and the finished prompt is measured again so it never exceeds
  * the hard limit.
  */
-export async function buildContext(loci: Loci, rawQuestion: string, options: ContextOptions = {}): Promise<BuiltContext> {
+export async function buildContext(loci: ContextSource, rawQuestion: string, options: ContextOptions = {}): Promise<BuiltContext> {
   const { question, mentioned, allMask } = parseQuestion(rawQuestion);
   if (question === '' && mentioned.length === 0 && allMask === undefined) throw new LociError('QUERY_EMPTY', 'The question is empty.');
   const counter = await loadTokenCounter(options.tokenizer ?? 'o200k');
@@ -177,7 +186,7 @@ export async function buildContext(loci: Loci, rawQuestion: string, options: Con
   };
 }
 
-async function retrieve(loci: Loci, question: string, options: ContextOptions, picked: string[] | undefined): Promise<ContextItem[]> {
+async function retrieve(loci: ContextSource, question: string, options: ContextOptions, picked: string[] | undefined): Promise<ContextItem[]> {
   const topN = options.topN ?? 50;
   const response = await loci.search(question, { topK: topN, ...(options.paths ? { paths: options.paths } : {}), ...(options.threshold !== undefined ? { threshold: options.threshold } : {}) });
   let items: ContextItem[] = response.results.map((result) => ({
@@ -200,7 +209,7 @@ async function retrieve(loci: Loci, question: string, options: ContextOptions, p
   return items;
 }
 
-async function rankFiles(loci: Loci, question: string, options: ContextOptions): Promise<Map<string, number>> {
+async function rankFiles(loci: ContextSource, question: string, options: ContextOptions): Promise<Map<string, number>> {
   const response = await loci.search(question, { topK: 200, files: true, ...(options.paths ? { paths: options.paths } : {}) });
   return new Map(response.results.map((result) => [result.path, result.score]));
 }

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { readdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { sha256Hex } from '../indexing/hash.js';
+import { sha256Hex } from '../sources/content-hash.js';
 import { CHUNKER_FINGERPRINT } from '../chunk/index.js';
 import { resolveConfig } from '../config/load.js';
 import type { LociConfig } from '../config/schema.js';

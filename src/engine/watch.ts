@@ -1,6 +1,5 @@
 import type { IndexSummary } from '../indexing/events.js';
 import { watchFolder } from '../sources/watch-folder.js';
-import type { Loci } from './create-loci.js';
 
 export interface WatchOptions {
   /** Quiet time before a batch of saves is indexed (default 50 ms). */
@@ -21,7 +20,14 @@ export interface LociWatcher {
  * Watches the root and re-indexes changed files as they are saved (debounced), after one
  * full run; an ignore-file change re-runs everything. Batches never overlap.
  */
-export async function watchEngine(engine: Pick<Loci, 'root' | 'index' | 'indexPaths'>, storePaths: string[], watchOptions: WatchOptions): Promise<LociWatcher> {
+/** What watching needs from an engine (a `Loci` is one). */
+export interface WatchedEngine {
+  readonly root: string;
+  index(): Promise<IndexSummary>;
+  indexPaths(paths: readonly string[]): Promise<IndexSummary>;
+}
+
+export async function watchEngine(engine: WatchedEngine, storePaths: string[], watchOptions: WatchOptions): Promise<LociWatcher> {
   const emit = watchOptions.onEvent ?? (() => undefined);
   const watcher = watchFolder({
     root: engine.root,

@@ -9,7 +9,7 @@ import type { ReadResult, SkipCounts, SkipReason } from '../sources/spec.js';
 import type { CatalogEntry, Store } from '../store/spec.js';
 import { embedChunks } from './embed-chunks.js';
 import type { IndexProgressListener } from './events.js';
-import { sha256Hex } from './hash.js';
+import { sha256Hex } from '../sources/content-hash.js';
 import { prepareChunks, type PreparedChunk } from './prepare-chunks.js';
 
 /** One thing to index: a file on disk or an in-memory document. */

@@ -1,7 +1,7 @@
 import type { ChunkDraft } from '../chunk/spec.js';
-import { lexicalFieldsOf } from '../retrieve/lexical-fields.js';
+import { lexicalFieldsOf } from '../lexical/fields.js';
 import type { ChunkWrite } from '../store/spec.js';
-import { chunkIdOf, sha256Hex } from './hash.js';
+import { chunkIdOf, sha256Hex } from '../sources/content-hash.js';
 
 export interface PrepareOptions {
   path: string;

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { chunkFile } from '../chunk/index.js';
 import type { LociConfig } from '../config/schema.js';
 import { LociError } from '../errors/index.js';
-import { sha256Hex } from '../indexing/hash.js';
+import { sha256Hex } from '../sources/content-hash.js';
 import type { Memory } from './memory.js';
 import { normalizeNamespace } from './namespace.js';
 import type { KnowledgeFields, MemoryHit, MemoryInput } from './spec.js';

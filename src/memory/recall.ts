@@ -3,7 +3,7 @@ import type { EmbeddingModel } from '../embed/spec.js';
 import { LociError, throwIfAborted } from '../errors/index.js';
 import type { Retriever } from '../retrieve/search.js';
 import { checkQuerySize, checkQueryTerms } from '../retrieve/query-limits.js';
-import { queryTerms, termLocator } from '../retrieve/tokenize.js';
+import { queryTerms, termLocator } from '../lexical/tokenize.js';
 import type { ScoredRow, SearchFilter } from '../store/spec.js';
 import { namespacePrefix } from './namespace.js';
 import { inWindow, temporalReferences } from './temporal.js';

@@ -1,8 +1,8 @@
 import { chunkFile } from '../chunk/index.js';
 import { LociError } from '../errors/index.js';
-import { sha256Hex } from '../indexing/hash.js';
+import { sha256Hex } from '../sources/content-hash.js';
 import { prepareChunks, type PreparedChunk } from '../indexing/prepare-chunks.js';
-import { lexicalFieldsOf } from '../retrieve/lexical-fields.js';
+import { lexicalFieldsOf } from '../lexical/fields.js';
 import type { CatalogEntry } from '../store/spec.js';
 import { clampTime, isValidTime } from './time-range.js';
 import { recordPath } from './namespace.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LociError } from '../errors/index.js';
-import { sha256Hex } from '../indexing/hash.js';
+import { sha256Hex } from '../sources/content-hash.js';
 import type { Memory } from './memory.js';
 import { normalizeNamespace } from './namespace.js';
 import type { RecordStore } from './record-store.js';

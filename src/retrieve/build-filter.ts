@@ -1,7 +1,7 @@
 import { LociError } from '../errors/index.js';
 import type { SearchFilter } from '../store/spec.js';
 import { expandLanguages } from './language-aliases.js';
-import { isGlob } from './path-match.js';
+import { isGlob } from '../store/path-match.js';
 
 /**
  * Turns user path arguments into a filter: a glob stays a glob (`src/**\/*.ts`), a plain

@@ -1,7 +1,15 @@
 import type { ScoredRow } from '../store/spec.js';
-import type { SignalScores } from './search-types.js';
 
 export type SignalName = 'lexical' | 'vector' | 'mention';
+
+/** Each signal's normalised score for one chunk. */
+export interface SignalScores {
+  lexical?: number;
+  vector?: number;
+  /** 1 when the query names this chunk's symbol or file. */
+  mention?: number;
+}
+
 
 export interface FusionWeights {
   lexical: number;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isLociError } from '../errors/index.js';
 import { checkQuery, MAX_QUERY_BYTES, MAX_QUERY_TERMS } from './query-limits.js';
-import { queryTerms } from './tokenize.js';
+import { queryTerms } from '../lexical/tokenize.js';
 
 const letters = (value: number): string => (value < 26 ? '' : letters(Math.floor(value / 26) - 1)) + String.fromCharCode(97 + (value % 26));
 /** A query of exactly `count` distinct terms (as the tokenizer counts them). */

@@ -1,5 +1,5 @@
 import { LociError } from '../errors/index.js';
-import { queryTerms } from './tokenize.js';
+import { queryTerms } from '../lexical/tokenize.js';
 
 /** Longest query accepted, in UTF-8 bytes: a pasted stack trace fits, a document does not. */
 export const MAX_QUERY_BYTES = 16 * 1024;

@@ -1,7 +1,10 @@
 import type { SearchMode } from '../config/schema.js';
 import type { ChunkKind } from '../chunk/spec.js';
 import type { FileRole } from '../sources/file-role.js';
-import type { RankingExplanation } from './rerank/ranker.js';
+import type { SignalScores } from './fusion.js';
+import type { RankingExplanation } from './ranker/model.js';
+
+export type { SignalScores } from './fusion.js';
 
 export interface SearchOptions {
   topK?: number;
@@ -31,13 +34,6 @@ export interface SearchOptions {
 }
 
 /** How much each signal contributed. Raw values: BM25 score, cosine similarity. */
-export interface SignalScores {
-  lexical?: number;
-  vector?: number;
-  /** 1 when the query names this chunk's symbol or file. */
-  mention?: number;
-}
-
 export interface SearchResult {
   path: string;
   startLine: number;

@@ -13,11 +13,11 @@ import { applyRolePriors, DEFAULT_ROLE_PENALTIES, DEFAULT_SUBJECT_SHARE, rolesOf
 import { fuseScores, type FusionCandidate, type FusionMethod, type FusionWeights } from './fusion.js';
 import { extractMentions } from './mentions.js';
 import type { SearchOptions, SearchResponse, SearchResult } from './search-types.js';
-import { languageHints } from './rerank/query-language.js';
-import { loadRanker, type RankingExplanation } from './rerank/ranker.js';
-import { rerankCandidates } from './rerank/rerank.js';
+import { languageHints } from './ranker/query-language.js';
+import { loadRanker, type RankingExplanation } from './ranker/model.js';
+import { rerankCandidates } from './ranker/rank.js';
 import { checkQuerySize, checkQueryTerms } from './query-limits.js';
-import { queryTerms, tokenize } from './tokenize.js';
+import { queryTerms, tokenize } from '../lexical/tokenize.js';
 
 /** Where candidates come from: the store's own indexes, or a warm in-memory index. */
 export interface Retriever {

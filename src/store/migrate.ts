@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { LociError, throwIfAborted } from '../errors/index.js';
-import { LEXICAL_FIELDS, type ChunkTermStats } from './lexical-codec.js';
+import { LEXICAL_FIELDS, type ChunkTermStats } from '../lexical/codec.js';
 import { describeLocation, openStore, type StoreLocation } from './location.js';
 import type { CatalogEntry, ChunkRecord, ChunkWrite, FileWrite, IndexRow, Store } from './spec.js';
 

@@ -1,5 +1,6 @@
 import type { ChunkKind } from '../chunk/spec.js';
-import type { ChunkTermStats, EncodedTerms } from './lexical-codec.js';
+import type { ChunkTermStats, EncodedTerms } from '../lexical/codec.js';
+import type { LexicalFields } from '../lexical/fields.js';
 
 /** What the store knows about one indexed file (the catalog row). */
 export interface CatalogEntry {
@@ -40,12 +41,8 @@ export interface ChunkWrite {
   vector?: Float32Array;
 }
 
-export interface LexicalFields {
-  path: string;
-  symbols: string;
-  heading: string;
-  body: string;
-}
+/** Each field's tokens joined by spaces: the form the lexical index stores (see src/lexical). */
+export type { LexicalFields } from '../lexical/fields.js';
 
 /** Everything that changes when one file is (re)indexed: applied atomically. */
 export interface FileWrite {

@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -90,7 +91,6 @@ describe('branches', () => {
 
 describe('crash safety', () => {
   it('survives SIGKILL at random moments: integrity holds, no duplicates or orphans, and the next run resumes', async () => {
-    const { default: Database } = await import('better-sqlite3');
     const { spawn } = await import('node:child_process');
     const { cliPath } = await import('../support/run-cli.js');
     const big = join(workspace, 'big');

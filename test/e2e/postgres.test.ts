@@ -51,7 +51,7 @@ describe('PostgreSQL store through the engine and the CLI', () => {
 
       const memory = await loci.memory();
       await memory.add({ namespace: 'agent/ops', text: 'The staging database listens on port 5433' });
-      const hits = await memory.recall('which port does staging use', { namespace: 'agent/ops' });
+      const hits = await memory.recall('which port does staging use', { namespaces: ['agent/ops'] });
       expect(hits[0]?.record.text).toContain('5433');
     } finally {
       await loci.close();
@@ -60,7 +60,7 @@ describe('PostgreSQL store through the engine and the CLI', () => {
     const other = library.createLoci({ root: repo, store, config: { indexing: { worker: false } } });
     try {
       expect((await other.search('InvoiceRepository', { topK: 1 })).results[0]?.path).toBe('src/invoice.ts');
-      expect((await (await other.memory()).list({ namespace: 'agent/ops' }))).toHaveLength(1);
+      expect((await (await other.memory()).list({ namespaces: ['agent/ops'] }))).toHaveLength(1);
     } finally {
       await other.close();
     }
@@ -102,7 +102,7 @@ describe('PostgreSQL store through the engine and the CLI', () => {
       const rerun = await copy.index();
       expect(rerun.files.indexed).toBe(0);
       expect(rerun.embeddings.computed).toBe(0);
-      const recalled = await (await copy.memory()).recall('how are invoices rendered', { namespace: 'notes' });
+      const recalled = await (await copy.memory()).recall('how are invoices rendered', { namespaces: ['notes'] });
       expect(recalled[0]?.record.text).toContain('cents');
     } finally {
       await copy.close();

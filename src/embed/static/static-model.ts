@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { LociError } from '../../errors/index.js';
-import { tokenize } from '../../retrieve/tokenize.js';
+import { tokenize } from '../../lexical/tokenize.js';
 
 /** A loaded static embedding table: int8 rows with per-row scales, keyed by token. */
 export interface StaticModel {

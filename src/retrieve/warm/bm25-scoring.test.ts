@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RowFilter } from '../filter-match.js';
+import type { RowFilter } from '../../store/filter-match.js';
 import { LexicalIndex } from './lexical-index.js';
 
 const weights = { path: 1.5, symbols: 2, heading: 1.5, body: 1 };

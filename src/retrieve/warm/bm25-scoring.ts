@@ -1,5 +1,5 @@
-import type { RowFilter } from '../filter-match.js';
-import { TopK } from './top-k.js';
+import type { RowFilter } from '../../store/filter-match.js';
+import { TopK } from '../../store/top-k.js';
 
 // SQLite FTS5's bm25() constants: the warm and the cold path must rank identically.
 export const K1 = 1.2;

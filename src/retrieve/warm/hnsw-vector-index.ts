@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { chmodSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import type { ScoredRow } from '../../store/spec.js';
-import type { RowFilter } from '../filter-match.js';
+import type { RowFilter } from '../../store/filter-match.js';
 import { FlatVectorIndex, type VectorRowMeta } from './vector-index.js';
 
 const require = createRequire(import.meta.url);

@@ -1,6 +1,6 @@
-import type { EncodedTerms } from '../../store/lexical-codec.js';
+import type { EncodedTerms } from '../../lexical/codec.js';
 import type { LexicalWeights, ScoredRow, TermStatistics } from '../../store/spec.js';
-import type { RowFilter } from '../filter-match.js';
+import type { RowFilter } from '../../store/filter-match.js';
 import { scoreSlots, scoreTopK, type Postings, type QueryTerm, type RowScore, type ScoringView } from './bm25-scoring.js';
 import { FolderSlots } from './folder-slots.js';
 

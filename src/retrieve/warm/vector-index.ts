@@ -1,8 +1,8 @@
 import { LociError } from '../../errors/index.js';
 import type { ScoredRow } from '../../store/spec.js';
-import type { RowFilter } from '../filter-match.js';
+import type { RowFilter } from '../../store/filter-match.js';
 import { FolderSlots, folderOf } from './folder-slots.js';
-import { TopK } from './top-k.js';
+import { TopK } from '../../store/top-k.js';
 
 export interface VectorRowMeta {
   path: string;

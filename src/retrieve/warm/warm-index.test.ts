@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../store/sqlite/sqlite-store.js';
 import type { Store } from '../../store/spec.js';
 import { catalogEntry, chunk } from '../../store/test-support/store-contract.js';
-import { queryTerms } from '../tokenize.js';
+import { queryTerms } from '../../lexical/tokenize.js';
 import { WarmIndex } from './warm-index.js';
 
 const weights = { path: 1.5, symbols: 2, heading: 1.5, body: 1 };
@@ -101,7 +101,7 @@ describe('warm index', () => {
 describe('FlatVectorIndex prefix filters', () => {
   it('returns exactly what a full filtered scan returns, for folder, partial and root prefixes', async () => {
     const { FlatVectorIndex } = await import('./vector-index.js');
-    const { compileFilter } = await import('../filter-match.js');
+    const { compileFilter } = await import('../../store/filter-match.js');
     const index = new FlatVectorIndex(8);
     const folders = ['', 'src', 'src/app', 'src/apple', 'agent/a1', 'agent/a10', 'docs/guide'];
     let seed = 7;
@@ -133,7 +133,7 @@ describe('FlatVectorIndex prefix filters', () => {
 describe('LexicalIndex prefix filters', () => {
   it('scores a selective prefix (document at a time, or over marked postings) exactly as the plain filter does', async () => {
     const { LexicalIndex } = await import('./lexical-index.js');
-    const { compileFilter } = await import('../filter-match.js');
+    const { compileFilter } = await import('../../store/filter-match.js');
     const termIds = new Map<string, number>();
     const words = ['alpha', 'beta', 'gamma', 'delta', 'omega', 'sigma', 'tau', 'phi'];
     words.forEach((word, index) => termIds.set(word, index + 1));

@@ -1,5 +1,5 @@
 import type { LexicalWeights, ScoredRow, SearchFilter, Store, TermStatistics } from '../../store/spec.js';
-import { compileFilter } from '../filter-match.js';
+import { compileFilter } from '../../store/filter-match.js';
 import { LexicalIndex } from './lexical-index.js';
 import { defaultHnswOptions, HnswVectorIndex } from './hnsw-vector-index.js';
 

@@ -1,4 +1,4 @@
-import { LEXICAL_FIELDS } from '../lexical-codec.js';
+import { LEXICAL_FIELDS } from '../../lexical/codec.js';
 import type { LexicalFields, LexicalWeights, SearchFilter } from '../spec.js';
 
 /**

@@ -1,5 +1,5 @@
 import { LociError } from '../../errors/index.js';
-import { encodeTerms } from '../lexical-codec.js';
+import { encodeTerms } from '../../lexical/codec.js';
 import type { FileWrite } from '../spec.js';
 import { symbolKeys } from '../rows.js';
 import type { PgClient } from './connection.js';

@@ -1,6 +1,6 @@
-import { sha256Hex } from '../../indexing/hash.js';
-import { matcherForGlobs } from '../../retrieve/path-match.js';
-import { decodeTerms } from '../lexical-codec.js';
+import { sha256Hex } from '../../sources/content-hash.js';
+import { matcherForGlobs } from '../path-match.js';
+import { decodeTerms } from '../../lexical/codec.js';
 import type {
   CatalogEntry,
   ChunkRecord,

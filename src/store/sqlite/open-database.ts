@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { LociError } from '../../errors/index.js';
 import { LOCI_VERSION } from '../../version.js';
 import { CURRENT_SCHEMA_VERSION, migrations, STORE_FORMAT } from './schema.js';
-import { matcherForGlobs } from '../../retrieve/path-match.js';
+import { matcherForGlobs } from '../path-match.js';
 import { assertSqliteHeader, createDatabaseFile, inspectDatabasePath } from './store-files.js';
 import { assertQuickCheck, damagedStoreError } from './damaged-store.js';
 

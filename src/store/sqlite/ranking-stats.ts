@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { TermStatistics } from '../spec.js';
-import { quoteFtsTerm } from '../../retrieve/fts-query.js';
+import { quoteFtsTerm } from '../../lexical/fts-query.js';
 
 /** How many live chunks hold each term (in any field), out of how many: IDF for ranking. */
 export function sqliteTermStatistics(db: Database.Database, terms: readonly string[]): TermStatistics {

@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
-import { ftsAnyOf } from '../../retrieve/fts-query.js';
-import { decodeTerms, encodeTerms } from '../lexical-codec.js';
+import { ftsAnyOf } from '../../lexical/fts-query.js';
+import { decodeTerms, encodeTerms } from '../../lexical/codec.js';
 import type {
   CatalogEntry,
   ChunkRecord,

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import { compileFilter } from '../../retrieve/filter-match.js';
-import { TopK } from '../../retrieve/warm/top-k.js';
+import { compileFilter } from '../filter-match.js';
+import { TopK } from '../top-k.js';
 import type { ScoredRow, VectorQuery } from '../spec.js';
 import { viewVector } from './vector-codec.js';
 

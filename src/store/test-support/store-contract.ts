@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { lexicalFieldsOf } from '../../retrieve/lexical-fields.js';
+import { lexicalFieldsOf } from '../../lexical/fields.js';
 import type { CatalogEntry, ChunkWrite, Store } from '../spec.js';
 
 export interface StoreHarness {

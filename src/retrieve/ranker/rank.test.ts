@@ -7,8 +7,8 @@ import type { ChunkRecord } from '../../store/spec.js';
 import type { FusionCandidate } from '../fusion.js';
 import { computeFeatures, featureNames } from './features.js';
 import { languageHints } from './query-language.js';
-import { loadRanker, parseRanker } from './ranker.js';
-import { rerankCandidates } from './rerank.js';
+import { loadRanker, parseRanker } from './model.js';
+import { rerankCandidates } from './rank.js';
 
 describe('language names in queries', () => {
   it('become hints when the index holds that language and other words remain', () => {

@@ -1,4 +1,4 @@
-import type { SearchFilter } from '../store/spec.js';
+import type { SearchFilter } from './spec.js';
 import { matcherForGlobs } from './path-match.js';
 
 /**

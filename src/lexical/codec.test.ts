@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countTerms, decodeTerms, encodeTerms } from './lexical-codec.js';
+import { countTerms, decodeTerms, encodeTerms } from './codec.js';
 
 describe('lexical codec', () => {
   it('round-trips term frequencies per field, with large ids and counts', () => {

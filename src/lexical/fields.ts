@@ -1,6 +1,13 @@
-import { countTerms, type ChunkTermStats } from '../store/lexical-codec.js';
-import type { LexicalFields } from '../store/spec.js';
+import { countTerms, type ChunkTermStats } from './codec.js';
 import { tokenize } from './tokenize.js';
+
+/** Each field's tokens joined by spaces: the form the lexical index stores. */
+export interface LexicalFields {
+  path: string;
+  symbols: string;
+  heading: string;
+  body: string;
+}
 
 /** The raw text of each lexical field of a chunk. */
 export interface LexicalSource {

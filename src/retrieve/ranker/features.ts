@@ -1,7 +1,7 @@
 import type { ChunkRecord, TermStatistics } from '../../store/spec.js';
 import type { FusionCandidate } from '../fusion.js';
 import { moduleKey } from '../../chunk/imports.js';
-import { termLocator, tokenize } from '../tokenize.js';
+import { termLocator, tokenize } from '../../lexical/tokenize.js';
 
 /**
  * The ranker's features, in the order a model lists its weights. Every one is computed

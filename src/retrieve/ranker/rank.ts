@@ -2,7 +2,7 @@ import { decodeFileAttributes } from '../../store/file-attributes.js';
 import type { CatalogEntry, ChunkRecord } from '../../store/spec.js';
 import type { FusionCandidate } from '../fusion.js';
 import { computeFeatures, FILE_HITS_DEPTH, type QueryFeatures } from './features.js';
-import { rankerGroupOf, type Ranker, type RankingExplanation } from './ranker.js';
+import { rankerGroupOf, type Ranker, type RankingExplanation } from './model.js';
 
 export interface RerankInput {
   ranker: Ranker;
