@@ -38,3 +38,12 @@ export async function resolveEmbedder(spec: string, context: EmbedderFactoryCont
   }
   return factory.create(modelId, context);
 }
+
+/**
+ * The one way an engine or the indexing worker turns what the user asked for (a spec, or a
+ * model object passed to the library) into a model and the spec recorded in the index.
+ */
+export async function resolveRequestedEmbedder(requested: string | EmbeddingModel, context: EmbedderFactoryContext): Promise<{ model: EmbeddingModel | undefined; spec: string }> {
+  if (typeof requested !== 'string') return { model: requested, spec: `${requested.provider}:${requested.modelId}` };
+  return { model: await resolveEmbedder(requested, context), spec: requested };
+}

@@ -1,28 +1,27 @@
 import { existsSync } from 'node:fs';
 import { readdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { sha256Hex } from '../sources/content-hash.js';
 import { CHUNKER_FINGERPRINT } from '../chunk/index.js';
 import { resolveConfig } from '../config/load.js';
 import type { LociConfig } from '../config/schema.js';
 import { registerBuiltInEmbedders } from '../embed/providers.js';
-import { resolveEmbedder } from '../embed/registry.js';
+import { resolveRequestedEmbedder } from '../embed/registry.js';
 import { embedderIdOf, type EmbeddingModel } from '../embed/spec.js';
 import type { IndexProgressListener, IndexSummary } from '../indexing/events.js';
 import { indexDocuments, type LociDocument } from '../indexing/index-documents.js';
-import { indexFolder, LAST_RUN_STATE } from '../indexing/index-folder.js';
-import { indexPaths } from '../indexing/run-index.js';
+import { LAST_RUN_STATE } from '../indexing/index-folder.js';
+import { recordEmbedder, runIndexJob, type IndexJobSpec } from '../indexing/index-job.js';
 import type { WorkerJob } from '../indexing/worker/protocol.js';
 import { runInWorker, workerAvailable } from '../indexing/worker/run-in-worker.js';
 import { markStale } from './stale.js';
 import { watchEngine, type LociWatcher, type WatchOptions } from './watch.js';
-import { EMBEDDER_SPEC_STATE, recordedSearchModel } from './search-model.js';
+import { recordedSearchModel } from './search-model.js';
 import { findSymbolDefinitions, type FindSymbolOptions } from '../retrieve/find-symbol.js';
 import { checkQuery } from '../retrieve/query-limits.js';
 import { searchIndex, storeRetriever, type Retriever } from '../retrieve/search.js';
 import { WarmIndex } from '../retrieve/warm/warm-index.js';
 import type { SearchOptions, SearchResponse } from '../retrieve/search-types.js';
-import { describeLocation, openStore, resolveStoreLocation, storeFilePaths, type StoreLocation } from '../store/location.js';
+import { describeLocation, openStore, resolveStoreLocation, storeFilePaths, VECTOR_GRAPH_FILE, vectorGraphFile, vectorGraphName, type StoreLocation } from '../store/location.js';
 import type { Store } from '../store/spec.js';
 import { Memory } from '../memory/memory.js';
 import { collectStatus } from './collect-status.js';
@@ -90,74 +89,48 @@ class LociEngine implements Loci {
     const { model, spec } = await this.indexingModel(store);
     const mode = runOptions.progressive ?? this.config.indexing.progressive;
     const progressive = model !== undefined && (mode === 'always' || (mode === 'auto' && model.provider !== 'static'));
-    const changed = (summary: IndexSummary) => summary.files.indexed + summary.files.removed > 0;
-    if (this.canUseWorker()) {
-      const summary = await runInWorker(this.workerJob(spec, { progressive, graph: this.options.inMemory !== false }), this.workerOptions(runOptions));
-      return summary;
-    }
-    const summary = await indexFolder({ ...this.runBase(store, model), ...pickRun(runOptions), progressive, keepUnreferenced: this.config.cache.maxUnreferencedVectors });
-    if (this.options.inMemory !== false && changed(summary)) {
-      // Build and save the vector graph now, so the next process starts warm.
-      const meta = await store.getMeta();
-      await (await this.warmIndexFor(store, meta.embedderId, meta.dimensions)).persist();
-    }
-    return summary;
+    return this.runJob(this.jobSpec({ progressive, spec }), store, model, runOptions, true);
   }
 
   private async indexSomePaths(paths: readonly string[], runOptions: RunOptions): Promise<IndexSummary> {
     const store = await this.openStore(true);
     const { model, spec } = await this.indexingModel(store);
     // A few saved files are quicker in-process than a worker's start; a checkout's worth is not.
-    if (paths.length >= WORKER_MIN_PATHS && this.canUseWorker()) {
-      return runInWorker(this.workerJob(spec, { progressive: false, graph: false, paths: [...paths] }), this.workerOptions(runOptions));
-    }
-    return indexPaths({ ...this.runBase(store, model), paths, ...runOptions });
+    return this.runJob(this.jobSpec({ progressive: false, spec, paths: [...paths] }), store, model, runOptions, paths.length >= WORKER_MIN_PATHS);
   }
 
-  private runBase(store: Store, model: EmbeddingModel | undefined) {
+  /** One job, two transports: the indexing worker when it can run, else in-process. */
+  private runJob(job: IndexJobSpec, store: Store, model: EmbeddingModel | undefined, runOptions: RunOptions, workerWorthIt: boolean): Promise<IndexSummary> {
+    if (workerWorthIt && this.canUseWorker()) {
+      const onProgress = runOptions.onProgress;
+      const workerJob: WorkerJob = { ...job, location: this.location, env: { ...(this.options.env ?? {}) }, niceness: this.config.indexing.workerNiceness };
+      return runInWorker(workerJob, {
+        ...pickRun(runOptions),
+        memoryMb: this.config.indexing.workerMemoryMb,
+        ...(onProgress ? { onStarted: (info: { threadId: number; niceness: number | null }) => onProgress({ type: 'worker-started', ...info }) } : {}),
+      });
+    }
+    return runIndexJob(job, { store, model, ...pickRun(runOptions), warmIndex: (embedderId, dimensions) => this.warmIndexFor(store, embedderId, dimensions) });
+  }
+
+  private jobSpec(options: { progressive: boolean; spec: string; paths?: string[] }): IndexJobSpec {
+    // Whole-folder runs save the vector graph so the next process starts warm (not for
+    // engines that keep nothing in memory, nor for the watcher's small batches).
+    const graphFile = options.paths || this.options.inMemory === false ? undefined : this.graphFileFor(this.searchModel?.model ? embedderIdOf(this.searchModel.model) : 'none');
     return {
       root: this.root,
-      store,
-      model,
-      embedderId: model ? embedderIdOf(model) : 'none',
-      chunker: CHUNKER_FINGERPRINT,
-      chunking: this.config.chunking,
-      maxFileBytes: this.config.sources.maxFileBytes,
-      exclude: this.config.sources.exclude,
-      respectGitignore: this.config.sources.respectGitignore,
+      config: this.config,
       excludeAbsolutePaths: storeFilePaths(this.location, this.root, MEMORY_DATABASE),
-      indexSecrets: this.config.sources.indexSecrets,
+      progressive: options.progressive,
+      embedderSpec: options.spec,
+      ...(options.paths ? { paths: options.paths } : {}),
+      ...(graphFile ? { graphFile } : {}),
     };
   }
 
   /** The worker rebuilds the embedder from its spec, so a model object passed in keeps indexing in-process. */
   private canUseWorker(): boolean {
     return this.config.indexing.worker && typeof this.options.embedder !== 'object' && workerAvailable();
-  }
-
-  private workerJob(spec: string, options: { progressive: boolean; graph: boolean; paths?: string[] }): WorkerJob {
-    const meta = this.graphFileFor(this.searchModel?.model ? embedderIdOf(this.searchModel.model) : 'none');
-    return {
-      root: this.root,
-      location: this.location,
-      embedder: spec,
-      config: this.config,
-      env: { ...(this.options.env ?? {}) },
-      excludeAbsolutePaths: storeFilePaths(this.location, this.root, MEMORY_DATABASE),
-      progressive: options.progressive,
-      niceness: this.config.indexing.workerNiceness,
-      ...(options.paths ? { paths: options.paths } : {}),
-      ...(options.graph && meta ? { graphFile: meta } : {}),
-    };
-  }
-
-  private workerOptions(runOptions: RunOptions) {
-    const onProgress = runOptions.onProgress;
-    return {
-      ...pickRun(runOptions),
-      memoryMb: this.config.indexing.workerMemoryMb,
-      ...(onProgress ? { onStarted: (info: { threadId: number; niceness: number | null }) => onProgress({ type: 'worker-started', ...info }) } : {}),
-    };
   }
 
   watch(watchOptions: WatchOptions = {}): Promise<LociWatcher> {
@@ -236,10 +209,10 @@ class LociEngine implements Loci {
     const removedGraphFiles: string[] = [];
     if (this.location.kind === 'sqlite') {
       const embedderId = (await store.getMeta()).embedderId;
-      const keep = new Set([`vectors-${sha256Hex(embedderId).slice(0, 12)}.hnsw`, `memory-vectors-${sha256Hex(embedderId).slice(0, 12)}.hnsw`]);
+      const keep = new Set([vectorGraphName(embedderId, 'index'), vectorGraphName(embedderId, 'memory')]);
       for (const name of await readdir(this.location.folder).catch(() => [] as string[])) {
         const graph = name.replace(/\.keys$/, '');
-        if (!/^(memory-)?vectors-[0-9a-f]{12}\.hnsw$/.test(graph) || keep.has(graph)) continue;
+        if (!VECTOR_GRAPH_FILE.test(graph) || graph.endsWith('.tmp') || keep.has(graph)) continue;
         await rm(join(this.location.folder, name), { force: true });
         removedGraphFiles.push(name);
       }
@@ -279,16 +252,16 @@ class LociEngine implements Loci {
         ? await openStore({ kind: 'sqlite', folder: this.location.folder, file: join(this.location.folder, MEMORY_DATABASE) }, { create: true, keepCatalogEntries: 0 }) // RecordStore keeps parsed records
         : await openStore(this.location, { create: true, namespaceSuffix: '_memory' });
     try {
-      const requested = this.options.embedder ?? this.config.embedder;
-      const model = typeof requested === 'string' ? await resolveEmbedder(requested, this.factoryContext()) : requested;
+      const { model } = await this.requestedEmbedder();
       const embedderId = model ? embedderIdOf(model) : 'none';
       const meta = await store.getMeta();
+      const memoryGraph = vectorGraphFile(this.location, embedderId, 'memory');
       const memory = new Memory({
         store,
         model,
         config: this.config.memory,
         inMemory: this.options.inMemory !== false,
-        ...(embedderId !== 'none' && this.location.kind === 'sqlite' ? { graphFile: join(this.location.folder, `memory-vectors-${sha256Hex(embedderId).slice(0, 12)}.hnsw`) } : {}),
+        ...(memoryGraph ? { graphFile: memoryGraph } : {}),
       });
       if (meta.embedderId !== embedderId) {
         await store.setEmbedder(embedderId, model?.dimensions ?? 0);
@@ -358,21 +331,12 @@ class LociEngine implements Loci {
   }
 
   private graphFileFor(embedderId: string): string | undefined {
-    return this.location.kind === 'sqlite' && embedderId !== 'none' ? join(this.location.folder, `vectors-${sha256Hex(embedderId).slice(0, 12)}.hnsw`) : undefined;
+    return vectorGraphFile(this.location, embedderId, 'index');
   }
 
   private async indexingModel(store: Store): Promise<{ model: EmbeddingModel | undefined; spec: string }> {
-    const requested = this.options.embedder ?? this.config.embedder;
-    const model = typeof requested === 'string' ? await resolveEmbedder(requested, this.factoryContext()) : requested;
-    const spec = typeof requested === 'string' ? requested : `${requested.provider}:${requested.modelId}`;
-    const embedderId = model ? embedderIdOf(model) : 'none';
-    const meta = await store.getMeta();
-    if (meta.embedderId !== embedderId) {
-      // Files embedded with the old model are re-embedded by this run (their catalog rows
-      // name the old embedder); search only ever reads vectors of the current one.
-      await store.setEmbedder(embedderId, model?.dimensions ?? 0);
-    }
-    await store.writeState(EMBEDDER_SPEC_STATE, spec);
+    const { model, spec } = await this.requestedEmbedder();
+    await recordEmbedder(store, model, spec);
     this.searchModel = { spec, model };
     return { model, spec };
   }
@@ -385,6 +349,11 @@ class LociEngine implements Loci {
     const { spec, model } = await recordedSearchModel(store, embedderId, configured, this.factoryContext());
     this.searchModel = { spec, model };
     return model;
+  }
+
+  /** The embedder the user asked for (option, else config), resolved one way everywhere. */
+  private requestedEmbedder(): Promise<{ model: EmbeddingModel | undefined; spec: string }> {
+    return resolveRequestedEmbedder(this.options.embedder ?? this.config.embedder, this.factoryContext());
   }
 
   private factoryContext() {

@@ -4,8 +4,7 @@ import { embedderIdOf, type EmbeddingModel } from '../embed/spec.js';
 import { LociError } from '../errors/index.js';
 import type { Store } from '../store/spec.js';
 
-/** Where the index keeps the spec of the embedder that built it. */
-export const EMBEDDER_SPEC_STATE = 'embedder-spec';
+import { EMBEDDER_SPEC_STATE } from '../indexing/index-job.js';
 
 /**
  * A store usually lives inside the folder (`.loci/`), so the embedder spec it records is

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { LociError } from '../errors/index.js';
 import type { StoreLocation } from './location.js';
 import { checkDatabase, recordedEmbedder, type StoreFinding } from './sqlite/check-database.js';
+import { VECTOR_GRAPH_FILE } from './location.js';
 
 export type { StoreFinding } from './sqlite/check-database.js';
 
@@ -15,7 +16,6 @@ export interface StoreReport {
 }
 
 const MEMORY_DATABASE = 'memory.db';
-const GRAPH_FILE = /^(memory-)?vectors-([0-9a-f]{12})\.hnsw(\.keys)?(\.tmp)?$/;
 
 /**
  * Checks a SQLite store folder without changing it: the full integrity of index.db and
@@ -52,7 +52,7 @@ function checkGraphFiles(folder: string, index: string, memory: string): StoreFi
     ['memory-', embedderTag(memory)],
   ]);
   for (const name of names) {
-    const match = GRAPH_FILE.exec(name);
+    const match = VECTOR_GRAPH_FILE.exec(name);
     if (!match) continue;
     const file = join(folder, name);
     const [, prefix = '', tag, keys, temporary] = match;

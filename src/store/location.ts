@@ -1,4 +1,5 @@
 import { isAbsolute, join, resolve } from 'node:path';
+import { sha256Hex } from '../sources/content-hash.js';
 import type { Store } from './spec.js';
 import { parsePostgresUrl } from './postgres/connection.js';
 import { openPostgresStore } from './postgres/postgres-store.js';
@@ -52,4 +53,20 @@ export function storeFilePaths(location: StoreLocation, root: string, memoryData
   const memory = join(folder, memoryDatabase);
   if (folder === root) return [file, memory].flatMap((path) => [path, `${path}-wal`, `${path}-shm`, `${path}-journal`]);
   return [folder, file, `${file}-wal`, `${file}-shm`, `${file}-journal`];
+}
+
+/** Which index a vector graph belongs to: the code/document index, or agent memory. */
+export type VectorGraphKind = 'index' | 'memory';
+
+/** Vector graph cache files: `vectors-<embedder hash>.hnsw` and `memory-vectors-…` (+ `.keys`). */
+export const VECTOR_GRAPH_FILE = /^(memory-)?vectors-([0-9a-f]{12})\.hnsw(\.keys)?(\.tmp)?$/;
+
+/** The one name of a vector graph file: per store folder, index or memory, and embedder (none for Postgres or no embedder). */
+export function vectorGraphFile(location: StoreLocation, embedderId: string, kind: VectorGraphKind = 'index'): string | undefined {
+  if (location.kind !== 'sqlite' || embedderId === 'none') return undefined;
+  return join(location.folder, vectorGraphName(embedderId, kind));
+}
+
+export function vectorGraphName(embedderId: string, kind: VectorGraphKind = 'index'): string {
+  return `${kind === 'memory' ? 'memory-' : ''}vectors-${sha256Hex(embedderId).slice(0, 12)}.hnsw`;
 }

@@ -1,23 +1,17 @@
-import type { LociConfig } from '../../config/schema.js';
 import type { StoreLocation } from '../../store/location.js';
 import type { IndexEvent, IndexSummary } from '../events.js';
+import type { IndexJobSpec } from '../index-job.js';
 
-/** What the engine asks the indexing worker to do; everything in it is structured-cloneable. */
-export interface WorkerJob {
-  root: string;
+/**
+ * What the engine asks the indexing worker to do: the same job it would run in-process,
+ * plus what the worker needs to open its own store and model. Structured-cloneable.
+ */
+export interface WorkerJob extends IndexJobSpec {
+  /** The worker opens its own connection here and resolves `embedderSpec` itself. */
   location: StoreLocation;
-  /** Embedder spec the worker resolves itself (`static`, `openai:…`, `none`). */
-  embedder: string;
-  config: LociConfig;
   env: Record<string, string | undefined>;
-  excludeAbsolutePaths: string[];
-  /** A whole-folder run, or just these paths (the watcher's big batches). */
-  paths?: string[];
-  progressive: boolean;
   /** OS niceness for the worker thread (0 = normal, 19 = lowest). */
   niceness: number;
-  /** Build and save the vector graph after the run, so the searching thread loads it. */
-  graphFile?: string;
 }
 
 export type WorkerReply =

@@ -1,0 +1,94 @@
+import { CHUNKER_FINGERPRINT } from '../chunk/index.js';
+import type { LociConfig } from '../config/schema.js';
+import { embedderIdOf, type EmbeddingModel } from '../embed/spec.js';
+import { defaultHnswOptions } from '../retrieve/warm/hnsw-vector-index.js';
+import { WarmIndex } from '../retrieve/warm/warm-index.js';
+import type { Store } from '../store/spec.js';
+import type { IndexProgressListener, IndexSummary } from './events.js';
+import { indexFolder } from './index-folder.js';
+import { indexPaths } from './run-index.js';
+
+/**
+ * One indexing run, as plain data: the engine runs it in-process or hands it to the
+ * indexing worker (structured-cloneable, so it crosses the thread boundary unchanged).
+ */
+export interface IndexJobSpec {
+  root: string;
+  config: LociConfig;
+  /** Folders never walked (the store, when it lives inside the root). */
+  excludeAbsolutePaths: string[];
+  /** A whole-folder run, or just these paths (the watcher's batches). */
+  paths?: string[];
+  /** Two phases (chunks and BM25 first, vectors second); whole-folder runs only. */
+  progressive: boolean;
+  /** Save the vector graph here after a run that changed files, so the next search loads it. */
+  graphFile?: string;
+  /** The embedder as the user named it (`static`, `openai:…`, `none`), recorded for later searches. */
+  embedderSpec: string;
+}
+
+/** Where the index keeps the spec of the embedder that built it. */
+export const EMBEDDER_SPEC_STATE = 'embedder-spec';
+
+/**
+ * Records which embedder the index's vectors come from (id and size, and the spec that
+ * recreates it for queries). A changed embedder makes every file's vectors stale: files
+ * embedded with the old model are re-embedded by the next run, and search reads only the current one's.
+ */
+export async function recordEmbedder(store: Store, model: EmbeddingModel | undefined, spec: string): Promise<void> {
+  const embedderId = model ? embedderIdOf(model) : 'none';
+  if ((await store.getMeta()).embedderId !== embedderId) await store.setEmbedder(embedderId, model?.dimensions ?? 0);
+  if ((await store.readState(EMBEDDER_SPEC_STATE)) !== spec) await store.writeState(EMBEDDER_SPEC_STATE, spec);
+}
+
+/** What a job runs against: opened by whoever runs it (the engine, or the worker on its own connection). */
+export interface IndexJobResources {
+  store: Store;
+  model: EmbeddingModel | undefined;
+  signal?: AbortSignal;
+  onProgress?: IndexProgressListener;
+  /** The warm index to save the graph with (the engine keeps its own for searches); default: a new one. */
+  warmIndex?: (embedderId: string, dimensions: number) => Promise<WarmIndex>;
+}
+
+/**
+ * The one indexing job: walk (or the given paths), chunk, embed, write; then save the vector
+ * graph by one rule — only after a run that changed files, only when a graph file is given,
+ * and only when the index is big enough to be searched by the graph rather than exactly.
+ */
+export async function runIndexJob(spec: IndexJobSpec, resources: IndexJobResources): Promise<IndexSummary> {
+  const { store, model } = resources;
+  const embedderId = model ? embedderIdOf(model) : 'none';
+  const { config } = spec;
+  await recordEmbedder(store, model, spec.embedderSpec);
+  const base = {
+    root: spec.root,
+    store,
+    model,
+    embedderId,
+    chunker: CHUNKER_FINGERPRINT,
+    chunking: config.chunking,
+    maxFileBytes: config.sources.maxFileBytes,
+    exclude: config.sources.exclude,
+    respectGitignore: config.sources.respectGitignore,
+    excludeAbsolutePaths: spec.excludeAbsolutePaths,
+    indexSecrets: config.sources.indexSecrets,
+    ...(resources.signal ? { signal: resources.signal } : {}),
+    ...(resources.onProgress ? { onProgress: resources.onProgress } : {}),
+  };
+  const summary = spec.paths
+    ? await indexPaths({ ...base, paths: spec.paths })
+    : await indexFolder({ ...base, progressive: spec.progressive && model !== undefined, keepUnreferenced: config.cache.maxUnreferencedVectors });
+  if (spec.graphFile && summary.files.indexed + summary.files.removed > 0) await saveVectorGraph(spec, resources, embedderId, model?.dimensions ?? 0);
+  return summary;
+}
+
+async function saveVectorGraph(spec: IndexJobSpec, resources: IndexJobResources, embedderId: string, dimensions: number): Promise<void> {
+  if (embedderId === 'none' || dimensions === 0 || !spec.graphFile) return;
+  // Below the threshold searches scan exactly and no graph is built: nothing to save.
+  if ((await resources.store.counts()).chunks < defaultHnswOptions.threshold) return;
+  const warm = resources.warmIndex
+    ? await resources.warmIndex(embedderId, dimensions)
+    : new WarmIndex(resources.store, { weights: spec.config.search.fieldWeights, embedderId, dimensions, graphFile: spec.graphFile });
+  await warm.persist();
+}
