@@ -20,6 +20,7 @@ import { findSymbolDefinitions, type FindSymbolOptions } from '../retrieve/find-
 import { checkQuery } from '../retrieve/query-limits.js';
 import { searchIndex, storeRetriever, type Retriever } from '../retrieve/search.js';
 import { WarmIndex } from '../retrieve/warm/warm-index.js';
+import { warmRetriever } from '../retrieve/warm/warm-retriever.js';
 import type { SearchOptions, SearchResponse } from '../retrieve/search-types.js';
 import { describeLocation, openStore, resolveStoreLocation, storeFilePaths, VECTOR_GRAPH_FILE, vectorGraphFile, vectorGraphName, type StoreLocation } from '../store/location.js';
 import type { Store } from '../store/spec.js';
@@ -179,12 +180,7 @@ class LociEngine implements Loci {
     // it sees everything committed before it started.
     if (this.activeRuns > 0 && warm.size > 0) void warm.refresh().catch(() => undefined);
     else await warm.refresh();
-    return {
-      lexical: async (terms, limit, filter) => warm.searchLexical(terms, limit, filter),
-      vector: async (vector, limit, filter) => warm.searchVectors(vector, limit, filter),
-      termStatistics: async (terms) => warm.termStatistics(terms),
-      languages: async () => warm.languages(),
-    };
+    return warmRetriever(warm, embedderId, { forRanker: true });
   }
 
   async status(statusOptions: { checkChanges?: boolean; signal?: AbortSignal } = {}): Promise<IndexStatus> {

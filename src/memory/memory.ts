@@ -2,6 +2,7 @@ import { LociError, throwIfAborted } from '../errors/index.js';
 import type { Retriever } from '../retrieve/search.js';
 import { storeRetriever } from '../retrieve/search.js';
 import { WarmIndex } from '../retrieve/warm/warm-index.js';
+import { warmRetriever } from '../retrieve/warm/warm-retriever.js';
 import { KnowledgeStores } from './knowledge.js';
 import { namespacePrefix, normalizeNamespace } from './namespace.js';
 import { recall as recallRecords } from './recall.js';
@@ -300,10 +301,7 @@ export class Memory {
     });
     const warm = this.warm;
     await warm.refresh();
-    return {
-      lexical: async (terms, limit, filter) => warm.searchLexical(terms, limit, filter),
-      vector: async (vector, limit, filter) => warm.searchVectors(vector, limit, filter),
-    };
+    return warmRetriever(warm, embedderId, { forRanker: false });
   }
 
   /**

@@ -49,5 +49,5 @@ export async function findSymbolDefinitions(store: Store, name: string, options:
     if (defined) result.symbol = defined;
     return result;
   });
-  return { query: name, mode: 'lexical', results, warnings: matched.length === 0 ? [`No indexed chunk defines "${named.name}".`] : [], degraded: [] };
+  return { query: name, mode: 'lexical', results, retrieval: { index: 'store', lexical: store.lexicalRanking, vectors: 'none' }, warnings: matched.length === 0 ? [`No indexed chunk defines "${named.name}".`] : [], degraded: [] };
 }

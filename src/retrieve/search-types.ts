@@ -61,10 +61,22 @@ export interface SearchResult {
   stale?: true;
 }
 
+/**
+ * Which path a search took (no hidden switches): candidates from a warm in-memory index or
+ * from the store's own indexes, ranked lexically by BM25 (FTS5's formula, on both SQLite
+ * paths) or by Postgres's ts_rank (a cold Postgres search); vectors by graph or exact scan.
+ */
+export interface RetrievalPath {
+  index: 'memory' | 'store';
+  lexical: 'bm25' | 'ts_rank';
+  vectors: 'graph' | 'exact' | 'none';
+}
+
 export interface SearchResponse {
   query: string;
   mode: SearchMode;
   results: SearchResult[];
+  retrieval: RetrievalPath;
   /** Things the caller should know: a missing signal, an empty query after stop words. */
   warnings: string[];
   /** Signals that were asked for but could not run. */

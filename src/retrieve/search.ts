@@ -12,7 +12,7 @@ import { parseRoles, pathsWithRoles } from './role-filter.js';
 import { applyRolePriors, DEFAULT_ROLE_PENALTIES, DEFAULT_SUBJECT_SHARE, rolesOf } from './role-priors.js';
 import { fuseScores, type FusionCandidate, type FusionMethod, type FusionWeights } from './fusion.js';
 import { extractMentions } from './mentions.js';
-import type { SearchOptions, SearchResponse, SearchResult } from './search-types.js';
+import type { RetrievalPath, SearchOptions, SearchResponse, SearchResult } from './search-types.js';
 import { languageHints } from './ranker/query-language.js';
 import { loadRanker, type RankingExplanation } from './ranker/model.js';
 import { rerankCandidates } from './ranker/rank.js';
@@ -21,6 +21,8 @@ import { queryTerms, tokenize } from '../lexical/tokenize.js';
 
 /** Where candidates come from: the store's own indexes, or a warm in-memory index. */
 export interface Retriever {
+  /** The path this retriever takes, reported in every response. */
+  path(): RetrievalPath;
   lexical(terms: string[], limit: number, filter: SearchFilter | undefined): Promise<ScoredRow[]>;
   vector(vector: Float32Array, limit: number, filter: SearchFilter | undefined): Promise<ScoredRow[]>;
   /** Document frequencies for the ranker's IDF (absent: no learned ranking). */
@@ -31,6 +33,7 @@ export interface Retriever {
 
 export function storeRetriever(store: Store, embedderId: string, weights: LexicalWeights): Retriever {
   return {
+    path: () => ({ index: 'store', lexical: store.lexicalRanking, vectors: embedderId === 'none' ? 'none' : 'exact' }),
     lexical: (terms, limit, filter) => store.searchLexical({ terms, weights, limit, ...(filter ? { filter } : {}) }),
     vector: (vector, limit, filter) => store.searchVectors({ embedderId, vector, limit, ...(filter ? { filter } : {}) }),
     termStatistics: (terms) => store.termStatistics(terms),
@@ -181,7 +184,7 @@ export async function searchIndex(context: SearchContext, query: string, options
     if (ranking) result.ranking = ranking;
     results.push(result);
   }
-  return { query, mode, results, warnings, degraded };
+  return { query, mode, results, retrieval: retriever.path(), warnings, degraded };
 }
 
 function toResult(record: ChunkRecord, candidate: FusionCandidate, explain: boolean): SearchResult {

@@ -165,9 +165,14 @@ export interface StoreCounts {
  * suite (`store-contract.ts`). Writes for one file are atomic: after a crash a file is
  * either fully old or fully new.
  */
+/** How a store ranks lexical matches by itself: SQLite FTS5's bm25(), Postgres's ts_rank. */
+export type LexicalRanking = 'bm25' | 'ts_rank';
+
 export interface Store {
   readonly kind: string;
   readonly location: string;
+  /** The ranking of `searchLexical` (warm engines always rank with BM25, in memory). */
+  readonly lexicalRanking: LexicalRanking;
 
   getMeta(): Promise<IndexMeta>;
   /** Records the embedder of the index; changing it never mixes vectors (see search). */

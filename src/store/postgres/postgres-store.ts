@@ -52,6 +52,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
  * embedding still run in parallel.
  */
 class PostgresStore implements Store {
+  readonly lexicalRanking = 'ts_rank' as const;
   readonly kind = 'postgres';
   readonly location: string;
   private readonly s: string;

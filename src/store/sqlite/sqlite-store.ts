@@ -44,6 +44,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
 }
 
 class SqliteStore implements Store {
+  readonly lexicalRanking = 'bm25' as const;
   readonly kind = 'sqlite';
   private readonly statements: Statements;
   /** Lexicon ids are immutable once assigned, so a cached id is always right. */

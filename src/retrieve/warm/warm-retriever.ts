@@ -1,0 +1,15 @@
+import type { Retriever } from '../search.js';
+import type { WarmIndex } from './warm-index.js';
+
+/**
+ * Candidates from a warm in-memory index, ranked by BM25 as the store's FTS5 does. With
+ * `forRanker`, it also answers the learned ranker's term statistics and language hints.
+ */
+export function warmRetriever(warm: WarmIndex, embedderId: string, options: { forRanker: boolean }): Retriever {
+  return {
+    path: () => ({ index: 'memory', lexical: 'bm25', vectors: embedderId === 'none' ? 'none' : warm.usesVectorGraph ? 'graph' : 'exact' }),
+    lexical: async (terms, limit, filter) => warm.searchLexical(terms, limit, filter),
+    vector: async (vector, limit, filter) => warm.searchVectors(vector, limit, filter),
+    ...(options.forRanker ? { termStatistics: async (terms: string[]) => warm.termStatistics(terms), languages: async () => warm.languages() } : {}),
+  };
+}
