@@ -17,7 +17,7 @@ const layers = [
   ['memory'],
   ['engine'],
   ['eval'],
-  ['interfaces', 'index.ts'],
+  ['interfaces', 'index.ts', 'testing'],
 ];
 
 const pathOf = (name) => (name.endsWith('.ts') ? `^src/${name.replace('.', '\\.')}$` : `^src/${name}/`);

@@ -6,15 +6,17 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { createLoci } from '../dist/index.js';
 import { argument, createReporter, machine, rssMB, summarize } from './lib/report.mjs';
+import { EVAL_DIR } from './lib/eval-dir.mjs';
 
 const reporter = createReporter();
 const total = Number(argument('records', '100000'));
 const namespaceCount = Number(argument('namespaces', '100'));
 const queryCount = Number(argument('queries', '500'));
-const evalDir = new URL('../../shared/eval/', import.meta.url);
+const evalDir = pathToFileURL(`${EVAL_DIR}/`);
 const lines = (name) => {
   const raw = name.endsWith('.gz') ? gunzipSync(readFileSync(new URL(name, evalDir))).toString('utf8') : readFileSync(new URL(name, evalDir), 'utf8');
   return raw.trim().split('\n').map((line) => JSON.parse(line));

@@ -4,7 +4,7 @@
 // recall@10 against exact cosine search over the same engine's vectors.
 // Usage: node --expose-gc [--max-old-space-size=16384 for 1M] bench/peers.mjs [--sizes 10000,100000] [--queries 200]
 //          [--engines loci,orama,lancedb,sqlite,minisearch,usearch] [--repos DIR,DIR] [--json]
-// Peers come from bench/package.json (`npm ci --prefix bench`); loci from dist/ (npm run build).
+// Peers come from bench/package.json (`npm install --prefix bench --no-package-lock`, done by npm run bench); loci from dist/ (npm run build).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -57,7 +57,7 @@ for (const n of sizes) {
     try {
       engine = await factories[name]();
     } catch (error) {
-      log(`${name}: not installed (${error.message.split('\n')[0]}); run npm ci --prefix bench`);
+      log(`${name}: not installed (${error.message.split('\n')[0]}); run npm install --prefix bench --no-package-lock`);
       continue;
     }
     const before = rss();

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { createLoci } from '../dist/index.js';
 import { argument, createReporter, machine, rssMB, summarize } from './lib/report.mjs';
+import { EVAL_DIR } from './lib/eval-dir.mjs';
 
 const reporter = createReporter();
 const stdlib = () => execFileSync('python3', ['-c', 'import sysconfig; print(sysconfig.get_paths()["stdlib"])'], { encoding: 'utf8' }).trim();
@@ -38,7 +39,7 @@ if (maxFiles > 0) {
     cpSync(file, target);
   }
 }
-const queries = readFileSync(new URL('../../shared/eval/cosqa/queries.jsonl', import.meta.url), 'utf8')
+const queries = readFileSync(join(EVAL_DIR, 'cosqa', 'queries.jsonl'), 'utf8')
   .trim()
   .split('\n')
   .slice(0, queryCount)

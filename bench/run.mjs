@@ -1,4 +1,6 @@
 // `npm run bench`: the short suite (about 5 minutes here). `npm run bench -- --full`: all of it.
+// `npm run bench -- --smoke`: every kind of step at toy sizes, loci and its own optional usearch
+// only (no peer install), so CI runs the bench code on each change and it cannot rot.
 // Each script prints its own table (or JSON lines with --json). Peers are installed on first
 // use from bench/package.json (npm registry), never at test time and never into loci.
 // Options: --full, --json, --repo DIR (a real repository for the repo-based benches; without
@@ -6,21 +8,33 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { EVAL_DIR, hasEvalData } from './lib/eval-dir.mjs';
 import { argument } from './lib/report.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const full = process.argv.includes('--full');
+const smoke = process.argv.includes('--smoke');
 const json = process.argv.includes('--json') ? ['--json'] : [];
 const repo = argument('repo');
 const repos = argument('repos');
 
 if (!existsSync(new URL('../dist/index.js', import.meta.url))) execFileSync('npm', ['run', 'build'], { cwd: new URL('..', import.meta.url), stdio: 'inherit' });
-if (!existsSync(new URL('./node_modules/@orama/orama', import.meta.url))) {
+if (!smoke && !existsSync(new URL('./node_modules/@orama/orama', import.meta.url))) {
   process.stderr.write('installing the peer engines (bench/package.json) ...\n');
-  execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: here, stdio: 'inherit' });
+  // Exact versions in bench/package.json, no lock file: the peers' native packages list
+  // optional per-platform dependencies that `npm ci` refuses to reconcile across machines.
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--no-package-lock'], { cwd: here, stdio: 'inherit' });
 }
 
-const steps = full
+const smokeNeedsEval = [
+  ['peers.mjs', '--sizes', '2000', '--queries', '20', '--engines', 'loci,usearch'],
+  ['query-latency.mjs', '--max-files', '200', '--queries', '20'],
+  ['memory.mjs', '--records', '2000', '--namespaces', '10', '--queries', '20'],
+];
+if (smoke && !hasEvalData()) process.stderr.write(`(smoke: ${smokeNeedsEval.map(([script]) => script).join(', ')} skipped: no dev sets in ${EVAL_DIR}; set LOCI_EVAL_DIR)\n`);
+const steps = smoke
+  ? [['index-repo.mjs', '--files', '300'], ['lexical-scale.mjs', '--sizes', '5000', '--queries', '20'], ...(hasEvalData() ? smokeNeedsEval : [])]
+  : full
   ? [
       ['peers.mjs', '--sizes', '10000,100000,1000000', '--queries', '200', ...(repos ? ['--repos', repos] : [])],
       ['index-repo.mjs'],
@@ -53,5 +67,5 @@ for (const [script, ...args] of steps) {
   const result = spawnSync(process.execPath, ['--expose-gc', '--max-old-space-size=16384', `${here}${script}`, ...args, ...json], { stdio: 'inherit' });
   if (result.status !== 0) failed++;
 }
-if (!repo) process.stderr.write('\n(repository benches skipped: pass --repo DIR, e.g. a clone of vuejs/core)\n');
+if (!repo && !smoke) process.stderr.write('\n(repository benches skipped: pass --repo DIR, e.g. a clone of vuejs/core)\n');
 process.exit(failed > 0 ? 1 : 0);

@@ -15,8 +15,9 @@ import { readSourceFile, walkFolder } from '../../dist/sources/index.js';
 import { registerBuiltInEmbedders } from '../../dist/embed/providers.js';
 import { resolveEmbedder } from '../../dist/embed/registry.js';
 import { configSchema } from '../../dist/index.js';
+import { EVAL_DIR } from './eval-dir.mjs';
 
-const EVAL = fileURLToPath(new URL('../../../shared/eval/', import.meta.url));
+const EVAL = EVAL_DIR;
 const CHUNKING = { tokenBudget: 512, windowLines: 60, windowOverlap: 10 };
 
 export function seededRandom(seed) {
