@@ -2,6 +2,7 @@ import type { LociConfig } from '../config/schema.js';
 import { throwIfAborted } from '../errors/index.js';
 import { walkFolder } from '../sources/index.js';
 import type { Store } from '../store/spec.js';
+import { NO_VECTOR_GRAPH_WARNING, vectorGraphAvailable } from '../retrieve/warm/hnsw-vector-index.js';
 import type { IndexStatus } from './status-types.js';
 
 export interface CollectStatusOptions {
@@ -28,6 +29,10 @@ export async function collectStatus(options: CollectStatusOptions): Promise<Inde
     vectors: counts.vectors,
     cachedVectors: counts.cachedEmbeddings,
     bytesOnDisk: counts.bytesOnDisk,
+    warnings: [
+      ...(meta.embedderId !== 'none' && counts.vectors > 0 && !vectorGraphAvailable() ? [NO_VECTOR_GRAPH_WARNING] : []),
+      ...(options.lastRun?.warnings ?? []).filter((warning) => warning.includes('grammar failed to load')),
+    ],
   };
   if (options.lastRun) status.lastRun = options.lastRun;
   if (!options.checkChanges) return status;

@@ -11,6 +11,8 @@ export interface IndexStatus {
   /** All vectors kept, including those of files on other branches (bounded by cache.maxUnreferencedVectors). */
   cachedVectors: number;
   bytesOnDisk: number;
+  /** What runs degraded here and how to fix it (no vector graph module, grammars that failed in the last run). */
+  warnings: string[];
   /** The summary of the last completed `index` run, if any. */
   lastRun?: IndexSummary & { finishedAt: number };
   /** Differences between the folder now and the index (only when checked). */

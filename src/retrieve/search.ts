@@ -23,6 +23,8 @@ import { queryTerms, tokenize } from '../lexical/tokenize.js';
 export interface Retriever {
   /** The path this retriever takes, reported in every response. */
   path(): RetrievalPath;
+  /** A degraded path the caller should hear about (no vector graph module on a big index). */
+  warnings?(): string[];
   lexical(terms: string[], limit: number, filter: SearchFilter | undefined): Promise<ScoredRow[]>;
   vector(vector: Float32Array, limit: number, filter: SearchFilter | undefined): Promise<ScoredRow[]>;
   /** Document frequencies for the ranker's IDF (absent: no learned ranking). */
@@ -184,6 +186,7 @@ export async function searchIndex(context: SearchContext, query: string, options
     if (ranking) result.ranking = ranking;
     results.push(result);
   }
+  if (mode !== 'lexical' && retriever.warnings) warnings.push(...retriever.warnings());
   return { query, mode, results, retrieval: retriever.path(), warnings, degraded };
 }
 

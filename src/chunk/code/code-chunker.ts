@@ -47,12 +47,15 @@ export const codeChunker: Chunker = {
     const spec = specFor(input.language);
     const table = new LineTable(input.text);
     if (!spec || table.count === 0) return windowChunks(table, input);
-    let tree;
+    let parser;
     try {
-      tree = (await parserFor(spec.grammar)).parse(input.text);
-    } catch {
-      tree = null; // a grammar that fails to load must not stop indexing
+      parser = await parserFor(spec.grammar);
+    } catch (error) {
+      // Not silent: chunkFileWithOutcome falls back to line windows and the run's warnings say why.
+      const why = error instanceof Error ? error.message : String(error);
+      throw new Error(`the ${spec.grammar} grammar failed to load (${why}), so this file has no symbols or definitions`);
     }
+    const tree = parser.parse(input.text);
     if (!tree) return windowChunks(table, input);
     try {
       const context: Context = { table, spec, input };

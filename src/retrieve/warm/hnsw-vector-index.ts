@@ -21,6 +21,14 @@ interface UsearchModule {
 
 let usearch: UsearchModule | null | undefined;
 
+/** Whether the optional usearch module loads here (without it, vector search scans exactly). */
+export function vectorGraphAvailable(): boolean {
+  return loadUsearch() !== null;
+}
+
+/** What to tell the user when usearch is missing and the index is big enough to want it. */
+export const NO_VECTOR_GRAPH_WARNING = 'The optional native module usearch is not installed, so vector search scans every vector exactly (correct, but slower on large indexes). Install it with: npm install usearch';
+
 /** usearch is an optional native dependency; without it every search is exact. */
 function loadUsearch(): UsearchModule | null {
   if (usearch === undefined) {

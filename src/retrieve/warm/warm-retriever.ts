@@ -1,4 +1,5 @@
 import type { Retriever } from '../search.js';
+import { defaultHnswOptions, NO_VECTOR_GRAPH_WARNING, vectorGraphAvailable } from './hnsw-vector-index.js';
 import type { WarmIndex } from './warm-index.js';
 
 /**
@@ -8,6 +9,7 @@ import type { WarmIndex } from './warm-index.js';
 export function warmRetriever(warm: WarmIndex, embedderId: string, options: { forRanker: boolean }): Retriever {
   return {
     path: () => ({ index: 'memory', lexical: 'bm25', vectors: embedderId === 'none' ? 'none' : warm.usesVectorGraph ? 'graph' : 'exact' }),
+    warnings: () => (embedderId !== 'none' && warm.size >= defaultHnswOptions.threshold && !vectorGraphAvailable() ? [NO_VECTOR_GRAPH_WARNING] : []),
     lexical: async (terms, limit, filter) => warm.searchLexical(terms, limit, filter),
     vector: async (vector, limit, filter) => warm.searchVectors(vector, limit, filter),
     ...(options.forRanker ? { termStatistics: async (terms: string[]) => warm.termStatistics(terms), languages: async () => warm.languages() } : {}),

@@ -39,6 +39,7 @@ function formatStatus(status: IndexStatus): string {
     lines.push(`  last run: ${new Date(status.lastRun.finishedAt).toISOString()}, ${status.lastRun.seconds.toFixed(2)} s`);
     lines.push(`  skipped:  ${formatSkips(status.lastRun.skipped)}`);
   }
+  for (const warning of status.warnings) lines.push(`  warning:  ${printable(warning)}`);
   const changes = status.changes;
   if (changes) {
     const total = changes.modified.length + changes.added.length + changes.deleted.length;
