@@ -1,7 +1,7 @@
 import { CHUNKER_FINGERPRINT } from '../chunk/index.js';
 import type { LociConfig } from '../config/schema.js';
 import { embedderIdOf, type EmbeddingModel } from '../embed/spec.js';
-import { defaultHnswOptions } from '../retrieve/warm/hnsw-vector-index.js';
+import { defaultHnswOptions } from '../retrieve/warm/exact-or-graph-vector-index.js';
 import { WarmIndex } from '../retrieve/warm/warm-index.js';
 import type { Store } from '../store/spec.js';
 import type { IndexProgressListener, IndexSummary } from './events.js';

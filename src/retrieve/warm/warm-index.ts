@@ -1,7 +1,7 @@
 import type { LexicalWeights, ScoredRow, SearchFilter, Store, TermStatistics } from '../../store/spec.js';
 import { compileFilter } from '../../store/filter-match.js';
 import { LexicalIndex } from './lexical-index.js';
-import { defaultHnswOptions, HnswVectorIndex } from './hnsw-vector-index.js';
+import { defaultHnswOptions, ExactOrGraphVectorIndex } from './exact-or-graph-vector-index.js';
 
 export interface WarmIndexOptions {
   weights: LexicalWeights;
@@ -22,7 +22,7 @@ export interface WarmIndexOptions {
 export class WarmIndex {
   private readonly termIds = new Map<string, number>();
   private readonly lexical: LexicalIndex;
-  private readonly vectors: HnswVectorIndex | undefined;
+  private readonly vectors: ExactOrGraphVectorIndex | undefined;
   private lastLexiconId = 0;
   private watermark = 0;
   private token: string | undefined;
@@ -35,7 +35,7 @@ export class WarmIndex {
     this.lexical = new LexicalIndex(options.weights, this.termIds);
     this.vectors =
       options.embedderId !== 'none' && options.dimensions > 0
-        ? new HnswVectorIndex(options.dimensions, {
+        ? new ExactOrGraphVectorIndex(options.dimensions, {
             ...defaultHnswOptions,
             ...(options.graphFile ? { file: options.graphFile } : {}),
             ...(options.graphThreshold !== undefined ? { threshold: options.graphThreshold } : {}),

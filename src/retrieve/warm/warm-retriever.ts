@@ -1,5 +1,5 @@
 import type { Retriever } from '../search.js';
-import { defaultHnswOptions, NO_VECTOR_GRAPH_WARNING, vectorGraphAvailable } from './hnsw-vector-index.js';
+import { defaultHnswOptions, NO_VECTOR_GRAPH_WARNING, vectorGraphAvailable } from './exact-or-graph-vector-index.js';
 import type { WarmIndex } from './warm-index.js';
 
 /**

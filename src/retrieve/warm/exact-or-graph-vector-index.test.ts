@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HnswVectorIndex } from './hnsw-vector-index.js';
+import { ExactOrGraphVectorIndex } from './exact-or-graph-vector-index.js';
 import { FlatVectorIndex } from './vector-index.js';
 
 // Clustered vectors (like real embeddings), not uniform noise, where HNSW recall is meaningful.
@@ -30,7 +30,7 @@ describe('HNSW vector index', () => {
 
   it('matches exact search closely (recall@10 >= 0.95) once past the threshold', () => {
     const options = { threshold: 1000, connectivity: 16, expansionAdd: 128, expansionSearch: 160 };
-    const index = new HnswVectorIndex(dimensions, options);
+    const index = new ExactOrGraphVectorIndex(dimensions, options);
     const exact = new FlatVectorIndex(dimensions);
     vectors.forEach((vector, rowId) => {
       index.add(rowId, vector, meta(rowId));
@@ -48,7 +48,7 @@ describe('HNSW vector index', () => {
   });
 
   it('never loses filtered results (falls back to an exact filtered scan)', () => {
-    const index = new HnswVectorIndex(dimensions, { threshold: 100, connectivity: 16, expansionAdd: 64, expansionSearch: 64 });
+    const index = new ExactOrGraphVectorIndex(dimensions, { threshold: 100, connectivity: 16, expansionAdd: 64, expansionSearch: 64 });
     vectors.forEach((vector, rowId) => index.add(rowId, vector, meta(rowId)));
     index.ensureGraph();
     const rare = (path: string) => path === 'dir1/file7.ts';
@@ -59,7 +59,7 @@ describe('HNSW vector index', () => {
   it('saves the graph and reconciles rows added and removed since', () => {
     const file = join(folder, 'vectors.hnsw');
     const options = { threshold: 100, connectivity: 16, expansionAdd: 64, expansionSearch: 128, file };
-    const first = new HnswVectorIndex(dimensions, options);
+    const first = new ExactOrGraphVectorIndex(dimensions, options);
     vectors.slice(0, 500).forEach((vector, rowId) => first.add(rowId, vector, meta(rowId)));
     first.ensureGraph();
     first.persist();
@@ -67,7 +67,7 @@ describe('HNSW vector index', () => {
     expect(statSync(`${file}.keys`).mode & 0o777).toBe(0o600);
 
     // Next process: rows 0..9 were deleted and 500..509 added meanwhile.
-    const second = new HnswVectorIndex(dimensions, options);
+    const second = new ExactOrGraphVectorIndex(dimensions, options);
     vectors.slice(10, 510).forEach((vector, offset) => second.add(offset + 10, vector, meta(offset + 10)));
     second.ensureGraph();
     const found = second.search(vectors[505] as Float32Array, 1);
@@ -82,7 +82,7 @@ describe('HNSW vector index', () => {
     const file = join(folder, 'unchanged.hnsw');
     const options = { threshold: 100, connectivity: 16, expansionAdd: 64, expansionSearch: 128, file };
     const load = (count: number) => {
-      const index = new HnswVectorIndex(dimensions, options);
+      const index = new ExactOrGraphVectorIndex(dimensions, options);
       vectors.slice(0, count).forEach((vector, rowId) => index.add(rowId, vector, meta(rowId)));
       index.ensureGraph();
       return index;

@@ -69,7 +69,7 @@ export const defaultHnswOptions: HnswOptions = { threshold: 20_000, connectivity
  * once the index is large. Filtered queries try the graph with oversampling and fall back
  * to an exact filtered scan when too few candidates pass, so filters never lose results.
  */
-export class HnswVectorIndex {
+export class ExactOrGraphVectorIndex {
   private readonly flat: FlatVectorIndex;
   private graph: UsearchIndex | undefined;
   private readonly graphKeys = new Set<number>();
