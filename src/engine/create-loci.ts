@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { LociError } from '../errors/index.js';
 import { readdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { CHUNKER_FINGERPRINT } from '../chunk/index.js';
@@ -131,7 +132,7 @@ class LociEngine implements Loci {
 
   /** The worker rebuilds the embedder from its spec, so a model object passed in keeps indexing in-process. */
   private canUseWorker(): boolean {
-    return this.config.indexing.worker && typeof this.options.embedder !== 'object' && workerAvailable();
+    return this.config.indexing.worker && typeof this.options.embedder !== 'object' && this.location.kind !== 'instance' && workerAvailable();
   }
 
   watch(watchOptions: WatchOptions = {}): Promise<LociWatcher> {
@@ -213,7 +214,7 @@ class LociEngine implements Loci {
         removedGraphFiles.push(name);
       }
     }
-    const memoryKept = this.location.kind === 'postgres' || existsSync(join(this.location.folder, MEMORY_DATABASE));
+    const memoryKept = this.location.kind === 'postgres' || (this.location.kind === 'instance' ? this.location.memory !== undefined : existsSync(join(this.location.folder, MEMORY_DATABASE)));
     const expiredMemories = memoryKept ? await (await this.memory()).gc() : 0;
     const bytesAfter = (await store.counts()).bytesOnDisk;
     return { removedVectors, keptUnreferenced, removedGraphFiles, expiredMemories, bytesBefore, bytesAfter };
@@ -243,10 +244,7 @@ class LociEngine implements Loci {
 
   private async openMemory(): Promise<{ memory: Memory; store: Store }> {
     // Memory sits beside the index: memory.db in the store folder, or the `<namespace>_memory` namespace.
-    const store =
-      this.location.kind === 'sqlite'
-        ? await openStore({ kind: 'sqlite', folder: this.location.folder, file: join(this.location.folder, MEMORY_DATABASE) }, { create: true, keepCatalogEntries: 0 }) // RecordStore keeps parsed records
-        : await openStore(this.location, { create: true, namespaceSuffix: '_memory' });
+    const store = await this.openMemoryStore();
     try {
       const { model } = await this.requestedEmbedder();
       const embedderId = model ? embedderIdOf(model) : 'none';
@@ -269,6 +267,14 @@ class LociEngine implements Loci {
       await store.close();
       throw error;
     }
+  }
+
+  private async openMemoryStore(): Promise<Store> {
+    const location = this.location;
+    if (location.kind === 'sqlite') return openStore({ kind: 'sqlite', folder: location.folder, file: join(location.folder, MEMORY_DATABASE) }, { create: true, keepCatalogEntries: 0 }); // RecordStore keeps parsed records
+    if (location.kind === 'postgres') return openStore(location, { create: true, namespaceSuffix: '_memory' });
+    if (location.memory) return location.memory;
+    throw new LociError('NOT_SUPPORTED', 'This engine was given a Store object for its index but none for memory.', { hint: 'Pass createLoci({ store: { index, memory } }) with a second store for memory (it must not be the index store).' });
   }
 
   sourceReader(options: { budgetBytes?: number } = {}): SafeReader {
@@ -310,7 +316,7 @@ class LociEngine implements Loci {
 
   /** Opens the store once; a read-only open is upgraded when indexing needs to create it. */
   private async openStore(create: boolean): Promise<Store> {
-    if (this.store && (this.storeWritable || !create)) return this.store;
+    if (this.store && (this.storeWritable || !create || this.location.kind === 'instance')) return this.store;
     if (this.store) await this.store.close();
     this.warm = undefined;
     this.store = await openStore(this.location, { create });

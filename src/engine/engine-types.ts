@@ -7,13 +7,19 @@ import type { SearchOptions, SearchResponse } from '../retrieve/search-types.js'
 import type { Memory } from '../memory/memory.js';
 import type { SafeReader } from '../sources/safe-read.js';
 import type { IndexStatus } from './status-types.js';
+import type { StoreInput } from '../store/location.js';
 import type { LociWatcher, WatchOptions } from './watch.js';
 
 export interface CreateLociOptions {
   /** The folder to index. Relative paths are resolved against the process's cwd. */
   root: string;
-  /** Store location (folder, .db file); default `<root>/.loci`. Overrides config.store. */
-  store?: string;
+  /**
+   * Where the index lives; default `<root>/.loci`; overrides config.store. A folder, a .db
+   * file, a postgres:// URL, or stores you opened (`Store`, or `{ index, memory }`): those are
+   * used as they are (no indexing worker: it needs a location to open its own connection)
+   * and closed by `close()`.
+   */
+  store?: StoreInput;
   /** Config values (already merged from file/env/flags by the caller, if any). */
   config?: LociConfigInput;
   /** An embedder spec or a model instance; overrides config.embedder for indexing. */

@@ -1,11 +1,23 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import { sha256Hex } from '../sources/content-hash.js';
+import { LociError } from '../errors/index.js';
 import type { Store } from './spec.js';
 import { parsePostgresUrl } from './postgres/connection.js';
 import { openPostgresStore } from './postgres/postgres-store.js';
 import { openSqliteStore } from './sqlite/sqlite-store.js';
 
-export type StoreLocation = { kind: 'sqlite'; file: string; folder: string } | { kind: 'postgres'; url: string };
+export type StoreLocation =
+  | { kind: 'sqlite'; file: string; folder: string }
+  | { kind: 'postgres'; url: string }
+  /** Stores the caller opened (any `Store` implementation); memory is optional. */
+  | { kind: 'instance'; index: Store; memory?: Store };
+
+/** What `createLoci({ store })` accepts: a folder, a .db file, a postgres:// URL, or opened stores. */
+export type StoreInput = string | Store | { index: Store; memory?: Store };
+
+function isStore(value: unknown): value is Store {
+  return typeof value === 'object' && value !== null && typeof (value as Store).searchLexical === 'function' && typeof (value as Store).getMeta === 'function';
+}
 
 export const DEFAULT_STORE_FOLDER = '.loci';
 const DATABASE_FILE = 'index.db';
@@ -14,7 +26,12 @@ const DATABASE_FILE = 'index.db';
  * Where an index lives: `<root>/.loci/index.db` by default; a folder (its `index.db`), a
  * `.db`/`.sqlite` file, or a postgres:// URL. Relative paths are relative to the root.
  */
-export function resolveStoreLocation(root: string, store?: string): StoreLocation {
+export function resolveStoreLocation(root: string, store?: StoreInput): StoreLocation {
+  if (typeof store === 'object') {
+    if (isStore(store)) return { kind: 'instance', index: store };
+    if (isStore(store.index) && (store.memory === undefined || isStore(store.memory))) return { kind: 'instance', index: store.index, ...(store.memory ? { memory: store.memory } : {}) };
+    throw new LociError('INVALID_ARGUMENT', 'store must be a path, a postgres:// URL, a Store, or { index: Store, memory?: Store }.', { hint: 'Open a store with openPostgresStore (loci/postgres) or pass a path.' });
+  }
   if (!store) {
     const folder = join(root, DEFAULT_STORE_FOLDER);
     return { kind: 'sqlite', folder, file: join(folder, DATABASE_FILE) };
@@ -26,6 +43,7 @@ export function resolveStoreLocation(root: string, store?: string): StoreLocatio
 }
 
 export async function openStore(location: StoreLocation, options: { create: boolean; namespaceSuffix?: string; keepCatalogEntries?: number; quickCheck?: boolean }): Promise<Store> {
+  if (location.kind === 'instance') return location.index;
   if (location.kind === 'postgres') return openPostgresStore({ url: location.url, create: options.create, ...(options.namespaceSuffix ? { namespaceSuffix: options.namespaceSuffix } : {}) });
   return openSqliteStore({
     file: location.file,
@@ -37,6 +55,7 @@ export async function openStore(location: StoreLocation, options: { create: bool
 
 /** Location text safe to print: a postgres URL loses its password and names its namespace (`…/db#namespace`). */
 export function describeLocation(location: StoreLocation): string {
+  if (location.kind === 'instance') return location.index.location;
   if (location.kind === 'sqlite') return location.file;
   try {
     const target = parsePostgresUrl(location.url);

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { LociError } from '../../../errors/index.js';
 import { migrateStores, type CopySummary } from '../../../store/migrate.js';
-import { resolveStoreLocation } from '../../../store/location.js';
+import { describeLocation, resolveStoreLocation } from '../../../store/location.js';
 import type { CliIo } from '../cli-context.js';
 import { withInterrupt } from '../interrupt.js';
 import { createProgressBar } from '../progress-bar.js';
@@ -16,7 +16,7 @@ export function registerMigrateCommand(program: Command, io: CliIo): void {
     .action(async (flags: { from: string; to: string; json?: boolean }) => {
       const from = resolveStoreLocation(io.cwd, flags.from);
       const to = resolveStoreLocation(io.cwd, flags.to);
-      if (from.kind === to.kind && (from.kind === 'sqlite' ? from.file === (to as { file: string }).file : from.url === (to as { url: string }).url)) {
+      if (describeLocation(from) === describeLocation(to)) {
         throw new LociError('INVALID_ARGUMENT', '--from and --to name the same store.', { hint: 'Pass a different target folder, file or namespace.' });
       }
       const bar = createProgressBar(io.stderr, 'copying');
