@@ -1,6 +1,5 @@
 import { statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
-import { ftsAnyOf } from '../../lexical/fts-query.js';
 import { decodeTerms, encodeTerms } from '../../lexical/codec.js';
 import type {
   CatalogEntry,
@@ -17,7 +16,7 @@ import type {
   TermStatistics,
   VectorQuery,
 } from '../spec.js';
-import { filterToSql } from './filter-sql.js';
+import { findMentionsSql, searchLexicalSql } from './queries.js';
 import { sqliteLanguages, sqliteTermStatistics } from './ranking-stats.js';
 import { groupOutline, inRequestedOrder, symbolKeys, toCatalogEntry, type CatalogRow, type ChunkRow } from '../rows.js';
 import { prepareStatements, type Statements } from './statements.js';
@@ -216,13 +215,7 @@ class SqliteStore implements Store {
   }
 
   async searchLexical(query: LexicalQuery): Promise<ScoredRow[]> {
-    if (query.terms.length === 0 || query.limit <= 0) return [];
-    const { path, symbols, heading, body } = query.weights;
-    const filter = filterToSql(query.filter);
-    const sql = `SELECT f.rowid AS rowId, -bm25(chunk_fts, ?, ?, ?, ?) AS score, c.path AS path FROM chunk_fts f JOIN chunks c ON c.id = f.rowid
-         WHERE chunk_fts MATCH ?${filter ? ` AND ${filter.sql}` : ''} ORDER BY score DESC, f.rowid LIMIT ?`;
-    const params = [path, symbols, heading, body, ftsAnyOf(query.terms), ...(filter?.params ?? []), query.limit];
-    return this.guard(() => this.db.prepare(sql).all(...params) as ScoredRow[]);
+    return this.guard(() => searchLexicalSql(this.db, query));
   }
 
   async termStatistics(terms: string[]): Promise<TermStatistics> {
@@ -245,21 +238,7 @@ class SqliteStore implements Store {
   }
 
   async findMentions(query: MentionQuery): Promise<ScoredRow[]> {
-    if ((query.symbols.length === 0 && query.paths.length === 0) || query.limit <= 0) return [];
-    const filter = filterToSql(query.filter);
-    const conditions: string[] = [];
-    const params: unknown[] = [];
-    if (query.symbols.length > 0) {
-      conditions.push('c.id IN (SELECT chunk FROM symbol_names WHERE name IN (SELECT value FROM json_each(?)))');
-      params.push(JSON.stringify(query.symbols.map((symbol) => symbol.toLowerCase())));
-    }
-    for (const path of query.paths) {
-      const clean = path.replace(/\\/g, '/').replace(/^\.?\//, '');
-      conditions.push("(c.path = ? OR c.path LIKE ? ESCAPE '!')");
-      params.push(clean, `%/${clean.replace(/[!%_]/g, (character) => `!${character}`)}`);
-    }
-    const sql = `SELECT c.id AS rowId, 1.0 AS score, c.path AS path FROM chunks c WHERE (${conditions.join(' OR ')})${filter ? ` AND ${filter.sql}` : ''} ORDER BY c.id LIMIT ?`;
-    return this.guard(() => this.db.prepare(sql).all(...params, ...(filter?.params ?? []), query.limit) as ScoredRow[]);
+    return this.guard(() => findMentionsSql(this.db, query));
   }
 
   async changeToken(): Promise<string> {
