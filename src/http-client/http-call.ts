@@ -117,7 +117,7 @@ function networkFailure(error: unknown, options: HttpCallOptions, timeout: Abort
   if (timeout.aborted) return new RetryableError(`did not ${doing} within ${options.timeoutMs} ms`, undefined, { cause: error });
   const code = causeCode(error);
   if (code && TRANSIENT_NETWORK.has(code)) return new RetryableError(`the connection failed (${code})`, undefined, { cause: error });
-  return new LociError(options.codes.failed, `Cannot reach ${options.label} at ${redactUrl(options.url)} (${code ?? (error as Error)?.message ?? String(error)}).`, {
+  return new LociError(options.codes.failed, `Cannot reach ${options.label} at ${redactUrl(options.url)} (${code ?? causeMessage(error)}).`, {
     cause: error,
     ...(options.unreachableHint ? { hint: options.unreachableHint } : {}),
     details: { url: redactUrl(options.url), ...(code ? { errno: code } : {}) },
@@ -131,6 +131,16 @@ function causeCode(error: unknown): string | undefined {
     if (typeof code === 'string') return code;
   }
   return undefined;
+}
+
+/** "fetch failed: bad port": the wrapper's message and its cause's. */
+function causeMessage(error: unknown): string {
+  const messages: string[] = [];
+  for (let current: unknown = error, depth = 0; current && depth < 4; current = (current as { cause?: unknown }).cause, depth++) {
+    const message = current instanceof Error ? current.message : String(current);
+    if (message && !messages.includes(message)) messages.push(message);
+  }
+  return messages.join(': ') || 'unknown error';
 }
 
 /** The error for retries used up: the family's `failed` code, the last failure (its message names no caller), how many attempts. */
