@@ -107,7 +107,11 @@ export function createMcpServer(roots: Roots): McpServer {
       guard(roots, async () => {
         const memory = await roots.get(root).loci.memory();
         const record = await memory.add({ namespace, text, kind: (kind ?? 'note') as 'note', ...(metadata ? { metadata } : {}) });
-        return { content: [{ type: 'text', text: `${record.mergedCount > 0 ? 'Merged into' : 'Stored as'} ${record.namespace}/${record.id}.` }], structuredContent: { id: record.id, namespace: record.namespace, merged: record.mergedCount > 0 } };
+        const said = record.warnings ? ` (${record.warnings.join(' ')})` : '';
+        return {
+          content: [{ type: 'text', text: `${record.mergedCount > 0 ? 'Merged into' : 'Stored as'} ${record.namespace}/${record.id}.${said}` }],
+          structuredContent: { id: record.id, namespace: record.namespace, merged: record.mergedCount > 0, ...(record.warnings ? { warnings: record.warnings } : {}) },
+        };
       }),
   );
 
