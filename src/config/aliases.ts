@@ -21,7 +21,11 @@ export function seedAliasLayer(env: Record<string, string | undefined>): { origi
     const text = env[alias.variable]?.trim();
     if (!text) continue;
     let target = values;
-    for (const key of alias.path.slice(0, -1)) target = (target[key] ??= {}) as Record<string, unknown>;
+    for (const key of alias.path.slice(0, -1)) {
+      const child = (target[key] as Record<string, unknown> | undefined) ?? {};
+      target[key] = child;
+      target = child;
+    }
     target[alias.path[alias.path.length - 1] as string] = alias.parse(text);
     originOfPath.set(alias.path.join('.'), `${alias.variable} (alias of ${alias.of})`);
   }

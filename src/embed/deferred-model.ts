@@ -45,9 +45,12 @@ export function deferredModel(embedderId: string, resolve: () => Promise<Embeddi
       return real?.maxParallelCalls;
     },
     async doEmbed(options) {
-      real ??= await (loading ??= load().finally(() => {
-        loading = undefined;
-      }));
+      if (!real) {
+        loading ??= load().finally(() => {
+          loading = undefined;
+        });
+        real = await loading;
+      }
       return real.doEmbed(options);
     },
   };

@@ -24,7 +24,10 @@ beforeAll(async () => {
   await mkdir(join(root, 'src'));
   const topics = ['refund', 'invoice', 'shipping', 'login', 'search', 'report'];
   for (const [index, topic] of topics.entries()) {
-    await writeFile(join(root, 'src', `${topic}.ts`), `/** Handles the ${topic} flow. */\nexport function ${topic}Step${index}(amount: number): number {\n  // ${topic} charge and ledger entry\n  return amount * ${index + 1};\n}\n`);
+    await writeFile(
+      join(root, 'src', `${topic}.ts`),
+      `/** Handles the ${topic} flow. */\nexport function ${topic}Step${index}(amount: number): number {\n  // ${topic} charge and ledger entry\n  return amount * ${index + 1};\n}\n`,
+    );
   }
   embedder = await new FakeEmbeddingServer(16).start();
   loci = createLoci({ root, config: configFor(embedder), env: {} });

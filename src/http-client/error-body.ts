@@ -1,4 +1,5 @@
-const CONTROL_CHARACTERS = new RegExp('[\\u0000-\\u001f\\u007f-\\u009f]+', 'g');
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters (to drop them) is the point
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]+/g;
 
 /**
  * A provider's error body as one short, printable line: the message out of the usual JSON

@@ -36,8 +36,9 @@ class ScriptedServer {
         handler(request, response);
       });
     });
-    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server?.address() as AddressInfo).port}/v1/thing`;
+    const server = this.server;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/thing`;
   }
 
   async stop(): Promise<void> {
@@ -183,7 +184,12 @@ describe('retries and their end', () => {
     const closed = await closedPort();
     const refused = await retried({ call: { url: `http://127.0.0.1:${closed}/v1/thing`, unreachableHint: 'Start it.' } });
     expect(refused.delays).toEqual([]);
-    expect(refused.result).toMatchObject({ code: 'LLM_FAILED', hint: 'Start it.', message: `Cannot reach test model at http://127.0.0.1:${closed}/v1/thing (ECONNREFUSED).`, details: { errno: 'ECONNREFUSED' } });
+    expect(refused.result).toMatchObject({
+      code: 'LLM_FAILED',
+      hint: 'Start it.',
+      message: `Cannot reach test model at http://127.0.0.1:${closed}/v1/thing (ECONNREFUSED).`,
+      details: { errno: 'ECONNREFUSED' },
+    });
   });
 });
 

@@ -107,9 +107,7 @@ export class RecordStore {
    */
   async embedPending(options: { signal?: AbortSignal; scan?: boolean } = {}): Promise<{ embedded: number; pending: number; failure?: LociError }> {
     if (!this.model) return { embedded: 0, pending: 0 };
-    const paths = options.scan
-      ? (await this.store.listCatalog()).filter((entry) => entry.embedder !== this.embedderId).map((entry) => entry.path)
-      : await this.pending.list();
+    const paths = options.scan ? (await this.store.listCatalog()).filter((entry) => entry.embedder !== this.embedderId).map((entry) => entry.path) : await this.pending.list();
     if (paths.length === 0) return { embedded: 0, pending: 0 };
     const entries = await this.store.getCatalogEntries(paths);
     const records = [...entries.values()].map(recordOf).filter((record): record is MemoryRecord => record !== undefined);

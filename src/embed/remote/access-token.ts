@@ -12,7 +12,11 @@ export interface AccessTokenSource {
 }
 
 export function fixedToken(token: string, variable: string): AccessTokenSource {
-  return { token: async () => token, refreshable: false, hint: `Set a fresh token in ${variable} (e.g. \`export ${variable}=$(gcloud auth print-access-token)\`), or configure embedderOptions.tokenCommand.` };
+  return {
+    token: async () => token,
+    refreshable: false,
+    hint: `Set a fresh token in ${variable} (e.g. \`export ${variable}=$(gcloud auth print-access-token)\`), or configure embedderOptions.tokenCommand.`,
+  };
 }
 
 export interface CommandTokenOptions {

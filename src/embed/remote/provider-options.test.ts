@@ -6,6 +6,7 @@ import { loadConfig, resolveConfig } from '../../config/load.js';
 import { embedMany } from '../embed-many.js';
 import { registerBuiltInEmbedders } from '../providers.js';
 import { resolveEmbedder } from '../registry.js';
+import type { EmbeddingModel } from '../spec.js';
 import { FakeEmbeddingServer } from '../test-support/fake-embedding-server.js';
 import { commandToken, parseTokenOutput } from './access-token.js';
 import { createVertexEmbedder } from './vertex.js';
@@ -43,10 +44,10 @@ describe('Voyage', () => {
     const model = await voyage('voyage-my-own');
     expect(server.requests).toHaveLength(1); // an unknown model is asked its size once…
     expect(model?.dimensions).toBe(16);
-    await embedMany({ model: model!, values: ['a query'], purpose: 'query' });
+    await embedMany({ model: model as EmbeddingModel, values: ['a query'], purpose: 'query' });
     for (const request of server.requests) expect(request.body).not.toHaveProperty('output_dimension'); // …and never told one
     const shortened = await voyage('voyage-3.5', { dimensions: 16 });
-    await embedMany({ model: shortened!, values: ['a query'], purpose: 'query' });
+    await embedMany({ model: shortened as EmbeddingModel, values: ['a query'], purpose: 'query' });
     expect(server.requests.at(-1)?.body).toMatchObject({ output_dimension: 16, input_type: 'query', model: 'voyage-3.5' });
   });
 });
@@ -74,7 +75,7 @@ describe('embedderOptions.concurrency', () => {
         config: config({ embedderOptions: { baseUrl: `${server.baseUrl}/v1`, dimensions: 16, batchSize: 1, concurrency } }),
         env: {},
       });
-      await embedMany({ model: model!, values: ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'], purpose: 'document' });
+      await embedMany({ model: model as EmbeddingModel, values: ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'], purpose: 'document' });
       expect(server.maxInFlight, `concurrency ${concurrency}`).toBe(concurrency);
     }
   });
@@ -126,7 +127,15 @@ console.log(${json ? "JSON.stringify({ access_token: 'ya29.json-' + n, expires_i
 
   it('are renewed once when Vertex refuses one (401), and sent as the bearer token', async () => {
     const source = commandToken({ command: tokenScript('vertex'), lifetimeSeconds: 3600, env: { PATH: process.env.PATH } });
-    const model = createVertexEmbedder({ modelId: 'text-embedding-005', project: 'demo', location: 'us-central1', dimensions: 16, accessToken: source, apiKeyEnv: 'GOOGLE_ACCESS_TOKEN', baseUrl: server.baseUrl });
+    const model = createVertexEmbedder({
+      modelId: 'text-embedding-005',
+      project: 'demo',
+      location: 'us-central1',
+      dimensions: 16,
+      accessToken: source,
+      apiKeyEnv: 'GOOGLE_ACCESS_TOKEN',
+      baseUrl: server.baseUrl,
+    });
     await embedMany({ model, values: ['x'], purpose: 'query' });
     expect(server.requests.at(-1)?.headers.authorization).toBe('Bearer ya29.token-1');
     server.failNext('unauthorized');
@@ -140,10 +149,13 @@ console.log(${json ? "JSON.stringify({ access_token: 'ya29.json-' + n, expires_i
       config: config({ embedderOptions: { baseUrl: server.baseUrl, project: 'demo', dimensions: 16, tokenCommand: command } }),
       env: { GOOGLE_ACCESS_TOKEN: 'ya29.stale', PATH: process.env.PATH },
     });
-    await embedMany({ model: model!, values: ['x'], purpose: 'query' });
+    await embedMany({ model: model as EmbeddingModel, values: ['x'], purpose: 'query' });
     expect(server.requests.at(-1)?.headers.authorization).toBe('Bearer ya29.token-1');
-    const fromVariable = await resolveEmbedder('vertex:text-embedding-005', { config: config({ embedderOptions: { baseUrl: server.baseUrl, project: 'demo', dimensions: 16 } }), env: { GOOGLE_ACCESS_TOKEN: 'ya29.from-env' } });
-    await embedMany({ model: fromVariable!, values: ['x'], purpose: 'query' });
+    const fromVariable = await resolveEmbedder('vertex:text-embedding-005', {
+      config: config({ embedderOptions: { baseUrl: server.baseUrl, project: 'demo', dimensions: 16 } }),
+      env: { GOOGLE_ACCESS_TOKEN: 'ya29.from-env' },
+    });
+    await embedMany({ model: fromVariable as EmbeddingModel, values: ['x'], purpose: 'query' });
     expect(server.requests.at(-1)?.headers.authorization).toBe('Bearer ya29.from-env');
   });
 
