@@ -269,8 +269,18 @@ class LociEngine implements Loci {
       location: this.location,
       config: this.config.memory,
       inMemory: this.options.inMemory !== false,
-      resolveModel: async (recordedEmbedderId) => (await this.requestedEmbedder(recordedEmbedderId)).model,
+      // A memory without vectors yet borrows the index's recorded size: no probe of a server that may be down.
+      resolveModel: async (recordedEmbedderId) => (await this.requestedEmbedder(recordedEmbedderId !== 'none' ? recordedEmbedderId : await this.indexEmbedderId())).model,
     });
+  }
+
+  /** The embedder id the index recorded, if there is an index. */
+  private async indexEmbedderId(): Promise<string | undefined> {
+    try {
+      return (await (await this.openStore(false)).getMeta()).embedderId;
+    } catch {
+      return undefined; // memory without an index
+    }
   }
 
   private async openMemoryStore(): Promise<Store> {

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeEmbeddingServer } from '../../src/embed/test-support/fake-embedding-server.js';
 import { FakeChatServer } from '../../src/llm/test-support/fake-chat-server.js';
 import { runLoci } from '../support/run-cli.js';
+import { startServer } from '../support/serve.js';
 import { writeSampleRepo } from '../support/sample-repo.js';
 
 // Degrade, never lose, as a user meets it: the built CLI against fake OpenAI-compatible
@@ -110,6 +111,39 @@ describe('an embedder outage', () => {
     expect(turns[0].fields).toMatchObject({ userQuery: 'how do refunds work', assistantResponse: 'Refunds go through the gateway [1].' });
     const logged = json(await loci(['memory', 'list', '--namespace', 'loci/ask', '--json'])).records;
     expect(logged.at(-1).fields).toMatchObject({ prompt: 'how do refunds work', outcome: 'success' });
+  });
+});
+
+describe('over HTTP (a long-lived `loci serve`)', () => {
+  it('search, context, remember and recall go on while the embedder is down, and catch up when it is back', async () => {
+    const { process: served, base } = await startServer(['--root', repo], { cwd: workspace, env: embedderEnv() });
+    const post = async (path: string, body: unknown) => {
+      const response = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      return { status: response.status, body: await response.json() };
+    };
+    try {
+      expect((await post('/v1/search', { query: 'refund' })).body.degraded).toEqual([]);
+      let stored = '';
+      await withEmbedderDown(async () => {
+        const search = await post('/v1/search', { query: 'refund' });
+        expect(search).toMatchObject({ status: 200, body: { degraded: ['vector'], warnings: [expect.stringMatching(/embedder failed/)] } });
+        const context = await post('/v1/context', { question: 'how are refunds issued', maxTokens: 800 });
+        expect(context).toMatchObject({ status: 200, body: { degraded: ['vector'] } });
+        const remembered = await post('/v1/memory/records', { namespace: 'http-outage', text: 'Chargebacks are reviewed by finance.' });
+        expect(remembered).toMatchObject({ status: 201, body: { record: { warnings: [expect.stringMatching(/Stored without a vector/)] } } });
+        stored = remembered.body.record.id;
+        const recalled = await post('/v1/memory/recall', { query: 'chargebacks finance', namespaces: ['http-outage'] });
+        expect(recalled).toMatchObject({ status: 200, body: { degraded: ['vector'], results: [{ id: stored }] } });
+      });
+      // Back: the first recall that reaches the embedder embeds what waits; the next one finds it by vector too.
+      const first = await post('/v1/memory/recall', { query: 'chargebacks finance', namespaces: ['http-outage'] });
+      expect(first.body).toMatchObject({ degraded: [], results: [{ id: stored }] });
+      expect(first.body.results[0].signals.vector).toBeUndefined();
+      const next = await post('/v1/memory/recall', { query: 'chargebacks finance', namespaces: ['http-outage'] });
+      expect(next.body.results[0]).toMatchObject({ id: stored, signals: { vector: expect.any(Number) } });
+    } finally {
+      served.kill('SIGTERM');
+    }
   });
 });
 
