@@ -5,6 +5,9 @@
  */
 const layers = [
   ['errors', 'version.ts'],
+  // The one HTTP client core (timeouts, retries, Retry-After, error codes): low enough for
+  // every provider family (embed, llm, context's rerankers) to share it.
+  ['http-client'],
   ['config'],
   ['sources'],
   ['chunk'],

@@ -7,7 +7,7 @@ export type { SearchOptions, SearchResponse, SearchResult, SignalScores } from '
 export type { FindSymbolOptions } from './retrieve/find-symbol.js';
 export { classifyFileRole, fileRoles, type FileRole } from './sources/file-role.js';
 
-export { LociError, isLociError, errorCodes, type ErrorCode, type ErrorCategory } from './errors/index.js';
+export { LociError, isLociError, isProviderFailure, errorCodes, type ErrorCode, type ErrorCategory } from './errors/index.js';
 export { configSchema, loadConfig, searchModes, type LociConfig, type LociConfigInput, type SearchMode } from './config/index.js';
 export type { FolderConfigFile, FolderConfigTrust, LoadConfigOptions } from './config/index.js';
 
@@ -21,6 +21,7 @@ export { LOCI_VERSION } from './version.js';
 export { Memory, conversationNamespace, type AddOptions, type InteractionLog } from './memory/memory.js';
 export { KnowledgeStore, knowledgeNamespace, type KnowledgeSearchOptions } from './memory/knowledge.js';
 export type { ImportOptions, ImportSummary, MemoryExport } from './memory/transfer.js';
+export type { RecallResult } from './memory/recall.js';
 export type {
   HistoryOptions,
   HistoryResult,

@@ -40,6 +40,7 @@ const reasons: Array<{ path: string; reason: string }> = [
   { path: 'embedder', reason: 'chooses the embedder, and a remote one sends your code off this machine (a folder may pick only "none" or "static")' },
   { path: 'embedderOptions.baseUrl', reason: 'chooses the endpoint that receives your code and API key' },
   { path: 'embedderOptions.apiKeyEnv', reason: 'names the environment variable whose value is sent as the API key' },
+  { path: 'embedderOptions.tokenCommand', reason: 'runs a command on your machine to get an access token' },
   { path: 'embedderOptions', reason: 'configures the embedder, which only your own config chooses' },
   { path: 'llm.baseUrl', reason: 'chooses the endpoint that receives LOCI_LLM_API_KEY, your questions and code' },
   { path: 'llm', reason: 'configures the chat model, which only your own config chooses' },

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { LociError } from '../errors/index.js';
+import { seedAliasLayer } from './aliases.js';
 import { folderConfigLayers, type FolderConfigTrust } from './folder-config.js';
 import { parseConfigText } from './parse-file.js';
 import { configSchema, type LociConfig } from './schema.js';
@@ -38,7 +39,8 @@ export interface LoadConfigOptions {
 
 /** Reads a config file, the folder's config, LOCI_* variables and flags, in that precedence, and validates once. */
 export function loadConfig(options: LoadConfigOptions = {}): LociConfig {
-  const layers: ConfigLayer[] = [];
+  // The seed agents' variable names (EMBEDDING_MODEL, …) sit below everything of loci's own.
+  const layers: ConfigLayer[] = options.env ? [seedAliasLayer(options.env)] : [];
   if (options.configFile) {
     const fromFile = readConfigFile(options.configFile, options.requireFile ?? false);
     if (fromFile) layers.push({ origin: options.configFile, values: fromFile });

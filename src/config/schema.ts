@@ -95,6 +95,13 @@ const embedderOptionsSchema = z.strictObject({
   /** Google Cloud project and region, for Vertex AI. */
   project: z.string().optional(),
   location: z.string().default('us-central1'),
+  /**
+   * Vertex AI: a command printing an access token (`gcloud auth print-access-token`), run
+   * without a shell and re-run before the token expires. Only the user's own config may set it.
+   */
+  tokenCommand: z.union([z.string().trim().min(1), z.array(z.string().min(1)).min(1)]).optional(),
+  /** How long a token from tokenCommand lives when the command does not print `expires_in`. */
+  tokenLifetimeSeconds: z.number().int().min(60).max(86_400).default(3600),
   /** Local ONNX models: never download (transformers.js). */
   offline: z.boolean().default(false),
   /** Local ONNX models: quantised weights (q8) or full precision (fp32). */

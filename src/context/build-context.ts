@@ -1,5 +1,5 @@
 import picomatch from 'picomatch';
-import { LociError, throwIfAborted } from '../errors/index.js';
+import { isLociError, isProviderFailure, LociError, throwIfAborted } from '../errors/index.js';
 import type { ChatMessage, ChatModel } from '../llm/spec.js';
 import type { SearchOptions, SearchResponse } from '../retrieve/search-types.js';
 import { DEFAULT_READ_BUDGET_BYTES, rootRelativePath, type SafeFile, type SafeReader } from '../sources/safe-read.js';
@@ -64,6 +64,19 @@ export interface BuiltContext {
   skipped: number;
   repoMap?: { files: number; truncated: boolean };
   pickedFiles?: string[];
+  /** What the caller should know: a provider that failed and was left out, a query with no searchable words. */
+  warnings: string[];
+  /**
+   * Parts that were asked for but failed and were skipped (no hidden switches): `vector` (the
+   * embedder: retrieval was lexical), `reranker` (the retrieval order was kept), `file-pick`.
+   */
+  degraded: Array<'vector' | 'reranker' | 'file-pick'>;
+}
+
+/** Warnings and skipped parts, gathered while a context is built. */
+interface Notes {
+  warnings: string[];
+  degraded: BuiltContext['degraded'];
 }
 
 const SMALL_PROJECT = { files: 200, bytes: 170_000 };
@@ -82,6 +95,7 @@ export async function buildContext(loci: ContextSource, rawQuestion: string, opt
   const maxTokens = options.maxTokens ?? 8000;
   if (!Number.isInteger(maxTokens) || maxTokens < 1) throw new LociError('INVALID_ARGUMENT', `maxTokens must be a positive integer; got ${maxTokens}.`);
   const soft = Math.min(options.softTokens ?? Math.floor(maxTokens * 0.85), maxTokens);
+  const notes: Notes = { warnings: [], degraded: [] };
   const system = options.system ?? DEFAULT_SYSTEM_PROMPT;
   const history = options.history ?? [];
   const base = { system, history, question: question || rawQuestion };
@@ -141,7 +155,7 @@ export async function buildContext(loci: ContextSource, rawQuestion: string, opt
     if (overhead + pinnedCost + size <= soft) {
       mode = 'small-project';
       // Still ranked by the question, so the model reads the likeliest files first.
-      const ranking = question ? await rankFiles(loci, question, options) : new Map<string, number>();
+      const ranking = question ? await rankFiles(loci, question, options, notes) : new Map<string, number>();
       candidates = whole.map((item) => ({ ...item, score: ranking.get(item.path) ?? 0 }));
     }
   }
@@ -149,8 +163,15 @@ export async function buildContext(loci: ContextSource, rawQuestion: string, opt
     if (options.pickFilesWith || options.repoMapTokens) {
       repoMap = buildRepoMap({ files, outline: await loci.outline() }, options.repoMapTokens || Math.floor(maxTokens / 4), (text) => counter.count(text));
     }
-    if (options.pickFilesWith && repoMap) pickedFiles = await pickFilesWithModel(options.pickFilesWith, question, repoMap, known, options.signal);
-    candidates = await retrieve(loci, question, options, pickedFiles);
+    if (options.pickFilesWith && repoMap) {
+      try {
+        pickedFiles = await pickFilesWithModel(options.pickFilesWith, question, repoMap, known, options.signal);
+      } catch (error) {
+        if (!isProviderFailure(error)) throw error;
+        note(notes, 'file-pick', `The chat model's file pick failed and was skipped: ${error.message}`);
+      }
+    }
+    candidates = await retrieve(loci, question, options, pickedFiles, notes);
   }
 
   throwIfAborted(options.signal);
@@ -183,12 +204,26 @@ export async function buildContext(loci: ContextSource, rawQuestion: string, opt
     skipped: packed.skipped.length + (packed.items.length - items.length),
     ...(repoMap ? { repoMap: { files: repoMap.files, truncated: repoMap.truncated } } : {}),
     ...(pickedFiles ? { pickedFiles } : {}),
+    warnings: [...new Set(notes.warnings)],
+    degraded: [...new Set(notes.degraded)],
   };
 }
 
-async function retrieve(loci: ContextSource, question: string, options: ContextOptions, picked: string[] | undefined): Promise<ContextItem[]> {
+function note(notes: Notes, part: BuiltContext['degraded'][number] | undefined, warning: string): void {
+  notes.warnings.push(warning);
+  if (part) notes.degraded.push(part);
+}
+
+/** A search's own warnings and skipped signals become the context's. */
+function noteSearch(notes: Notes, response: SearchResponse): void {
+  notes.warnings.push(...response.warnings);
+  if (response.degraded.includes('vector')) notes.degraded.push('vector');
+}
+
+async function retrieve(loci: ContextSource, question: string, options: ContextOptions, picked: string[] | undefined, notes: Notes): Promise<ContextItem[]> {
   const topN = options.topN ?? 50;
   const response = await loci.search(question, { topK: topN, ...(options.paths ? { paths: options.paths } : {}), ...(options.threshold !== undefined ? { threshold: options.threshold } : {}) });
+  noteSearch(notes, response);
   let items: ContextItem[] = response.results.map((result) => ({
     path: result.path,
     startLine: result.startLine,
@@ -204,13 +239,22 @@ async function retrieve(loci: ContextSource, question: string, options: ContextO
     const top = Math.max(...items.map((item) => item.score), 1e-9);
     items = items.map((item) => ({ ...item, score: item.score / top + (bonus.get(item.path) ?? 0) })).sort((a, b) => b.score - a.score);
   }
-  if (options.reranker) items = await options.reranker.rerank(question, items, { topK: options.topK ?? 20, ...(options.signal ? { signal: options.signal } : {}) });
-  else if (options.topK) items = items.slice(0, options.topK);
-  return items;
+  if (options.reranker) {
+    try {
+      return await options.reranker.rerank(question, items, { topK: options.topK ?? 20, ...(options.signal ? { signal: options.signal } : {}) });
+    } catch (error) {
+      // Degrade, never lose: a failing reranker leaves the retrieval order, and says so.
+      if (isLociError(error) && error.code === 'ABORTED') throw error;
+      throwIfAborted(options.signal);
+      note(notes, 'reranker', `The reranker ${options.reranker.id} failed, so the retrieval order was kept: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  return options.topK || options.reranker ? items.slice(0, options.topK ?? 20) : items;
 }
 
-async function rankFiles(loci: ContextSource, question: string, options: ContextOptions): Promise<Map<string, number>> {
+async function rankFiles(loci: ContextSource, question: string, options: ContextOptions, notes: Notes): Promise<Map<string, number>> {
   const response = await loci.search(question, { topK: 200, files: true, ...(options.paths ? { paths: options.paths } : {}) });
+  noteSearch(notes, response);
   return new Map(response.results.map((result) => [result.path, result.score]));
 }
 

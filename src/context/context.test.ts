@@ -177,6 +177,14 @@ describe('rerankers', () => {
     }
   });
 
+  it('API rerankers retry a busy server through the shared HTTP client, and say when they give up', async () => {
+    const reranker = apiReranker({ format: 'cohere', baseUrl: server.baseUrl, model: 'rerank-test', retryBaseMs: 1 });
+    server.faults.push('rate-limit');
+    expect((await reranker.rerank('refund charge', items, { topK: 2 })).map((chosen) => chosen.path)).toEqual(['b.ts', 'c.ts']);
+    server.faults.push('server-error', 'server-error');
+    await expect(reranker.rerank('refund charge', items, { topK: 2 })).rejects.toMatchObject({ code: 'LLM_FAILED', message: expect.stringMatching(/failed after 2 attempts: answered HTTP 500: boom/) });
+  });
+
   it('MMR drops near-duplicates in favour of other content', async () => {
     const embed = async (texts: string[]) => texts.map((text) => Float32Array.from(text.includes('refund') ? [1, 0] : [0, 1]));
     const candidates = [{ ...(items[1] as ContextItem), score: 0.9 }, { ...(items[2] as ContextItem), score: 0.85 }, { ...(items[0] as ContextItem), score: 0.3 }];

@@ -1,4 +1,5 @@
 import { LociError, throwIfAborted } from '../errors/index.js';
+import { attemptsExhausted, MAX_RETRY_DELAY_MS, RetryableError, withRetry } from '../http-client/index.js';
 import type { EmbeddingModel, EmbeddingPurpose } from './spec.js';
 
 export interface EmbedManyOptions {
@@ -6,7 +7,7 @@ export interface EmbedManyOptions {
   values: string[];
   purpose: EmbeddingPurpose;
   abortSignal?: AbortSignal;
-  /** Concurrent calls for models that support it. */
+  /** Concurrent calls for models that support it (default: the model's maxParallelCalls, else 4). */
   maxConcurrency?: number;
   /** Attempts per batch for retryable failures (429, 5xx, timeouts). */
   maxAttempts?: number;
@@ -22,16 +23,12 @@ export interface EmbedManyResult {
   tokens: number;
 }
 
-/** A failure an adapter marks as worth retrying (rate limit, server error, timeout). */
-export class RetryableEmbeddingError extends Error {
-  override readonly name = 'RetryableEmbeddingError';
-  constructor(
-    message: string,
-    readonly retryAfterMs?: number,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
+/**
+ * A failure an adapter marks as worth retrying (rate limit, server error, timeout): the
+ * HTTP client core's RetryableError, under the name this family has always exported.
+ */
+export class RetryableEmbeddingError extends RetryableError {
+  override readonly name: string = 'RetryableEmbeddingError';
 }
 
 /** Embeds any number of values: batches, bounded concurrency, retries with backoff. */
@@ -45,7 +42,7 @@ export async function embedMany(options: EmbedManyOptions): Promise<EmbedManyRes
   let tokens = 0;
   let done = 0;
   let next = 0;
-  const concurrency = model.supportsParallelCalls ? Math.max(1, options.maxConcurrency ?? 4) : 1;
+  const concurrency = model.supportsParallelCalls ? Math.max(1, options.maxConcurrency ?? model.maxParallelCalls ?? 4) : 1;
 
   const worker = async (): Promise<void> => {
     while (next < batches.length) {
@@ -76,36 +73,20 @@ export async function embedMany(options: EmbedManyOptions): Promise<EmbedManyRes
   return { embeddings, warnings: [...warnings], tokens };
 }
 
-async function callWithRetry(options: EmbedManyOptions, values: string[]) {
-  const maxAttempts = Math.max(1, options.maxAttempts ?? 5);
-  const baseDelay = options.retryBaseDelayMs ?? 500;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await options.model.doEmbed({ values, purpose: options.purpose, ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}) });
-    } catch (error) {
-      if (options.abortSignal?.aborted) throwIfAborted(options.abortSignal);
-      if (!(error instanceof RetryableEmbeddingError) || attempt >= maxAttempts) {
-        if (error instanceof LociError) throw error;
-        throw new LociError('EMBEDDER_FAILED', `Embedding with ${options.model.provider}:${options.model.modelId} failed after ${attempt} attempt(s): ${(error as Error).message}`, {
-          cause: error,
-        });
+/** One batch through the shared retry loop (src/http-client): backoff with full jitter, Retry-After honoured up to the cap. */
+function callWithRetry(options: EmbedManyOptions, values: string[]) {
+  const { model } = options;
+  const label = `Embedding with ${model.provider}:${model.modelId}`;
+  const policy = { maxAttempts: options.maxAttempts ?? 5, baseDelayMs: options.retryBaseDelayMs ?? 500, maxDelayMs: MAX_RETRY_DELAY_MS };
+  return withRetry(
+    async () => {
+      try {
+        return await model.doEmbed({ values, purpose: options.purpose, ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}) });
+      } catch (error) {
+        if (error instanceof LociError || error instanceof RetryableError) throw error;
+        throw new LociError('EMBEDDER_FAILED', `${label} failed: ${(error as Error).message}`, { cause: error });
       }
-      const backoff = Math.random() * baseDelay * 2 ** (attempt - 1); // full jitter
-      await sleep(Math.max(error.retryAfterMs ?? 0, backoff), options.abortSignal);
-    }
-  }
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new LociError('ABORTED', 'The operation was cancelled.', { cause: signal?.reason }));
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+    },
+    { policy, ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}), exhausted: attemptsExhausted({ failed: 'EMBEDDER_FAILED', auth: 'EMBEDDER_AUTH' }, label) },
+  );
 }

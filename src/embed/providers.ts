@@ -1,5 +1,6 @@
 import { LociError } from '../errors/index.js';
 import { registerEmbedder, type EmbedderFactoryContext } from './registry.js';
+import { commandToken } from './remote/access-token.js';
 import { requireKey } from './remote/post-json.js';
 import { createGeminiEmbedder } from './remote/gemini.js';
 import { createOpenAICompatibleEmbedder } from './remote/openai-compatible.js';
@@ -24,10 +25,22 @@ const knownDimensions: Record<string, number> = {
   'text-embedding-005': 768,
   'text-multilingual-embedding-002': 768,
   'gemini-embedding-001': 3072,
+  // Voyage AI's native sizes (docs.voyageai.com/docs/embeddings); the newer models can be
+  // shortened with embedderOptions.dimensions, which is then sent as output_dimension.
+  'voyage-3-large': 1024,
+  'voyage-3.5': 1024,
+  'voyage-3.5-lite': 1024,
   'voyage-code-3': 1024,
+  'voyage-context-3': 1024,
   'voyage-3': 1024,
   'voyage-3-lite': 512,
-  'voyage-3.5': 1024,
+  'voyage-code-2': 1536,
+  'voyage-large-2': 1536,
+  'voyage-large-2-instruct': 1024,
+  'voyage-2': 1024,
+  'voyage-multilingual-2': 1024,
+  'voyage-law-2': 1024,
+  'voyage-finance-2': 1024,
 };
 
 /** OpenAI-compatible servers and where they listen by default. */
@@ -39,8 +52,23 @@ const compatiblePresets: Record<string, { baseUrl: string; defaultModel: string;
   'openai-compatible': { baseUrl: 'http://127.0.0.1:8000/v1', defaultModel: '', describe: 'Any /v1/embeddings server (vLLM, …): set embedderOptions.baseUrl' },
 };
 
-function dimensionsFor(modelId: string, context: EmbedderFactoryContext): number | undefined {
-  return context.config.embedderOptions.dimensions ?? knownDimensions[modelId];
+/**
+ * A model's output size without asking it: the user's config, else the size the store
+ * recorded when it was built with this very model (so a search, a recall or the indexing
+ * worker never probes a server that may be down), else the table above (`:latest` and
+ * other tags ignored: `ai/mxbai-embed-large:latest` is `ai/mxbai-embed-large`).
+ */
+export function dimensionsFor(provider: string, modelId: string, context: EmbedderFactoryContext): number | undefined {
+  const configured = context.config.embedderOptions.dimensions;
+  if (configured) return configured;
+  const recorded = /^(.*)@(\d+)(#.*)?$/.exec(context.recordedEmbedderId ?? '');
+  if (recorded && recorded[1] === `${provider}:${modelId}`) return Number(recorded[2]);
+  return knownDimensions[modelId] ?? knownDimensions[modelId.replace(/:[\w.-]+$/, '')];
+}
+
+/** Remote models keep `embedderOptions.concurrency` requests in flight (embedMany reads it). */
+function withConcurrency(model: EmbeddingModel, context: EmbedderFactoryContext): EmbeddingModel {
+  return { ...model, maxParallelCalls: context.config.embedderOptions.concurrency };
 }
 
 /** Asks the model once when its output size is not known in advance. */
@@ -67,7 +95,7 @@ export function registerBuiltInEmbedders(): void {
       const apiKey = apiKeyEnv ? (provider === 'openai' && !options.baseUrl ? requireKey(context.env, apiKeyEnv, `${provider}:${model}`) : context.env[apiKeyEnv]) : undefined;
       return withProbedDimensions(
         (dimensions) =>
-          createOpenAICompatibleEmbedder({
+          withConcurrency(createOpenAICompatibleEmbedder({
             provider,
             modelId: model,
             baseUrl: options.baseUrl ?? preset.baseUrl,
@@ -77,56 +105,74 @@ export function registerBuiltInEmbedders(): void {
             ...(apiKeyEnv ? { apiKeyEnv } : {}),
             ...(preset.requestDimensions && options.dimensions ? { requestDimensions: true } : {}),
             ...(options.batchSize ? { maxEmbeddingsPerCall: options.batchSize } : {}),
-          }),
-        dimensionsFor(model, context),
+          }), context),
+        dimensionsFor(provider, model, context),
       );
     });
   }
 
-  registerEmbedder('vertex', 'Google Vertex AI :predict (token: GOOGLE_ACCESS_TOKEN; project: embedderOptions.project)', async (modelId, context) => {
+  registerEmbedder('vertex', 'Google Vertex AI :predict (token: GOOGLE_ACCESS_TOKEN or embedderOptions.tokenCommand; project: embedderOptions.project)', async (modelId, context) => {
     const options = context.config.embedderOptions;
     const model = modelId ?? 'text-embedding-005';
     const apiKeyEnv = options.apiKeyEnv ?? 'GOOGLE_ACCESS_TOKEN';
     const project = options.project ?? context.env.GOOGLE_CLOUD_PROJECT;
     if (!project) throw new LociError('CONFIG_INVALID', 'Vertex AI needs a project: set embedderOptions.project or GOOGLE_CLOUD_PROJECT.');
-    return createVertexEmbedder({
-      modelId: model,
-      project,
-      location: options.location,
-      dimensions: dimensionsFor(model, context) ?? 768,
-      accessToken: requireKey(context.env, apiKeyEnv, `vertex:${model}`),
-      apiKeyEnv,
-      timeoutMs: options.timeoutMs,
-      ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
-    });
+    const tokenCommand = options.tokenCommand;
+    return withConcurrency(
+      createVertexEmbedder({
+        modelId: model,
+        project,
+        location: options.location,
+        dimensions: dimensionsFor('vertex', model, context) ?? 768,
+        // A configured command (user config only) renews the token; else the variable's token is used as is.
+        accessToken: tokenCommand ? commandToken({ command: tokenCommand, lifetimeSeconds: options.tokenLifetimeSeconds, env: context.env }) : requireKey(context.env, apiKeyEnv, `vertex:${model}`),
+        apiKeyEnv,
+        timeoutMs: options.timeoutMs,
+        ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
+      }),
+      context,
+    );
   });
 
   registerEmbedder('gemini', 'Gemini API embeddings (key: GEMINI_API_KEY)', async (modelId, context) => {
     const options = context.config.embedderOptions;
     const model = modelId ?? 'gemini-embedding-001';
     const apiKeyEnv = options.apiKeyEnv ?? 'GEMINI_API_KEY';
-    return createGeminiEmbedder({
-      modelId: model,
-      dimensions: dimensionsFor(model, context) ?? 768,
-      apiKey: requireKey(context.env, apiKeyEnv, `gemini:${model}`),
-      apiKeyEnv,
-      timeoutMs: options.timeoutMs,
-      ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
-    });
+    return withConcurrency(
+      createGeminiEmbedder({
+        modelId: model,
+        dimensions: dimensionsFor('gemini', model, context) ?? 768,
+        apiKey: requireKey(context.env, apiKeyEnv, `gemini:${model}`),
+        apiKeyEnv,
+        timeoutMs: options.timeoutMs,
+        ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
+      }),
+      context,
+    );
   });
 
   registerEmbedder('voyage', 'Voyage AI (voyage-code-3; key: VOYAGE_API_KEY)', async (modelId, context) => {
     const options = context.config.embedderOptions;
     const model = modelId ?? 'voyage-code-3';
     const apiKeyEnv = options.apiKeyEnv ?? 'VOYAGE_API_KEY';
-    return createVoyageEmbedder({
-      modelId: model,
-      dimensions: dimensionsFor(model, context) ?? 1024,
-      apiKey: requireKey(context.env, apiKeyEnv, `voyage:${model}`),
-      apiKeyEnv,
-      timeoutMs: options.timeoutMs,
-      ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
-    });
+    const apiKey = requireKey(context.env, apiKeyEnv, `voyage:${model}`);
+    // output_dimension only when the user chose a size; otherwise the model's own (known, recorded, or asked once).
+    return withProbedDimensions(
+      (dimensions) =>
+        withConcurrency(
+          createVoyageEmbedder({
+            modelId: model,
+            dimensions,
+            apiKey,
+            apiKeyEnv,
+            timeoutMs: options.timeoutMs,
+            ...(options.dimensions ? { outputDimension: options.dimensions } : {}),
+            ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
+          }),
+          context,
+        ),
+      dimensionsFor('voyage', model, context),
+    );
   });
 
   registerEmbedder('transformers', 'local ONNX via transformers.js (transformers:Xenova/all-MiniLM-L6-v2, or a folder)', async (modelId, context) => {

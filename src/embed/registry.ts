@@ -6,6 +6,11 @@ export interface EmbedderFactoryContext {
   config: LociConfig;
   /** Environment to read API keys from; never stored. */
   env: Record<string, string | undefined>;
+  /**
+   * The embedder id a store recorded (`ollama:nomic-embed-text@768`): when it names the same
+   * provider and model, its size is used instead of asking the model (no network to resolve).
+   */
+  recordedEmbedderId?: string;
 }
 
 type EmbedderFactory = (modelId: string | undefined, context: EmbedderFactoryContext) => Promise<EmbeddingModel>;

@@ -13,6 +13,8 @@ export interface EmbeddingModel {
   readonly maxEmbeddingsPerCall: number;
   /** Whether several `doEmbed` calls may run at once (remote APIs: yes; local CPU models: no). */
   readonly supportsParallelCalls: boolean;
+  /** How many calls embedMany keeps in flight when it may run several (user config `embedderOptions.concurrency`; default 4). */
+  readonly maxParallelCalls?: number;
   /**
    * Changes whenever the adapter's processing changes the vectors (pooling, prefixes,
    * normalisation), so cached vectors from an older adapter are never reused.

@@ -11,6 +11,8 @@ export interface CollectStatusOptions {
   config: LociConfig;
   excludeAbsolutePaths: string[];
   lastRun: IndexStatus['lastRun'];
+  lastFailure?: IndexStatus['lastFailure'];
+  requestedEmbedder?: string;
   checkChanges: boolean;
   signal?: AbortSignal;
 }
@@ -35,6 +37,9 @@ export async function collectStatus(options: CollectStatusOptions): Promise<Inde
     ],
   };
   if (options.lastRun) status.lastRun = options.lastRun;
+  if (options.lastFailure) status.lastFailure = options.lastFailure;
+  // No vectors yet although an embedder was asked for (a first index that failed): say which.
+  if (meta.embedderId === 'none' && options.requestedEmbedder && options.requestedEmbedder !== 'none') status.requestedEmbedder = options.requestedEmbedder;
   if (!options.checkChanges) return status;
 
   throwIfAborted(options.signal);

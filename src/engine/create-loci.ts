@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { LociError } from '../errors/index.js';
+import { isProviderFailure, LociError } from '../errors/index.js';
 import { readdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { CHUNKER_FINGERPRINT } from '../chunk/index.js';
@@ -25,8 +25,10 @@ import { warmRetriever } from '../retrieve/warm/warm-retriever.js';
 import type { SearchOptions, SearchResponse } from '../retrieve/search-types.js';
 import { describeLocation, openStore, resolveStoreLocation, storeFilePaths, VECTOR_GRAPH_FILE, vectorGraphFile, vectorGraphName, type StoreLocation } from '../store/location.js';
 import type { Store } from '../store/spec.js';
-import { Memory } from '../memory/memory.js';
+import type { Memory } from '../memory/memory.js';
+import { openEngineMemory } from './open-memory.js';
 import { collectStatus } from './collect-status.js';
+import { failedRunStatus, noteFailedRun } from './failed-run.js';
 import { createSafeReader, type SafeReader } from '../sources/safe-read.js';
 import type { IndexStatus } from './status-types.js';
 
@@ -70,7 +72,7 @@ class LociEngine implements Loci {
   }
 
   index(runOptions: RunOptions = {}): Promise<IndexSummary> {
-    return this.running(() => this.indexFolder(runOptions));
+    return this.running(() => noteFailedRun(() => this.openStore(true), this.options.embedder ?? this.config.embedder, () => this.indexFolder(runOptions)));
   }
 
   indexPaths(paths: readonly string[], runOptions: RunOptions = {}): Promise<IndexSummary> {
@@ -158,9 +160,15 @@ class LociEngine implements Loci {
     if (typeof query === 'string') checkQuery(query);
     const store = await this.openStore(false);
     const meta = await store.getMeta();
-    const model = await this.modelForSearch(store, meta.embedderId);
+    // A lexical search never sets up, let alone calls, the embedder; a failing one degrades a hybrid search to lexical.
+    const lexical = (searchOptions.mode ?? this.config.search.mode) === 'lexical';
+    const { model, unavailable } = lexical ? { model: undefined, unavailable: undefined } : await this.modelOrFailure(store, meta.embedderId);
     const retriever = await this.retriever(store, meta.embedderId, meta.dimensions);
-    const response = await searchIndex({ store, retriever, model, embedderId: meta.embedderId, defaults: this.config.search }, query, searchOptions);
+    const response = await searchIndex(
+      { store, retriever, model, embedderId: meta.embedderId, defaults: this.config.search, ...(unavailable ? { modelUnavailable: unavailable } : {}) },
+      query,
+      searchOptions,
+    );
     await markStale(this.root, store, response.results);
     return response;
   }
@@ -189,6 +197,7 @@ class LociEngine implements Loci {
     await store.quickCheck?.(); // status is where a damaged store must show, not pass as healthy
     const lastRun = await store.readState(LAST_RUN_STATE);
     return collectStatus({
+      ...(await failedRunStatus(store)),
       root: this.root,
       store,
       config: this.config,
@@ -215,9 +224,21 @@ class LociEngine implements Loci {
       }
     }
     const memoryKept = this.location.kind === 'postgres' || (this.location.kind === 'instance' ? this.location.memory !== undefined : existsSync(join(this.location.folder, MEMORY_DATABASE)));
-    const expiredMemories = memoryKept ? await (await this.memory()).gc() : 0;
+    const memory = memoryKept ? await this.memory() : undefined;
+    const expiredMemories = memory ? await memory.gc() : 0;
+    // Records stored while the embedder was down (listed or not) get their vectors now.
+    const pending = memory ? await memory.records.embedPending({ scan: true }) : { embedded: 0, pending: 0 };
     const bytesAfter = (await store.counts()).bytesOnDisk;
-    return { removedVectors, keptUnreferenced, removedGraphFiles, expiredMemories, bytesBefore, bytesAfter };
+    return {
+      removedVectors,
+      keptUnreferenced,
+      removedGraphFiles,
+      expiredMemories,
+      embeddedMemories: pending.embedded,
+      bytesBefore,
+      bytesAfter,
+      warnings: pending.failure ? [`${pending.pending} memory record(s) stored without vectors could not be embedded: ${pending.failure.message}`] : [],
+    };
   }
 
   async files(): Promise<Array<{ path: string; size: number; language: string }>> {
@@ -242,30 +263,23 @@ class LociEngine implements Loci {
     return this.memoryHandle.then((handle) => handle.memory);
   }
 
-  private async openMemory(): Promise<{ memory: Memory; store: Store }> {
-    // Memory sits beside the index: memory.db in the store folder, or the `<namespace>_memory` namespace.
-    const store = await this.openMemoryStore();
+  private openMemory(): Promise<{ memory: Memory; store: Store }> {
+    return openEngineMemory({
+      openStore: () => this.openMemoryStore(),
+      location: this.location,
+      config: this.config.memory,
+      inMemory: this.options.inMemory !== false,
+      // A memory without vectors yet borrows the index's recorded size: no probe of a server that may be down.
+      resolveModel: async (recordedEmbedderId) => (await this.requestedEmbedder(recordedEmbedderId !== 'none' ? recordedEmbedderId : await this.indexEmbedderId())).model,
+    });
+  }
+
+  /** The embedder id the index recorded, if there is an index. */
+  private async indexEmbedderId(): Promise<string | undefined> {
     try {
-      const { model } = await this.requestedEmbedder();
-      const embedderId = model ? embedderIdOf(model) : 'none';
-      const meta = await store.getMeta();
-      const memoryGraph = vectorGraphFile(this.location, embedderId, 'memory');
-      const memory = new Memory({
-        store,
-        model,
-        config: this.config.memory,
-        inMemory: this.options.inMemory !== false,
-        ...(memoryGraph ? { graphFile: memoryGraph } : {}),
-      });
-      if (meta.embedderId !== embedderId) {
-        await store.setEmbedder(embedderId, model?.dimensions ?? 0);
-        // Records embedded by another model are re-embedded, so recall never mixes vector spaces.
-        if (embedderId !== 'none' && (await store.countCatalog()) > 0) await memory.records.write(await memory.records.list({ includeExpired: true }));
-      }
-      return { memory, store };
-    } catch (error) {
-      await store.close();
-      throw error;
+      return (await (await this.openStore(false)).getMeta()).embedderId;
+    } catch {
+      return undefined; // memory without an index
     }
   }
 
@@ -337,10 +351,20 @@ class LociEngine implements Loci {
   }
 
   private async indexingModel(store: Store): Promise<{ model: EmbeddingModel | undefined; spec: string }> {
-    const { model, spec } = await this.requestedEmbedder();
+    const { model, spec } = await this.requestedEmbedder((await store.getMeta()).embedderId);
     await recordEmbedder(store, model, spec);
     this.searchModel = { spec, model };
     return { model, spec };
+  }
+
+  /** The search model, or the provider failure that kept it from being set up (anything else is thrown). */
+  private async modelOrFailure(store: Store, embedderId: string): Promise<{ model: EmbeddingModel | undefined; unavailable: LociError | undefined }> {
+    try {
+      return { model: await this.modelForSearch(store, embedderId), unavailable: undefined };
+    } catch (error) {
+      if (!isProviderFailure(error)) throw error;
+      return { model: undefined, unavailable: error };
+    }
   }
 
   private async modelForSearch(store: Store, embedderId: string): Promise<EmbeddingModel | undefined> {
@@ -353,12 +377,15 @@ class LociEngine implements Loci {
     return model;
   }
 
-  /** The embedder the user asked for (option, else config), resolved one way everywhere. */
-  private requestedEmbedder(): Promise<{ model: EmbeddingModel | undefined; spec: string }> {
-    return resolveRequestedEmbedder(this.options.embedder ?? this.config.embedder, this.factoryContext());
+  /**
+   * The embedder the user asked for (option, else config), resolved one way everywhere; the
+   * embedder id a store recorded lends its size, so a model known there is never probed.
+   */
+  private requestedEmbedder(recordedEmbedderId?: string): Promise<{ model: EmbeddingModel | undefined; spec: string }> {
+    return resolveRequestedEmbedder(this.options.embedder ?? this.config.embedder, this.factoryContext(recordedEmbedderId));
   }
 
-  private factoryContext() {
-    return { config: this.config, env: this.options.env ?? {} };
+  private factoryContext(recordedEmbedderId?: string) {
+    return { config: this.config, env: this.options.env ?? {}, ...(recordedEmbedderId ? { recordedEmbedderId } : {}) };
   }
 }

@@ -39,8 +39,12 @@ export interface GcSummary {
   keptUnreferenced: number;
   removedGraphFiles: string[];
   expiredMemories: number;
+  /** Memory records stored while the embedder was down that got their vectors now. */
+  embeddedMemories: number;
   bytesBefore: number;
   bytesAfter: number;
+  /** What gc could not do (records still waiting for an embedder that fails). */
+  warnings: string[];
 }
 
 export interface RunOptions {

@@ -30,7 +30,8 @@ export async function recordedSearchModel(
       details: { spec, configured },
     });
   }
-  const model = await resolveEmbedder(spec, context);
+  // The recorded id lends its size: recreating the model needs no request to it.
+  const model = await resolveEmbedder(spec, { ...context, recordedEmbedderId: embedderId });
   if (!model || embedderIdOf(model) !== embedderId) {
     throw new LociError('EMBEDDER_MISMATCH', `The index was built with ${embedderId}, which cannot be recreated from "${spec}" here.`, {
       details: { embedderId, spec },

@@ -13,6 +13,13 @@ export interface IndexStatus {
   bytesOnDisk: number;
   /** What runs degraded here and how to fix it (no vector graph module, grammars that failed in the last run). */
   warnings: string[];
+  /**
+   * The embedder as the user named it (`ollama:nomic-embed-text`), when it differs from what
+   * the vectors say: e.g. a first index that failed before any vector was written.
+   */
+  requestedEmbedder?: string;
+  /** The last `index` run that failed, if no run has succeeded since. */
+  lastFailure?: { finishedAt: number; code: string; message: string };
   /** The summary of the last completed `index` run, if any. */
   lastRun?: IndexSummary & { finishedAt: number };
   /** Differences between the folder now and the index (only when checked). */

@@ -38,6 +38,14 @@ export function isLociError(value: unknown): value is LociError {
   return value instanceof LociError;
 }
 
+/**
+ * A model provider's failure (network, auth, quota, a bad reply): what a search, a context
+ * build or a recall survives by leaving that provider out and saying so (`degraded`).
+ */
+export function isProviderFailure(value: unknown): value is LociError {
+  return value instanceof LociError && value.category === 'provider';
+}
+
 /** Turns an AbortSignal's reason into a LociError so callers see one error type. */
 export function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) {

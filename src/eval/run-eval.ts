@@ -93,6 +93,7 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
         });
       }
       const engine = loci;
+      const hasVectors = (await engine.status({ checkChanges: false })).embedder !== 'none';
       rank = async (query) => {
         const response = await engine.search(query.text.trim() === '' ? '(empty)' : query.text, {
           topK: RANK_DEPTH,
@@ -100,6 +101,7 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
           ...(options.mode ? { mode: options.mode } : {}),
           ...(namespaceOf ? { pathPrefixes: [`${namespaceOf(query, 'query')}/`] } : {}),
         });
+        if (hasVectors && response.degraded.length > 0) refuseDegraded(response.warnings);
         return response.results.map((result) => toCorpusId(result.path));
       };
     }
@@ -152,18 +154,28 @@ async function memoryRanker(
     return { namespace: namespaceOf ? namespaceOf(document, 'document') : 'eval', id: document.id.replace(/[/\s]+/g, '_'), kind: 'note', text: text.trim() === '' ? '(empty)' : text, time };
   });
   const idOf = new Map(documents.map((document, index) => [(inputs[index] as MemoryInput).id as string, document.id]));
-  await memory.addMany(inputs, { dedupe: false, ...(options.signal ? { signal: options.signal } : {}) });
+  const written = await memory.addMany(inputs, { dedupe: false, ...(options.signal ? { signal: options.signal } : {}) });
+  const unembedded = written.find((record) => record.warnings?.length);
+  if (unembedded) refuseDegraded(unembedded.warnings ?? []);
   // Recency is pinned to the newest record, so the dataset scores the same on any day.
   const now = inputs.reduce((latest, input) => Math.max(latest, input.time ?? 0), 0);
   return async (query) => {
-    const hits = await memory.recall(query.text.trim() === '' ? '(empty)' : query.text, {
+    const { hits, degraded, warnings } = await memory.recallResponse(query.text.trim() === '' ? '(empty)' : query.text, {
       topK: RANK_DEPTH,
       now,
       ...(options.mode ? { mode: options.mode } : {}),
       ...(namespaceOf ? { namespaces: [namespaceOf(query, 'query')] } : {}),
     });
+    if (degraded.length > 0) refuseDegraded(warnings);
     return hits.map((hit) => idOf.get(hit.record.id) ?? hit.record.id);
   };
+}
+
+/** Scores from a degraded run (an embedder that failed mid-eval) would pass for the configuration's own: refused. */
+function refuseDegraded(warnings: readonly string[]): never {
+  throw new LociError('EMBEDDER_FAILED', `The evaluation stopped: a provider failed and the results were degraded (${warnings.join(' ')}).`, {
+    hint: 'Fix the embedder (see the message) and run the evaluation again; degraded scores are never reported.',
+  });
 }
 
 function engineOptions(options: RunEvalOptions, root: string, store: string) {

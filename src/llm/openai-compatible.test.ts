@@ -60,6 +60,16 @@ describe('OpenAI-compatible chat client', () => {
     await expect(openAICompatibleChat({ baseUrl: 'http://127.0.0.1:9/v1', model: 'x', maxAttempts: 1 }).complete({ messages: [] })).rejects.toThrow(/Cannot reach/);
   });
 
+  it('reads a plain JSON completion sent in answer to stream:true, and an empty one as empty', async () => {
+    server.answer = () => 'Not streamed, still read.';
+    server.faults.push('ignore-stream');
+    expect(await collect(model().stream({ messages: [{ role: 'user', content: 'x' }] }))).toBe('Not streamed, still read.');
+    expect(server.requests[0]?.body.stream).toBe(true);
+    server.faults.push('ignore-stream', 'empty-answer');
+    expect(await collect(model().stream({ messages: [] }))).toBe('Not streamed, still read.');
+    expect(await collect(model().stream({ messages: [] }))).toBe('');
+  });
+
   it('is configured from LOCI_LLM_* only, with a clear error when unset', () => {
     expect(() => chatModelFromEnv({})).toThrow(LociError);
     expect(() => chatModelFromEnv({ LOCI_LLM_BASE_URL: server.baseUrl })).toThrow(/LOCI_LLM_MODEL/);

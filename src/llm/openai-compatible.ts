@@ -1,4 +1,5 @@
 import { LociError } from '../errors/index.js';
+import { attemptsExhausted, DEFAULT_RETRY_POLICY, describeBody, openResponse, readWithIdleTimeout, redactUrl, sendJson, withRetry, type HttpCallOptions } from '../http-client/index.js';
 import type { ChatModel, ChatRequest, ChatResult } from './spec.js';
 
 export interface OpenAICompatibleChatOptions {
@@ -18,84 +19,46 @@ export interface OpenAICompatibleChatOptions {
   fetch?: typeof fetch;
 }
 
-class Retryable extends Error {
-  constructor(
-    message: string,
-    readonly retryAfterMs?: number,
-  ) {
-    super(message);
-  }
+const CHAT_ERRORS = { failed: 'LLM_FAILED', auth: 'LLM_AUTH' } as const;
+
+interface ChatCompletion {
+  model?: string;
+  choices?: Array<{ message?: { content?: unknown }; finish_reason?: string }>;
+  usage?: { prompt_tokens?: number; completion_tokens?: number };
+  error?: { message?: string };
 }
 
 /**
  * A chat client for any OpenAI-compatible `/chat/completions` endpoint (OpenAI, Ollama,
- * Docker Model Runner, vLLM, LM Studio): streaming over server-sent events, timeouts,
- * retries with backoff and jitter before the first token, and abort.
+ * Docker Model Runner, vLLM, LM Studio): streaming over server-sent events, with timeouts,
+ * retries before the first token and abort from the shared HTTP client core.
  */
 export function openAICompatibleChat(options: OpenAICompatibleChatOptions): ChatModel {
   const url = `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`;
   const timeoutMs = options.timeoutMs ?? 60_000;
-  const maxAttempts = options.maxAttempts ?? 3;
-  const doFetch = options.fetch ?? fetch;
-  const label = `chat model ${options.model} at ${options.baseUrl}`;
+  const label = `chat model ${options.model} at ${redactUrl(options.baseUrl)}`;
+  const policy = { ...DEFAULT_RETRY_POLICY, maxAttempts: options.maxAttempts ?? 3, baseDelayMs: options.retryBaseMs ?? 500 };
+  const hint = 'Check that the server is up and not overloaded, then retry.';
 
-  async function open(request: ChatRequest, stream: boolean): Promise<Response> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await openOnce(request, stream);
-      } catch (error) {
-        if (!(error instanceof Retryable)) throw error;
-        if (attempt >= maxAttempts) {
-          throw new LociError('LLM_FAILED', `${label} failed after ${attempt} attempts: ${error.message}`, { hint: 'Check that the server is up and not overloaded, then retry.' });
-        }
-        const backoff = error.retryAfterMs ?? (options.retryBaseMs ?? 500) * 2 ** (attempt - 1) * (0.5 + Math.random());
-        await sleep(backoff, request.abortSignal);
-      }
-    }
-  }
-
-  async function openOnce(request: ChatRequest, stream: boolean): Promise<Response> {
-    // The timeout covers the wait for headers; while streaming, each read has its own.
-    const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(), timeoutMs);
-    const signal = request.abortSignal ? AbortSignal.any([request.abortSignal, timeout.signal]) : timeout.signal;
-    let response: Response;
-    try {
-      response = await doFetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}) },
-        body: JSON.stringify({
-          model: options.model,
-          messages: request.messages,
-          stream,
-          ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
-          ...(request.maxTokens !== undefined ? { max_tokens: request.maxTokens } : {}),
-        }),
-        signal,
-      });
-    } catch (error) {
-      if (request.abortSignal?.aborted) throw new LociError('ABORTED', 'The request was cancelled.', { cause: error });
-      if (timeout.signal.aborted) throw new Retryable(`no reply within ${timeoutMs} ms`);
-      const code = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
-      throw new LociError('LLM_FAILED', `Cannot reach ${label} (${code}).`, { hint: 'Check LOCI_LLM_BASE_URL and that the server is running.' });
-    } finally {
-      clearTimeout(timer);
-    }
-    if (response.status === 401 || response.status === 403) {
-      throw new LociError('LLM_AUTH', `${label} refused the request (HTTP ${response.status}).`, {
-        hint: `Set a valid key in ${options.apiKeyEnv ?? 'LOCI_LLM_API_KEY'}.`,
-      });
-    }
-    if (response.status === 429 || response.status >= 500) {
-      const body = await response.text().catch(() => '');
-      throw new Retryable(`HTTP ${response.status} ${body.slice(0, 200)}`, retryAfter(response.headers.get('retry-after')));
-    }
-    if (!response.ok) {
-      const body = await response.text().catch(() => '');
-      throw new LociError('LLM_FAILED', `${label} rejected the request (HTTP ${response.status}): ${body.slice(0, 300)}`);
-    }
-    return response;
-  }
+  const call = (request: ChatRequest, stream: boolean): HttpCallOptions => ({
+    label,
+    url,
+    timeoutMs,
+    codes: CHAT_ERRORS,
+    body: {
+      model: options.model,
+      messages: request.messages,
+      stream,
+      ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+      ...(request.maxTokens !== undefined ? { max_tokens: request.maxTokens } : {}),
+    },
+    headers: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : ({} as Record<string, string>),
+    authHint: `Set a valid key in ${options.apiKeyEnv ?? 'LOCI_LLM_API_KEY'}.`,
+    unreachableHint: 'Check LOCI_LLM_BASE_URL and that the server is running.',
+    ...(request.abortSignal ? { abortSignal: request.abortSignal } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+  const retry = (request: ChatRequest) => ({ policy, exhausted: attemptsExhausted(CHAT_ERRORS, label, hint), ...(request.abortSignal ? { abortSignal: request.abortSignal } : {}) });
 
   return {
     specificationVersion: 'v1',
@@ -103,105 +66,87 @@ export function openAICompatibleChat(options: OpenAICompatibleChatOptions): Chat
     modelId: options.model,
 
     async complete(request: ChatRequest): Promise<ChatResult> {
-      const response = await open(request, false);
-      let body: unknown;
-      try {
-        body = await response.json();
-      } catch (error) {
-        throw new LociError('LLM_FAILED', `${label} sent a reply that is not JSON.`, { cause: error });
-      }
-      const choice = (body as { choices?: Array<{ message?: { content?: unknown }; finish_reason?: string }> }).choices?.[0];
-      if (typeof choice?.message?.content !== 'string') throw new LociError('LLM_FAILED', `${label} sent a malformed reply: choices[0].message.content is missing.`);
-      const usage = (body as { usage?: { prompt_tokens?: number; completion_tokens?: number } }).usage;
-      return {
-        text: choice.message.content,
-        model: (body as { model?: string }).model ?? options.model,
-        ...(choice.finish_reason ? { finishReason: choice.finish_reason } : {}),
-        ...(usage ? { usage: { ...(usage.prompt_tokens !== undefined ? { promptTokens: usage.prompt_tokens } : {}), ...(usage.completion_tokens !== undefined ? { completionTokens: usage.completion_tokens } : {}) } } : {}),
-      };
+      const body = (await withRetry(() => sendJson(call(request, false)), retry(request))) as ChatCompletion;
+      return completionResult(body, label, options.model);
     },
 
     async *stream(request: ChatRequest): AsyncIterable<string> {
-      const response = await open(request, true);
-      if (!response.body) throw new LociError('LLM_FAILED', `${label} sent an empty stream.`);
-      const decoder = new TextDecoder();
-      const reader = response.body.getReader();
-      let buffer = '';
-      try {
-        for (;;) {
-          const { done, value } = await readWithTimeout(reader, timeoutMs, request.abortSignal, label);
-          if (done || !value) break;
-          buffer += decoder.decode(value, { stream: true });
-          let newline: number;
-          while ((newline = buffer.indexOf('\n')) >= 0) {
-            const line = buffer.slice(0, newline).trim();
-            buffer = buffer.slice(newline + 1);
-            if (!line.startsWith('data:')) continue;
-            const data = line.slice(5).trim();
-            if (data === '[DONE]') return;
-            let event: unknown;
-            try {
-              event = JSON.parse(data);
-            } catch {
-              throw new LociError('LLM_FAILED', `${label} sent a malformed stream event: ${data.slice(0, 200)}`);
-            }
-            const error = (event as { error?: { message?: string } }).error;
-            if (error) throw new LociError('LLM_FAILED', `${label} failed mid-answer: ${error.message ?? JSON.stringify(error)}`);
-            const delta = (event as { choices?: Array<{ delta?: { content?: unknown } }> }).choices?.[0]?.delta?.content;
-            if (typeof delta === 'string' && delta !== '') yield delta;
-          }
-        }
-      } finally {
-        reader.cancel().catch(() => undefined);
+      const response = await withRetry(() => openResponse({ ...call(request, true), accept: 'text/event-stream' }), retry(request));
+      const iterator = decodeText(readWithIdleTimeout(response, { label, codes: CHAT_ERRORS, idleTimeoutMs: timeoutMs, ...(request.abortSignal ? { abortSignal: request.abortSignal } : {}) }));
+      let head = '';
+      for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
+        head += next.value;
+        if (head.trim() !== '') break;
       }
+      const rest: AsyncIterable<string> = { [Symbol.asyncIterator]: () => iterator };
+      // Some servers ignore stream:true and answer 200 with one plain completion (JSON, whatever its content type).
+      if (head.trimStart().startsWith('{')) {
+        let text = head;
+        for await (const piece of rest) text += piece;
+        let body: ChatCompletion;
+        try {
+          body = JSON.parse(text) as ChatCompletion;
+        } catch (error) {
+          throw new LociError('LLM_FAILED', `${label} sent a reply that is neither an event stream nor JSON: ${describeBody(text)}`, { cause: error });
+        }
+        const { text: answer } = completionResult(body, label, options.model);
+        if (answer !== '') yield answer;
+        return;
+      }
+      yield* serverSentDeltas(prepend(head, rest), label);
     },
   };
 }
 
-async function readWithTimeout(
-  reader: ReadableStreamDefaultReader<Uint8Array>,
-  timeoutMs: number,
-  signal: AbortSignal | undefined,
-  label: string,
-): Promise<{ done: boolean; value?: Uint8Array }> {
-  let timer: NodeJS.Timeout | undefined;
-  let onAbort: (() => void) | undefined;
-  try {
-    return await Promise.race([
-      reader.read().catch((error: unknown) => {
-        if (signal?.aborted) throw new LociError('ABORTED', 'The request was cancelled.', { cause: error });
-        throw new LociError('LLM_FAILED', `${label} broke off mid-answer (${(error as Error).message}).`, { cause: error });
-      }),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new LociError('LLM_FAILED', `${label} stopped sending for ${timeoutMs} ms mid-answer.`)), timeoutMs);
-        if (signal) {
-          onAbort = () => reject(new LociError('ABORTED', 'The request was cancelled.'));
-          if (signal.aborted) onAbort();
-          else signal.addEventListener('abort', onAbort, { once: true });
-        }
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-    if (signal && onAbort) signal.removeEventListener('abort', onAbort);
+async function* decodeText(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
+  const decoder = new TextDecoder();
+  for await (const chunk of chunks) yield decoder.decode(chunk, { stream: true });
+  const tail = decoder.decode();
+  if (tail) yield tail;
+}
+
+async function* prepend(head: string, rest: AsyncIterable<string>): AsyncGenerator<string> {
+  if (head) yield head;
+  yield* rest;
+}
+
+/** The text deltas of an OpenAI-style event stream, until `[DONE]` or the end of the body. */
+async function* serverSentDeltas(pieces: AsyncIterable<string>, label: string): AsyncIterable<string> {
+  let buffer = '';
+  for await (const piece of pieces) {
+    buffer += piece;
+    let newline: number;
+    while ((newline = buffer.indexOf('\n')) >= 0) {
+      const line = buffer.slice(0, newline).trim();
+      buffer = buffer.slice(newline + 1);
+      if (!line.startsWith('data:')) continue;
+      const data = line.slice(5).trim();
+      if (data === '[DONE]') return;
+      let event: unknown;
+      try {
+        event = JSON.parse(data);
+      } catch {
+        throw new LociError('LLM_FAILED', `${label} sent a malformed stream event: ${describeBody(data, 200)}`);
+      }
+      const error = (event as { error?: { message?: string } }).error;
+      if (error) throw new LociError('LLM_FAILED', `${label} failed mid-answer: ${describeBody(error.message ?? JSON.stringify(error))}`);
+      const delta = (event as { choices?: Array<{ delta?: { content?: unknown } }> }).choices?.[0]?.delta?.content;
+      if (typeof delta === 'string' && delta !== '') yield delta;
+    }
   }
 }
 
-function retryAfter(header: string | null): number | undefined {
-  if (!header) return undefined;
-  const seconds = Number(header);
-  return Number.isFinite(seconds) ? Math.min(seconds * 1000, 30_000) : undefined;
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new LociError('ABORTED', 'The request was cancelled.'));
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(timer);
-      reject(new LociError('ABORTED', 'The request was cancelled.'));
-    }, { once: true });
-  });
+function completionResult(body: ChatCompletion, label: string, model: string): ChatResult {
+  if (body?.error) throw new LociError('LLM_FAILED', `${label} answered with an error: ${describeBody(body.error.message ?? JSON.stringify(body.error))}`);
+  const choice = body?.choices?.[0];
+  if (typeof choice?.message?.content !== 'string') throw new LociError('LLM_FAILED', `${label} sent a malformed reply: choices[0].message.content is missing.`);
+  const usage = body.usage;
+  return {
+    text: choice.message.content,
+    model: body.model ?? model,
+    ...(choice.finish_reason ? { finishReason: choice.finish_reason } : {}),
+    ...(usage ? { usage: { ...(usage.prompt_tokens !== undefined ? { promptTokens: usage.prompt_tokens } : {}), ...(usage.completion_tokens !== undefined ? { completionTokens: usage.completion_tokens } : {}) } } : {}),
+  };
 }
 
 /**

@@ -15,6 +15,8 @@ export interface MemoryContext {
   inMemory?: boolean;
   /** Where the vector graph of a large memory is kept between processes. */
   graphFile?: string;
+  /** Why `model` is missing although an embedder was asked for (it could not be set up): degraded, said in warnings. */
+  modelUnavailable?: LociError;
 }
 
 export interface AddOptions {
@@ -37,6 +39,8 @@ export interface InteractionLog {
   outcome?: InteractionOutcome;
   multiStep?: boolean;
   metadata?: Record<string, unknown>;
+  /** Filled in after the command: the log was stored without a vector, or could not be stored (it never replaces the command's own result). */
+  warnings?: string[];
 }
 
 

@@ -5,7 +5,8 @@ import { WarmIndex } from '../retrieve/warm/warm-index.js';
 import { warmRetriever } from '../retrieve/warm/warm-retriever.js';
 import { KnowledgeStores } from './knowledge.js';
 import { namespacePrefix, normalizeNamespace } from './namespace.js';
-import { recall as recallRecords } from './recall.js';
+import { recall as recallRecords, type RecallResult } from './recall.js';
+import { storedWithoutVector } from './pending-vectors.js';
 import { ContextWindow } from './context-window.js';
 import { RecordStore } from './record-store.js';
 import { textsAgree } from './agreement.js';
@@ -48,7 +49,7 @@ export class Memory {
   private readonly contextWindow: ContextWindow;
 
   constructor(private readonly context: MemoryContext) {
-    this.records = new RecordStore(context.store, context.model);
+    this.records = new RecordStore(context.store, context.model, context.modelUnavailable);
     this.knowledge = new KnowledgeStores(this, context.config);
     this.contextWindow = new ContextWindow(context.config.contextWindow, context.store, this.records);
   }
@@ -80,8 +81,11 @@ export class Memory {
     }
     const result = options.dedupe === false ? records : await this.mergeDuplicates(records, options.signal);
     await this.contextWindow.attach(result);
-    await this.records.write(result, options);
+    const { withoutVectors, failure } = await this.records.write(result, options);
     for (const record of result) this.contextWindow.remember(record);
+    for (const record of withoutVectors) record.warnings = [...(record.warnings ?? []), storedWithoutVector(failure)];
+    // The embedder answered: records stored while it was down get their vectors now.
+    if (!failure) await this.records.embedPending(options.signal ? { signal: options.signal } : {});
     return result;
   }
 
@@ -130,20 +134,18 @@ export class Memory {
   ): Promise<T> {
     const log: InteractionLog = {};
     let outcome: InteractionOutcome = 'error';
-    let failure: unknown;
     try {
       const result = await run(log);
       outcome = log.outcome ?? 'success';
       if (log.response === undefined && result !== undefined) log.response = typeof result === 'string' ? result : safeJson(result);
       return result;
     } catch (error) {
-      failure = error;
       outcome = log.outcome ?? (isAbort(error) ? 'cancelled' : 'error');
       log.feedback ??= error instanceof Error ? error.message : String(error);
       throw error;
     } finally {
       try {
-        await this.logInteraction({
+        const logged = await this.logInteraction({
           ...input,
           outcome,
           ...(log.response !== undefined || input.response !== undefined ? { response: log.response ?? input.response } : {}),
@@ -151,27 +153,43 @@ export class Memory {
           ...(log.multiStep !== undefined || input.multiStep !== undefined ? { multiStep: log.multiStep ?? input.multiStep } : {}),
           ...(log.metadata || input.metadata ? { metadata: { ...input.metadata, ...log.metadata } } : {}),
         } as InteractionInput);
+        if (logged.warnings) log.warnings = [...(log.warnings ?? []), ...logged.warnings];
       } catch (logError) {
-        // The command's own error matters more; a logging failure surfaces only on success.
-        if (failure === undefined) throw logError;
+        // The command's own result or error matters more: a logging failure never replaces it, it is told in log.warnings.
+        log.warnings = [...(log.warnings ?? []), `The interaction was not logged: ${logError instanceof Error ? logError.message : String(logError)}`];
       }
     }
   }
 
   /** Most relevant records for a query (BM25 + vector + recency), scoped to namespaces. */
   async recall(query: string, options: RecallOptions = {}): Promise<MemoryHit[]> {
+    return (await this.recallResponse(query, options)).hits;
+  }
+
+  /**
+   * recall, with what the caller should know: when the embedder fails, recall answers by its
+   * lexical signals and says so (`degraded: ['vector']` and a warning) instead of failing.
+   */
+  async recallResponse(query: string, options: RecallOptions = {}): Promise<RecallResult> {
     if (options.namespaces) await this.requireNamespaces(options.namespaces);
-    return recallRecords(
+    const result = await recallRecords(
       {
         lookup: (paths) => this.records.byPaths(paths),
         retriever: await this.retriever(),
         model: this.context.model,
+        ...(this.context.modelUnavailable ? { modelUnavailable: this.context.modelUnavailable } : {}),
         weights: this.context.config.weights,
         recencyHalfLifeMs: this.context.config.recencyHalfLifeDays * DAY_MS,
       },
       query,
       { topK: this.context.config.topK, ...options, ...(options.namespaces ? { namespaces: options.namespaces.map(normalizeNamespace) } : {}) },
     );
+    // The embedder answered the query: records stored while it was down get their vectors now.
+    if (this.context.model && options.mode !== 'lexical' && result.degraded.length === 0) {
+      const pending = await this.records.embedPending(options.signal ? { signal: options.signal } : {});
+      if (pending.failure) result.warnings.push(`${pending.pending} record(s) stored without vectors could not be embedded yet: ${pending.failure.message}`);
+    }
+    return result;
   }
 
   /**

@@ -1,6 +1,6 @@
 import { embedMany } from '../embed/embed-many.js';
 import type { EmbeddingModel } from '../embed/spec.js';
-import { LociError, throwIfAborted } from '../errors/index.js';
+import { isProviderFailure, LociError, throwIfAborted } from '../errors/index.js';
 import type { Retriever } from '../retrieve/search.js';
 import { checkQuerySize, checkQueryTerms } from '../retrieve/query-limits.js';
 import { queryTerms, termLocator } from '../lexical/tokenize.js';
@@ -28,8 +28,18 @@ export interface RecallContext {
   lookup(paths: string[]): Promise<Map<string, MemoryRecord>>;
   retriever: Retriever;
   model: EmbeddingModel | undefined;
+  /** Why `model` is missing although an embedder was asked for: hybrid recall is lexical and says so. */
+  modelUnavailable?: LociError;
   weights: MemoryWeights;
   recencyHalfLifeMs: number;
+}
+
+/** Recall's hits, and what the caller should know: a signal that could not run (no hidden switches). */
+export interface RecallResult {
+  hits: MemoryHit[];
+  warnings: string[];
+  /** Signals asked for that could not run (the embedder failed): recall went on without them. */
+  degraded: Array<'vector'>;
 }
 
 const CANDIDATES = 100;
@@ -59,7 +69,7 @@ function tokensOf(record: MemoryRecord): number {
  * recency decay, named times, outcomes and (hybrid, outside knowledge) the record's length
  * and session. Kind, outcome, time and expiry filters apply before the top-k cut.
  */
-export async function recall(context: RecallContext, query: string, options: RecallOptions = {}): Promise<MemoryHit[]> {
+export async function recall(context: RecallContext, query: string, options: RecallOptions = {}): Promise<RecallResult> {
   if (typeof query !== 'string' || query.trim() === '') throw new LociError('QUERY_EMPTY', 'The recall query is empty.');
   checkQuerySize(query, 'recall query');
   checkQueryTerms(queryTerms(query), 'recall query');
@@ -73,10 +83,24 @@ export async function recall(context: RecallContext, query: string, options: Rec
   let lexical: ScoredRow[] = [];
   let vector: ScoredRow[] = [];
   if (mode !== 'vector') lexical = await context.retriever.lexical(queryTerms(query), pool, filter);
+  const warnings: string[] = [];
+  const degraded: Array<'vector'> = [];
   if (mode !== 'lexical' && context.model) {
     throwIfAborted(options.signal);
-    const { embeddings } = await embedMany({ model: context.model, values: [query], purpose: 'query', ...(options.signal ? { abortSignal: options.signal } : {}) });
-    vector = await context.retriever.vector(embeddings[0] as Float32Array, pool, filter);
+    try {
+      const { embeddings } = await embedMany({ model: context.model, values: [query], purpose: 'query', ...(options.signal ? { abortSignal: options.signal } : {}) });
+      vector = await context.retriever.vector(embeddings[0] as Float32Array, pool, filter);
+    } catch (error) {
+      // Degrade, never lose: hybrid recall answers lexically when the embedder fails, and says so.
+      if (mode === 'vector' || !isProviderFailure(error)) throw error;
+      warnings.push(`The embedder failed, so recall skipped the vector signal and used lexical signals only: ${error.message}`);
+      degraded.push('vector');
+      if (options.minSimilarity !== undefined) warnings.push('minSimilarity needs vectors: no record could be checked against it.');
+    }
+  } else if (mode !== 'lexical' && context.modelUnavailable) {
+    if (mode === 'vector') throw context.modelUnavailable;
+    warnings.push(`The embedder could not be set up, so recall used lexical signals only: ${context.modelUnavailable.message}`);
+    degraded.push('vector');
   } else if (mode === 'vector') {
     throw new LociError('NOT_SUPPORTED', 'This memory has no vectors (embedder none), so vector recall cannot run.', { hint: 'Use mode lexical or hybrid.' });
   }
@@ -149,7 +173,7 @@ export async function recall(context: RecallContext, query: string, options: Rec
     hits.push(hit);
   }
   hits.sort((a, b) => b.score - a.score || b.record.time - a.record.time);
-  return preferNewer(hits).slice(0, topK);
+  return { hits: preferNewer(hits).slice(0, topK), warnings, degraded };
 }
 
 /**

@@ -1,11 +1,12 @@
 import { CHUNKER_FINGERPRINT } from '../chunk/index.js';
 import { embedderIdOf, type EmbeddingModel } from '../embed/spec.js';
-import { throwIfAborted } from '../errors/index.js';
+import { isProviderFailure, throwIfAborted, type LociError } from '../errors/index.js';
 import { embedChunks } from '../indexing/embed-chunks.js';
 import type { PreparedChunk } from '../indexing/prepare-chunks.js';
 import type { CatalogEntry, FileWrite, Store } from '../store/spec.js';
 import { TokenCache } from '../store/token-cache.js';
 import { namespacePrefix, parseRecordPath, recordPath } from './namespace.js';
+import { PendingVectors } from './pending-vectors.js';
 import { catalogEntryOf, prepareRecord, recordOf } from './records.js';
 import type { MemoryFilter, MemoryRecord } from './spec.js';
 
@@ -13,6 +14,20 @@ import type { MemoryFilter, MemoryRecord } from './spec.js';
 const WRITE_BATCH = 256;
 /** Parsed records kept for recall before the cache is dropped and refilled. */
 const RECORD_CACHE_LIMIT = 200_000;
+
+export interface WriteOptions {
+  signal?: AbortSignal;
+  onProgress?: (done: number, total: number) => void;
+  /** Throw the embedder's failure instead of writing without vectors. */
+  requireVectors?: boolean;
+}
+
+export interface WriteOutcome {
+  /** Records written without vectors because the embedder failed (they are embedded later). */
+  withoutVectors: MemoryRecord[];
+  /** The embedder's failure, when there was one. */
+  failure?: LociError;
+}
 
 /**
  * Records on top of the store: each record is one catalog entry (its fields as JSON
@@ -23,31 +38,88 @@ export class RecordStore {
   /** Namespaces of each id, as of a change token; rebuilt when another process writes. */
   private ids: { token: string; namespaces: Map<string, string[]> } | undefined;
 
+  private readonly pending: PendingVectors;
+
   constructor(
     readonly store: Store,
     readonly model: EmbeddingModel | undefined,
-  ) {}
+    /** Why there is no model although one was asked for: records are written without vectors, and say so. */
+    readonly modelUnavailable?: LociError,
+  ) {
+    this.pending = new PendingVectors(store);
+  }
 
   get embedderId(): string {
     return this.model ? embedderIdOf(this.model) : 'none';
   }
 
-  /** Chunks, embeds (through the cache) and writes records; each batch is one transaction. */
-  async write(records: readonly MemoryRecord[], options: { signal?: AbortSignal; onProgress?: (done: number, total: number) => void } = {}): Promise<void> {
+  /**
+   * Chunks, embeds (through the cache) and writes records; each batch is one transaction.
+   * Degrade, never lose: when the embedder fails, records are written without vectors
+   * (lexical recall finds them at once), listed as pending and embedded later
+   * (embedPending); `withoutVectors` names them. `requireVectors` throws instead.
+   */
+  async write(records: readonly MemoryRecord[], options: WriteOptions = {}): Promise<WriteOutcome> {
+    const outcome: WriteOutcome = { withoutVectors: [] };
     for (let start = 0; start < records.length; start += WRITE_BATCH) {
       throwIfAborted(options.signal);
       const batch = records.slice(start, start + WRITE_BATCH);
       const prepared: PreparedChunk[][] = [];
       for (const record of batch) prepared.push(await prepareRecord(record));
-      if (this.model) await embedChunks(prepared.flat(), this.model, this.store, options.signal);
+      let embedded = this.model !== undefined && outcome.failure === undefined;
+      if (this.model && embedded) {
+        try {
+          await embedChunks(prepared.flat(), this.model, this.store, options.signal);
+        } catch (error) {
+          if (options.requireVectors || !isProviderFailure(error)) throw error;
+          outcome.failure = error; // later batches of this call skip the embedder too
+          embedded = false;
+        }
+      }
+      const embedder = embedded || !this.model ? this.embedderId : 'pending'; // as progressive indexing marks files whose vectors are to come
       const writes: FileWrite[] = batch.map((record, index) => {
         const chunks = prepared[index] as PreparedChunk[];
-        return { entry: catalogEntryOf(record, chunks.length, CHUNKER_FINGERPRINT, this.embedderId), chunks: chunks.map((chunk) => chunk.write) };
+        return { entry: catalogEntryOf(record, chunks.length, CHUNKER_FINGERPRINT, embedder), chunks: chunks.map((chunk) => chunk.write) };
       });
       await this.store.writeFiles(writes);
+      const paths = batch.map((record) => recordPath(record.namespace, record.id));
+      if (this.model && !embedded) {
+        await this.pending.add(paths);
+        outcome.withoutVectors.push(...batch);
+      } else if (this.model) await this.pending.remove(paths);
+      else if (this.modelUnavailable) {
+        // Not listed: the first process that sets the embedder up re-embeds every record (a new embedder).
+        outcome.withoutVectors.push(...batch);
+        outcome.failure = this.modelUnavailable;
+      }
       await this.noteIds(batch, 'add');
       options.onProgress?.(Math.min(start + WRITE_BATCH, records.length), records.length);
     }
+    return outcome;
+  }
+
+  /**
+   * Embeds records written without vectors: those listed as pending, or with `scan` every
+   * record whose vectors are not the current embedder's (gc: finds any the list missed).
+   * A provider failure leaves them pending and is returned, not thrown. Memory calls it
+   * right after the embedder answered (a write or a recall), so a down embedder is not
+   * asked once more for every call.
+   */
+  async embedPending(options: { signal?: AbortSignal; scan?: boolean } = {}): Promise<{ embedded: number; pending: number; failure?: LociError }> {
+    if (!this.model) return { embedded: 0, pending: 0 };
+    const paths = options.scan ? (await this.store.listCatalog()).filter((entry) => entry.embedder !== this.embedderId).map((entry) => entry.path) : await this.pending.list();
+    if (paths.length === 0) return { embedded: 0, pending: 0 };
+    const entries = await this.store.getCatalogEntries(paths);
+    const records = [...entries.values()].map(recordOf).filter((record): record is MemoryRecord => record !== undefined);
+    // Forgotten since: nothing to embed.
+    await this.pending.remove(paths.filter((path) => !entries.has(path)));
+    try {
+      await this.write(records, { requireVectors: true, ...(options.signal ? { signal: options.signal } : {}) });
+    } catch (error) {
+      if (!isProviderFailure(error)) throw error;
+      return { embedded: 0, pending: records.length, failure: error };
+    }
+    return { embedded: records.length, pending: 0 };
   }
 
   /**

@@ -59,7 +59,7 @@ export interface MemoryRecord {
    * ranks the newer of each pair above the older.
    */
   conflictsWith?: string[];
-  /** Set on read when the stored row had to be repaired (e.g. a time outside years 0001–9999). */
+  /** Set on read when the stored row had to be repaired (e.g. a time outside years 0001–9999), and on a record just written without a vector because the embedder failed. Never stored. */
   warnings?: string[];
 }
 

@@ -1,7 +1,7 @@
 import type { SearchMode } from '../config/schema.js';
 import { embedMany } from '../embed/embed-many.js';
 import type { EmbeddingModel } from '../embed/spec.js';
-import { LociError, throwIfAborted } from '../errors/index.js';
+import { isProviderFailure, LociError, throwIfAborted } from '../errors/index.js';
 import type { ChunkRecord, LexicalWeights, ScoredRow, SearchFilter, Store, TermStatistics } from '../store/spec.js';
 import { knownLanguages } from '../sources/language.js';
 import { rolesAskedFor, type FileRole } from '../sources/file-role.js';
@@ -46,8 +46,10 @@ export function storeRetriever(store: Store, embedderId: string, weights: Lexica
 export interface SearchContext {
   store: Store;
   retriever: Retriever;
-  /** The model the index's vectors come from; undefined for lexical-only indexes. */
+  /** The model the index's vectors come from; undefined for lexical-only indexes, lexical searches, or when it could not be set up. */
   model: EmbeddingModel | undefined;
+  /** Why `model` is missing although the index has vectors (the provider failed): hybrid searches go on lexically and say so. */
+  modelUnavailable?: LociError;
   embedderId: string;
   defaults: {
     topK: number;
@@ -104,15 +106,24 @@ export async function searchIndex(context: SearchContext, query: string, options
   if (mode !== 'lexical') {
     if (!context.model) {
       if (mode === 'vector') {
+        if (context.modelUnavailable) throw context.modelUnavailable;
         throw new LociError('NOT_SUPPORTED', 'This index has no vectors (it was built with --embedder none), so --mode vector cannot run.', {
           hint: 'Use --mode lexical, or re-index with an embedder: loci index --embedder <id>.',
         });
       }
+      warnings.push(context.modelUnavailable ? withoutVectors(context.modelUnavailable) : 'No vectors in this index (embedder none): results use lexical signals only.');
       degraded.push('vector');
     } else {
       throwIfAborted(options.signal);
-      const { embeddings } = await embedMany({ model: context.model, values: [hints.text], purpose: 'query', ...(options.signal ? { abortSignal: options.signal } : {}) });
-      vectorRows = await retriever.vector(embeddings[0] as Float32Array, candidateLimit, filter);
+      try {
+        const { embeddings } = await embedMany({ model: context.model, values: [hints.text], purpose: 'query', ...(options.signal ? { abortSignal: options.signal } : {}) });
+        vectorRows = await retriever.vector(embeddings[0] as Float32Array, candidateLimit, filter);
+      } catch (error) {
+        // Degrade, never lose: a hybrid search answers lexically when the embedder fails, and says so.
+        if (mode === 'vector' || !isProviderFailure(error)) throw error;
+        warnings.push(withoutVectors(error));
+        degraded.push('vector');
+      }
     }
   }
 
@@ -214,6 +225,10 @@ export function resultOfRecord(record: ChunkRecord, score: number, signals: Sear
   if (record.symbol) result.symbol = record.symbol;
   if (record.symbols.length > 0) result.symbols = record.symbols;
   return result;
+}
+
+function withoutVectors(error: LociError): string {
+  return `The embedder failed, so the vector signal was skipped and results use lexical signals only: ${error.message}`;
 }
 
 /** A language filter that can match nothing is a mistake the caller should hear about. */

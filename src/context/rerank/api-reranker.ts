@@ -1,4 +1,5 @@
 import { LociError } from '../../errors/index.js';
+import { attemptsExhausted, DEFAULT_RETRY_POLICY, redactUrl, sendJson, withRetry } from '../../http-client/index.js';
 import type { ContextItem } from '../pack.js';
 import type { Reranker } from './spec.js';
 
@@ -9,7 +10,13 @@ export interface ApiRerankerOptions {
   model: string;
   apiKey?: string;
   timeoutMs?: number;
+  /** Attempts for 429, 5xx and timeouts (default 2: a context build would rather go on without reranking). */
+  maxAttempts?: number;
+  retryBaseMs?: number;
 }
+
+/** Hosted rerankers are models behind an API: their failures use the chat family's codes. */
+const RERANKER_ERRORS = { failed: 'LLM_FAILED', auth: 'LLM_AUTH' } as const;
 
 /** A hosted reranker speaking Cohere's or Voyage's wire format (or a local server that copies one). */
 export function apiReranker(options: ApiRerankerOptions): Reranker {
@@ -23,21 +30,26 @@ export function apiReranker(options: ApiRerankerOptions): Reranker {
         options.format === 'cohere'
           ? { model: options.model, query, documents, top_n: Math.min(rerankOptions.topK, items.length) }
           : { model: options.model, query, documents, top_k: Math.min(rerankOptions.topK, items.length) };
-      const timeout = AbortSignal.timeout(options.timeoutMs ?? 30_000);
-      let response: Response;
-      try {
-        response = await fetch(url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}) },
-          body: JSON.stringify(body),
-          signal: rerankOptions.signal ? AbortSignal.any([rerankOptions.signal, timeout]) : timeout,
-        });
-      } catch (error) {
-        if (rerankOptions.signal?.aborted) throw new LociError('ABORTED', 'The rerank was cancelled.', { cause: error });
-        throw new LociError('LLM_FAILED', `Cannot reach the ${options.format} reranker at ${url} (${(error as Error).message}).`, { cause: error });
-      }
-      if (!response.ok) throw new LociError(response.status === 401 || response.status === 403 ? 'LLM_AUTH' : 'LLM_FAILED', `The ${options.format} reranker answered HTTP ${response.status}.`);
-      const reply = (await response.json().catch(() => undefined)) as { results?: unknown; data?: unknown } | undefined;
+      const label = `the ${options.format} reranker ${options.model} at ${redactUrl(options.baseUrl)}`;
+      const reply = (await withRetry(
+        () =>
+          sendJson({
+            label,
+            url,
+            body,
+            timeoutMs: options.timeoutMs ?? 30_000,
+            codes: RERANKER_ERRORS,
+            headers: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
+            authHint: 'Set a valid key in LOCI_RERANK_API_KEY.',
+            unreachableHint: 'Check LOCI_RERANK_BASE_URL and that the reranker is running.',
+            ...(rerankOptions.signal ? { abortSignal: rerankOptions.signal } : {}),
+          }),
+        {
+          policy: { ...DEFAULT_RETRY_POLICY, maxAttempts: options.maxAttempts ?? 2, baseDelayMs: options.retryBaseMs ?? DEFAULT_RETRY_POLICY.baseDelayMs },
+          exhausted: attemptsExhausted(RERANKER_ERRORS, label),
+          ...(rerankOptions.signal ? { abortSignal: rerankOptions.signal } : {}),
+        },
+      )) as { results?: unknown; data?: unknown } | undefined;
       const list = (options.format === 'cohere' ? reply?.results : reply?.data) as Array<{ index?: unknown; relevance_score?: unknown }> | undefined;
       if (!Array.isArray(list)) throw new LociError('LLM_FAILED', `The ${options.format} reranker sent a malformed reply (no ${options.format === 'cohere' ? 'results' : 'data'} list).`);
       const out: ContextItem[] = [];

@@ -1,5 +1,5 @@
 import { LociError } from '../../errors/index.js';
-import { RetryableEmbeddingError } from '../embed-many.js';
+import { sendJson } from '../../http-client/index.js';
 
 export interface PostJsonOptions {
   /** Who is being called, for messages: `openai:text-embedding-3-small`. */
@@ -13,49 +13,20 @@ export interface PostJsonOptions {
   apiKeyEnv?: string;
 }
 
+export const EMBEDDER_ERRORS = { failed: 'EMBEDDER_FAILED', auth: 'EMBEDDER_AUTH' } as const;
+
 /**
- * One JSON POST with the failure handling every remote adapter needs: rate limits, server
- * errors and timeouts become retryable (embedMany retries them with backoff); bad keys,
- * unreachable hosts and malformed replies become clear errors at once.
+ * One embedding request through the shared HTTP client core (src/http-client): one
+ * attempt, because embedMany retries whole batches (rate limits, server errors and timeouts
+ * come back retryable; bad keys, unreachable hosts and malformed replies as clear errors).
  */
-export async function postJson(options: PostJsonOptions): Promise<unknown> {
-  const timeout = AbortSignal.timeout(options.timeoutMs);
-  const signal = options.abortSignal ? AbortSignal.any([options.abortSignal, timeout]) : timeout;
-  let response: Response;
-  try {
-    response = await fetch(options.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json', ...options.headers },
-      body: JSON.stringify(options.body),
-      signal,
-    });
-  } catch (error) {
-    if (options.abortSignal?.aborted) throw new LociError('ABORTED', 'The operation was cancelled.', { cause: error });
-    if (timeout.aborted) throw new RetryableEmbeddingError(`${options.label} did not answer within ${options.timeoutMs} ms`, undefined, { cause: error });
-    const code = (error as { cause?: { code?: string } }).cause?.code ?? '';
-    throw new LociError('EMBEDDER_FAILED', `Cannot reach ${options.label} at ${redact(options.url)} (${code || (error as Error).message}).`, {
-      cause: error,
-      hint: 'Check the base URL and that the server is running (e.g. `ollama serve`), or choose another embedder.',
-    });
-  }
-  const text = await response.text();
-  if (response.status === 401 || response.status === 403) {
-    throw new LociError('EMBEDDER_AUTH', `${options.label} refused the request (HTTP ${response.status}): ${snippet(text)}`, {
-      ...(options.apiKeyEnv ? { hint: `Set a valid key in the ${options.apiKeyEnv} environment variable.` } : {}),
-      details: { status: response.status },
-    });
-  }
-  if (response.status === 429 || response.status >= 500) {
-    throw new RetryableEmbeddingError(`${options.label} answered HTTP ${response.status}: ${snippet(text)}`, retryAfterMs(response.headers.get('retry-after')));
-  }
-  if (!response.ok) {
-    throw new LociError('EMBEDDER_FAILED', `${options.label} rejected the request (HTTP ${response.status}): ${snippet(text)}`, { details: { status: response.status } });
-  }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (error) {
-    throw new LociError('EMBEDDER_FAILED', `${options.label} sent a reply that is not JSON: ${snippet(text)}`, { cause: error });
-  }
+export function postJson(options: PostJsonOptions): Promise<unknown> {
+  return sendJson({
+    ...options,
+    codes: EMBEDDER_ERRORS,
+    unreachableHint: 'Check the base URL and that the server is running (e.g. `ollama serve`), or choose another embedder.',
+    ...(options.apiKeyEnv ? { authHint: `Set a valid key in the ${options.apiKeyEnv} environment variable.` } : {}),
+  });
 }
 
 /** Reads a vector out of a reply, or explains what was wrong with the reply. */
@@ -72,29 +43,4 @@ export function requireKey(env: Record<string, string | undefined>, name: string
     throw new LociError('EMBEDDER_AUTH', `${label} needs an API key, and ${name} is not set.`, { hint: `Export ${name} in the environment that runs loci.` });
   }
   return key;
-}
-
-function retryAfterMs(header: string | null): number | undefined {
-  if (!header) return undefined;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds)) return Math.min(seconds * 1000, 60_000);
-  const date = Date.parse(header);
-  return Number.isFinite(date) ? Math.min(Math.max(0, date - Date.now()), 60_000) : undefined;
-}
-
-function snippet(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > 300 ? `${flat.slice(0, 300)}…` : flat || '(empty body)';
-}
-
-/** URLs may carry keys (Gemini's ?key=): never print them. */
-export function redact(url: string): string {
-  try {
-    const parsed = new URL(url);
-    for (const name of ['key', 'api_key', 'apikey', 'token']) if (parsed.searchParams.has(name)) parsed.searchParams.set(name, '***');
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return url;
-  }
 }

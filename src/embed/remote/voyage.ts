@@ -4,6 +4,8 @@ import { postJson, vectorFrom } from './post-json.js';
 export interface VoyageOptions {
   modelId: string;
   dimensions: number;
+  /** Sent as `output_dimension` (voyage-3.5, voyage-code-3, … can shorten vectors); left out when not set, for models that refuse it. */
+  outputDimension?: number;
   apiKey: string;
   apiKeyEnv: string;
   baseUrl?: string;
@@ -25,7 +27,7 @@ export function createVoyageEmbedder(options: VoyageOptions): EmbeddingModel {
       const reply = (await postJson({
         label,
         url,
-        body: { input: values, model: options.modelId, input_type: purpose, output_dimension: options.dimensions },
+        body: { input: values, model: options.modelId, input_type: purpose, ...(options.outputDimension ? { output_dimension: options.outputDimension } : {}) },
         headers: { authorization: `Bearer ${options.apiKey}` },
         timeoutMs: options.timeoutMs ?? 60_000,
         apiKeyEnv: options.apiKeyEnv,

@@ -19,20 +19,33 @@ export class FakeEmbeddingServer {
   private readonly faults: Fault[] = [];
   private server: Server | undefined;
   baseUrl = '';
+  /** Each reply waits this long (to see concurrent requests overlap). */
+  delayMs = 0;
+  /** Requests being answered now, and the most there ever were at once. */
+  inFlight = 0;
+  maxInFlight = 0;
 
   constructor(readonly dimensions = 16) {}
 
-  async start(): Promise<this> {
+  /** Listens on 127.0.0.1, on `port` (to come back where a killed server was) or any free one. */
+  async start(port = 0): Promise<this> {
     this.server = createServer((request, response) => {
       let raw = '';
       request.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
       request.on('end', () => {
         const body = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
         this.requests.push({ path: request.url ?? '', headers: request.headers, body });
+        this.inFlight++;
+        this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
         const fault = this.faults.shift();
         const send = (status: number, payload: unknown, headers: Record<string, string> = {}) => {
-          response.writeHead(status, { 'content-type': 'application/json', ...headers });
-          response.end(typeof payload === 'string' ? payload : JSON.stringify(payload));
+          const reply = () => {
+            this.inFlight--;
+            response.writeHead(status, { 'content-type': 'application/json', ...headers });
+            response.end(typeof payload === 'string' ? payload : JSON.stringify(payload));
+          };
+          if (this.delayMs > 0) setTimeout(reply, this.delayMs);
+          else reply();
         };
         if (fault === 'rate-limit') return send(429, { error: 'slow down' }, { 'retry-after': '0' });
         if (fault === 'server-error') return send(503, { error: 'overloaded' });
@@ -45,13 +58,18 @@ export class FakeEmbeddingServer {
         send(200, fault === 'missing-field' ? { nothing: true } : this.reply(request.url ?? '', vectors));
       });
     });
-    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => this.server?.listen(port, '127.0.0.1', resolve));
     this.baseUrl = `http://127.0.0.1:${(this.server?.address() as AddressInfo).port}`;
     return this;
   }
 
   failNext(...faults: Fault[]): void {
     this.faults.push(...faults);
+  }
+
+  /** The port it listens on (to start a new server there after this one is killed). */
+  get port(): number {
+    return Number(new URL(this.baseUrl).port);
   }
 
   async stop(): Promise<void> {

@@ -14,7 +14,8 @@ export async function runWorkerJob(job: WorkerJob, options: { signal?: AbortSign
   // The engine opened (and quick-checked) this store just before starting the worker.
   const store = await openStore(job.location, { create: true, quickCheck: false });
   try {
-    const { model } = await resolveRequestedEmbedder(job.embedderSpec, { config: job.config, env: job.env });
+    // The engine recorded the embedder (and its size) before starting the worker: no second probe.
+    const { model } = await resolveRequestedEmbedder(job.embedderSpec, { config: job.config, env: job.env, recordedEmbedderId: (await store.getMeta()).embedderId });
     return await runIndexJob(job, { store, model, ...options });
   } finally {
     await store.close();

@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { isRemoteSource, redactUrl, remoteCachePath } from '../../sources/remote-repo.js';
 import { folderConfigLayers } from '../../config/folder-config.js';
+import { seedAliasLayer } from '../../config/aliases.js';
 import { environmentLayer, readConfigFile, resolveConfig, type ConfigLayer } from '../../config/load.js';
 import type { LociConfig } from '../../config/schema.js';
 import { LociError } from '../../errors/index.js';
@@ -81,11 +82,12 @@ export const userConfigFile = (io: CliIo) => join(userConfigDir(io), 'config.jso
 export const trustedFoldersFile = (io: CliIo) => join(userConfigDir(io), 'trusted-folders.json');
 
 /**
- * Trusted layers, lowest first: the user config file, --config, LOCI_* variables, flags.
+ * Trusted layers, lowest first: the seed agents' variables, the user config file, --config, LOCI_* variables, flags.
  * `later` are the ones a folder config sits beneath.
  */
 function trustedLayers(io: CliIo, flags: FlagValues, configFile: string | undefined): { base: ConfigLayer[]; later: ConfigLayer[] } {
-  const base: ConfigLayer[] = [];
+  // The seed agents' variable names (EMBEDDING_MODEL, SIMILARITY_LIMIT, …) sit below everything of loci's own.
+  const base: ConfigLayer[] = [seedAliasLayer(io.env)];
   const userFile = userConfigFile(io);
   const fromUser = readConfigFile(userFile, false);
   if (fromUser) base.push({ origin: userFile, values: fromUser });

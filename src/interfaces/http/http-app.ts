@@ -92,7 +92,7 @@ export function createHttpApp(options: HttpAppOptions): Hono {
     const body = await parse(c, searchBody);
     const { root, query, ...rest } = body;
     const response = await roots.get(root).loci.search(query, stripUndefined(rest));
-    return c.json({ results: response.results, warnings: response.warnings });
+    return c.json({ results: response.results, warnings: response.warnings, degraded: response.degraded });
   });
 
   app.post('/v1/symbols', async (c) => {
@@ -105,7 +105,7 @@ export function createHttpApp(options: HttpAppOptions): Hono {
     const body = await parse(c, contextBody);
     const { root, question, ...rest } = body;
     const built = await buildContext(roots.get(root).loci, question, stripUndefined(rest));
-    return c.json({ tokens: built.tokens, prompt: built.prompt, messages: built.messages, sources: built.sources });
+    return c.json({ tokens: built.tokens, prompt: built.prompt, messages: built.messages, sources: built.sources, warnings: built.warnings, degraded: built.degraded });
   });
 
   app.post('/v1/index', async (c) => {
@@ -159,8 +159,8 @@ export function createHttpApp(options: HttpAppOptions): Hono {
   app.post('/v1/memory/recall', async (c) => {
     const { root, query, ...rest } = await parse(c, recallBody);
     const memory = await roots.get(root).loci.memory();
-    const hits = await memory.recall(query, stripUndefined(rest) as Parameters<typeof memory.recall>[1]);
-    return c.json({ results: hits.map((hit) => ({ ...hit.record, context: undefined, score: hit.score, signals: hit.signals, ...(hit.explanation ? { explanation: hit.explanation } : {}) })) });
+    const { hits, warnings, degraded } = await memory.recallResponse(query, stripUndefined(rest) as Parameters<typeof memory.recall>[1]);
+    return c.json({ results: hits.map((hit) => ({ ...hit.record, context: undefined, score: hit.score, signals: hit.signals, ...(hit.explanation ? { explanation: hit.explanation } : {}) })), warnings, degraded });
   });
 
   // MCP over streamable HTTP, stateless: one server and transport per request.

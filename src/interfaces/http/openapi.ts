@@ -21,9 +21,9 @@ export function openApiDocument() {
     security: [{ bearer: [] }],
     paths: {
       '/health': { get: { summary: 'Liveness (no auth)', security: [], responses: { 200: ok('{"ok":true,"version","roots"}') } } },
-      '/v1/search': { post: { summary: 'Hybrid search', requestBody: json(searchBody), responses: responses('{"results":[{"path","startLine","endLine","score","text",…}],"warnings":[]}') } },
+      '/v1/search': { post: { summary: 'Hybrid search (an embedder that fails degrades it to lexical: "degraded":["vector"] and a warning)', requestBody: json(searchBody), responses: responses('{"results":[{"path","startLine","endLine","score","text",…}],"warnings":[],"degraded":[]}') } },
       '/v1/symbols': { post: { summary: 'Where a symbol is defined (definitions only, implementation first)', requestBody: json(symbolBody), responses: responses('{"results":[{"path","startLine","endLine","score","symbol","role","text",…}],"warnings":[]}') } },
-      '/v1/context': { post: { summary: 'Packed prompt for a question', requestBody: json(contextBody), responses: responses('{"tokens","prompt","messages","sources"}') } },
+      '/v1/context': { post: { summary: 'Packed prompt for a question', requestBody: json(contextBody), responses: responses('{"tokens","prompt","messages","sources","warnings":[],"degraded":[] ("vector", "reranker", "file-pick": skipped after a failure)}') } },
       '/v1/index': {
         post: { summary: 'Start indexing a root in the background', requestBody: { required: false, content: { 'application/json': { schema: { type: 'object', properties: { root: { type: 'string' } } } } } }, responses: { 202: ok('{"root","indexing"}'), 400: error, 401: error, 404: error } },
         get: { summary: 'Indexing state and counts', parameters: [query('root', 'served root name')], responses: responses('{"root","path","indexing","files","chunks","embedder"}') },
@@ -37,7 +37,7 @@ export function openApiDocument() {
         patch: { summary: 'Update a record (a replaced text is kept in its versions)', parameters: [idParam, query('root', 'served root name')], requestBody: json(updateBody), responses: { ...responses('{"record"}'), 409: error } },
         delete: { summary: 'Forget a record', parameters: [idParam, query('namespace', 'only in this namespace'), query('root', 'served root name')], responses: responses('{"forgotten":1}') },
       },
-      '/v1/memory/recall': { post: { summary: 'Recall records (BM25 + vector + recency)', requestBody: json(recallBody), responses: responses('{"results":[{…record,"score","signals"}]}') } },
+      '/v1/memory/recall': { post: { summary: 'Recall records (BM25 + vector + recency)', requestBody: json(recallBody), responses: responses('{"results":[{…record,"score","signals"}],"warnings":[],"degraded":[] ("vector": the embedder failed, recall was lexical)}') } },
       '/mcp': { post: { summary: 'MCP over streamable HTTP (stateless, JSON responses)', responses: { 200: ok('JSON-RPC response') } } },
     },
   };

@@ -40,7 +40,7 @@ export function createMcpServer(roots: Roots): McpServer {
         const response = await roots.get(root).loci.search(query, { topK: topK ?? 8, ...(paths ? { paths } : {}), ...(languages ? { languages } : {}), ...(roles ? { roles } : {}), ...(excludeRoles ? { excludeRoles } : {}) });
         const results = response.results.map((result) => ({ path: result.path, startLine: result.startLine, endLine: result.endLine, score: round(result.score), symbol: result.symbol, role: result.role, text: result.text }));
         const text = results.length === 0 ? 'No results.' : results.map((result, index) => `[${index + 1}] ${result.path}:${result.startLine}-${result.endLine}${result.symbol ? ` (${result.symbol})` : ''}\n${result.text}`).join('\n\n');
-        return { content: [{ type: 'text', text }], structuredContent: { results, warnings: response.warnings } };
+        return { content: [{ type: 'text', text }], structuredContent: { results, warnings: response.warnings, degraded: response.degraded } };
       }),
   );
 
@@ -83,7 +83,8 @@ export function createMcpServer(roots: Roots): McpServer {
     async ({ question, maxTokens, root }) =>
       guard(roots, async () => {
         const built = await buildContext(roots.get(root).loci, question, { maxTokens: maxTokens ?? 6000 });
-        return { content: [{ type: 'text', text: built.prompt }], structuredContent: { tokens: built.tokens, sources: built.sources, mode: built.mode } };
+        const said = built.warnings.length > 0 ? `\n\n(${built.warnings.join(' ')})` : '';
+        return { content: [{ type: 'text', text: `${built.prompt}${said}` }], structuredContent: { tokens: built.tokens, sources: built.sources, mode: built.mode, warnings: built.warnings, degraded: built.degraded } };
       }),
   );
 
@@ -106,7 +107,11 @@ export function createMcpServer(roots: Roots): McpServer {
       guard(roots, async () => {
         const memory = await roots.get(root).loci.memory();
         const record = await memory.add({ namespace, text, kind: (kind ?? 'note') as 'note', ...(metadata ? { metadata } : {}) });
-        return { content: [{ type: 'text', text: `${record.mergedCount > 0 ? 'Merged into' : 'Stored as'} ${record.namespace}/${record.id}.` }], structuredContent: { id: record.id, namespace: record.namespace, merged: record.mergedCount > 0 } };
+        const said = record.warnings ? ` (${record.warnings.join(' ')})` : '';
+        return {
+          content: [{ type: 'text', text: `${record.mergedCount > 0 ? 'Merged into' : 'Stored as'} ${record.namespace}/${record.id}.${said}` }],
+          structuredContent: { id: record.id, namespace: record.namespace, merged: record.mergedCount > 0, ...(record.warnings ? { warnings: record.warnings } : {}) },
+        };
       }),
   );
 
@@ -128,11 +133,11 @@ export function createMcpServer(roots: Roots): McpServer {
     async ({ query, namespaces, topK, outcome, root }) =>
       guard(roots, async () => {
         const memory = await roots.get(root).loci.memory();
-        const hits = await memory.recall(query, { ...(namespaces ? { namespaces } : {}), ...(topK ? { topK } : {}), ...(outcome ? { outcome: outcome as 'success' } : {}) });
+        const { hits, warnings, degraded } = await memory.recallResponse(query, { ...(namespaces ? { namespaces } : {}), ...(topK ? { topK } : {}), ...(outcome ? { outcome: outcome as 'success' } : {}) });
         // Stored times are checked on write and repaired on read; a repaired one carries warnings.
         const records = hits.map((hit) => ({ id: hit.record.id, namespace: hit.record.namespace, kind: hit.record.kind, text: hit.record.text, time: new Date(hit.record.time).toISOString(), score: round(hit.score), ...(hit.record.warnings ? { warnings: hit.record.warnings } : {}) }));
         const text = records.length === 0 ? 'Nothing relevant remembered.' : records.map((record) => `- [${record.namespace}] (${record.time.slice(0, 10)}) ${record.text}`).join('\n');
-        return { content: [{ type: 'text', text }], structuredContent: { records } };
+        return { content: [{ type: 'text', text: warnings.length > 0 ? `${text}\n(${warnings.join(' ')})` : text }], structuredContent: { records, warnings, degraded } };
       }),
   );
 

@@ -1,7 +1,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type ChatFault = 'server-error' | 'rate-limit' | 'unauthorized' | 'slow-headers' | 'stall-mid-stream' | 'bad-json';
+/**
+ * `ignore-stream`: a plain JSON completion even when stream:true was asked (some servers do);
+ * `empty-answer`: a well-formed reply with no text.
+ */
+export type ChatFault = 'server-error' | 'rate-limit' | 'unauthorized' | 'slow-headers' | 'stall-mid-stream' | 'bad-json' | 'ignore-stream' | 'empty-answer';
 
 export interface ChatRequestRecord {
   path: string;
@@ -48,8 +52,8 @@ export class FakeChatServer {
     if (fault === 'slow-headers') await new Promise((resolve) => setTimeout(resolve, 1500));
     if (fault === 'bad-json') return void response.writeHead(200, { 'content-type': 'application/json' }).end('not json');
     if (record.path.endsWith('/rerank')) return this.rerank(record, response);
-    const text = this.answer(record);
-    if (!record.body.stream) {
+    const text = fault === 'empty-answer' ? '' : this.answer(record);
+    if (!record.body.stream || fault === 'ignore-stream') {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ model: record.body.model, choices: [{ message: { role: 'assistant', content: text }, finish_reason: 'stop' }], usage: { prompt_tokens: 10, completion_tokens: 5 } }));
       return;

@@ -11,8 +11,10 @@ import { createLoci, type Loci } from '../../../engine/create-loci.js';
 import { LociError } from '../../../errors/index.js';
 import { chatModelFromEnv } from '../../../llm/openai-compatible.js';
 import type { ChatModel } from '../../../llm/spec.js';
+import type { InteractionLog } from '../../../memory/memory.js';
 import type { TurnFields } from '../../../memory/spec.js';
 import { loadCliConfig, resolveIndexedRoot, type CliIo } from '../cli-context.js';
+import { printable } from '../format.js';
 
 interface ContextFlags {
   root?: string;
@@ -71,6 +73,7 @@ export function registerContextCommands(program: Command, io: CliIo): void {
       await withEngine(io, flags, async (loci) => {
         const built = await buildContext(loci, words.join(' '), await toOptions(loci, io, flags, words.join(' ')));
         io.stdout.write(flags.json ? `${JSON.stringify(contextJson(built))}\n` : `${built.prompt}\n`);
+        writeWarnings(io, built.warnings);
         if (!flags.json) io.stderr.write(`${built.tokens} ${built.unit} (${built.tokenizer}), ${built.sources.length} sources, mode ${built.mode}${built.skipped ? `, ${built.skipped} left out` : ''}\n`);
       });
     });
@@ -86,18 +89,30 @@ export function registerContextCommands(program: Command, io: CliIo): void {
         const memory = await loci.memory();
         const conversationId = flags.conversation ?? 'default';
         const built = await buildContext(loci, question, await toOptions(loci, io, flags, question, chat));
+        writeWarnings(io, built.warnings);
+        let interaction: InteractionLog | undefined;
         const answer = await memory.withInteraction({ namespace: 'loci/ask', prompt: question, metadata: { conversationId, sources: built.sources.length } }, async (log) => {
+          interaction = log;
           let text = '';
           for await (const delta of chat.stream({ messages: built.messages })) {
             text += delta;
             if (!flags.json) io.stdout.write(delta);
           }
+          // An empty reply is a failure (logged as one), never a successful turn.
+          if (text.trim() === '') throw new LociError('LLM_FAILED', `The chat model ${chat.modelId} returned an empty answer.`, { hint: 'Check the model name and that the server answers /chat/completions with text (try again, or another model).' });
           log.response = text;
           return text;
         });
-        await memory.addTurn({ conversationId, userQuery: question, assistantResponse: answer, metadata: { sources: built.sources } });
+        const logWarnings = [...(interaction?.warnings ?? [])];
+        const turn = await memory.addTurn({ conversationId, userQuery: question, assistantResponse: answer, metadata: { sources: built.sources } }).catch((error: unknown) => {
+          // The answer is the caller's result: a failure to record the turn is told, never put in its place.
+          logWarnings.push(`The turn was not recorded in conversation ${conversationId}: ${error instanceof Error ? error.message : String(error)}`);
+          return undefined;
+        });
+        if (turn?.warnings) logWarnings.push(...turn.warnings.filter((warning) => !logWarnings.includes(warning)));
+        writeWarnings(io, logWarnings);
         if (flags.json) {
-          io.stdout.write(`${JSON.stringify({ answer, sources: numbered(built), tokens: built.tokens, conversationId })}\n`);
+          io.stdout.write(`${JSON.stringify({ answer, sources: numbered(built), tokens: built.tokens, conversationId, warnings: [...built.warnings, ...logWarnings], degraded: built.degraded })}\n`);
         } else {
           const cited = numbered(built);
           io.stdout.write(`\n\nSources:\n${cited.map((source) => `[${source.n}] ${source.path}:${source.startLine}-${source.endLine}`).join('\n') || '(none)'}\n`);
@@ -190,7 +205,13 @@ function contextJson(built: BuiltContext) {
     mode: built.mode,
     skipped: built.skipped,
     ...(built.pickedFiles ? { pickedFiles: built.pickedFiles } : {}),
+    warnings: built.warnings,
+    degraded: built.degraded,
   };
+}
+
+function writeWarnings(io: CliIo, warnings: readonly string[]): void {
+  for (const warning of warnings) io.stderr.write(`warning: ${printable(warning)}\n`);
 }
 
 function int(value: string, flag: string): number {

@@ -15,6 +15,7 @@ import {
   type MemoryKind,
 } from '../../../memory/spec.js';
 import { loadCliConfig, resolveIndexedRoot, type CliIo } from '../cli-context.js';
+import { printable } from '../format.js';
 import { formatHits, formatRecord, formatRecords, formatWarnings, publicHit, publicRecord } from './memory-format.js';
 
 interface CommonFlags {
@@ -66,6 +67,7 @@ export function registerMemoryCommand(program: Command, io: CliIo): void {
     .action(async (words: string[], flags: CommonFlags & AddFlags) => {
       const input = addInput(words.join(' '), flags);
       const record = await withMemory(io, flags, (store) => store.add(input, { dedupe: flags.dedupe !== false }));
+      io.stderr.write(formatWarnings([record])); // e.g. stored without a vector while the embedder is down
       io.stdout.write(flags.json ? `${JSON.stringify({ record: publicRecord(record) })}\n` : `${record.mergedCount > 0 ? 'merged into' : 'added'} ${record.namespace}/${record.id}\n`);
     });
 
@@ -83,8 +85,8 @@ export function registerMemoryCommand(program: Command, io: CliIo): void {
     .action(async (words: string[], flags: CommonFlags & SearchFlags) => {
       const query = words.join(' ');
       if (query.trim() === '') throw new LociError('QUERY_EMPTY', 'The recall query is empty.');
-      const hits = await withMemory(io, flags, (store) =>
-        store.recall(query, {
+      const { hits, warnings, degraded } = await withMemory(io, flags, (store) =>
+        store.recallResponse(query, {
           ...(flags.namespace ? { namespaces: flags.namespace } : {}),
           ...(flags.topK !== undefined ? { topK: positiveInt(flags.topK, '--top-k') } : {}),
           ...(flags.kind ? { kinds: kinds(flags.kind) } : {}),
@@ -95,8 +97,8 @@ export function registerMemoryCommand(program: Command, io: CliIo): void {
           ...(flags.explain ? { explain: true } : {}),
         }),
       );
-      io.stderr.write(formatWarnings(hits.map((hit) => hit.record)));
-      io.stdout.write(flags.json ? `${JSON.stringify({ results: hits.map(publicHit) })}\n` : formatHits(hits));
+      io.stderr.write(formatWarnings(hits.map((hit) => hit.record)) + warnings.map((warning) => `warning: ${printable(warning)}\n`).join(''));
+      io.stdout.write(flags.json ? `${JSON.stringify({ results: hits.map(publicHit), warnings, degraded })}\n` : formatHits(hits));
     });
 
   common(memory.command('list'))

@@ -43,7 +43,7 @@ export function registerSearchCommand(program: Command, io: CliIo): void {
     .option('--files', 'rank files by their best chunk')
     .option('--explain', "show each signal's contribution and the learned ranker's features for each result")
     .option('--config <file>', 'config file (default <root>/loci.config.json)')
-    .option('--json', 'print {"results":[…],"warnings":[…]}')
+    .option('--json', 'print {"results":[…],"warnings":[…],"degraded":[…]}')
     .action(async (words: string[], flags: SearchFlags) => {
       const query = words.join(' ');
       if (flags.symbol !== undefined && query.trim() !== '') throw new LociError('INVALID_ARGUMENT', 'Give either a query or --symbol NAME, not both.', { hint: 'loci search --symbol nextTick' });
@@ -91,9 +91,7 @@ export function registerSearchCommand(program: Command, io: CliIo): void {
 }
 
 function toJson(response: SearchResponse) {
-  const warnings = [...response.warnings];
-  if (response.degraded.includes('vector')) warnings.push('No vectors in this index (embedder none): results use lexical signals only.');
-  return { results: response.results, warnings };
+  return { results: response.results, warnings: response.warnings, degraded: response.degraded };
 }
 
 function formatResponse(response: SearchResponse, files: boolean): string {

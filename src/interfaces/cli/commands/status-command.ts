@@ -27,14 +27,22 @@ export function registerStatusCommand(program: Command, io: CliIo): void {
 
 const LISTED = 10;
 
+function embedderLine(status: IndexStatus): string {
+  if (status.requestedEmbedder) return `${printable(status.requestedEmbedder)} (requested; not set up yet, no vectors: run \`loci index\` again once it is reachable)`;
+  return `${status.embedder}${status.embedder === 'none' ? ' (lexical only)' : ` (${status.vectors} vectors)`}`;
+}
+
 function formatStatus(status: IndexStatus): string {
   const lines = [
     `Index of ${printable(status.root)}`,
     `  store:    ${printable(status.store)} (${formatBytes(status.bytesOnDisk)}, schema v${status.schemaVersion})`,
     `  files:    ${status.files}`,
     `  chunks:   ${status.chunks}`,
-    `  embedder: ${status.embedder}${status.embedder === 'none' ? ' (lexical only)' : ` (${status.vectors} vectors)`}`,
+    `  embedder: ${embedderLine(status)}`,
   ];
+  if (status.lastFailure) {
+    lines.push(`  failed:   ${new Date(status.lastFailure.finishedAt).toISOString()}, ${status.lastFailure.code}: ${printable(status.lastFailure.message)}`);
+  }
   if (status.lastRun) {
     lines.push(`  last run: ${new Date(status.lastRun.finishedAt).toISOString()}, ${status.lastRun.seconds.toFixed(2)} s`);
     lines.push(`  skipped:  ${formatSkips(status.lastRun.skipped)}`);
