@@ -40,7 +40,8 @@ export { packItems, mergeOverlaps, type ContextItem, type PackOptions, type Pack
 export { renderPrompt, renderMessages, parseTemplate, loadTemplate, DEFAULT_SYSTEM_PROMPT, type PromptTemplate, type HistoryTurn } from './context/templates.js';
 export { loadTokenCounter, type TokenCounter } from './context/tokenizer.js';
 export { buildRepoMap, pickFilesWithModel, type RepoMap } from './context/repo-map.js';
-export type { Reranker, RerankOptions } from './context/rerank/spec.js';
+export { rerankerId, type Reranker, type RerankDocument, type DoRerankOptions, type DoRerankResult } from './context/rerank/spec.js';
+export { rerankItems, type RerankOptions } from './context/rerank/rerank.js';
 export { llmYesNoReranker } from './context/rerank/llm-yes-no.js';
 export { apiReranker, type ApiRerankerOptions } from './context/rerank/api-reranker.js';
 export { mmrReranker } from './context/rerank/mmr.js';

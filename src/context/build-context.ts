@@ -5,7 +5,8 @@ import type { SearchOptions, SearchResponse } from '../retrieve/search-types.js'
 import { DEFAULT_READ_BUDGET_BYTES, rootRelativePath, type SafeFile, type SafeReader } from '../sources/safe-read.js';
 import { packItems, type ContextItem } from './pack.js';
 import { buildRepoMap, pickFilesWithModel, type RepoMap } from './repo-map.js';
-import type { Reranker } from './rerank/spec.js';
+import { rerankItems } from './rerank/rerank.js';
+import { rerankerId, type Reranker } from './rerank/spec.js';
 import { DEFAULT_SYSTEM_PROMPT, renderItem, renderMessages, renderPrompt, type HistoryTurn, type PromptTemplate } from './templates.js';
 import { loadTokenCounter, type TokenCounter } from './tokenizer.js';
 
@@ -241,12 +242,14 @@ async function retrieve(loci: ContextSource, question: string, options: ContextO
   }
   if (options.reranker) {
     try {
-      return await options.reranker.rerank(question, items, { topK: options.topK ?? 20, ...(options.signal ? { signal: options.signal } : {}) });
+      const reranked = await rerankItems(options.reranker, question, items, { topK: options.topK ?? 20, ...(options.signal ? { signal: options.signal } : {}) });
+      for (const warning of reranked.warnings) note(notes, undefined, warning);
+      return reranked.items;
     } catch (error) {
       // Degrade, never lose: a failing reranker leaves the retrieval order, and says so.
       if (isLociError(error) && error.code === 'ABORTED') throw error;
       throwIfAborted(options.signal);
-      note(notes, 'reranker', `The reranker ${options.reranker.id} failed, so the retrieval order was kept: ${error instanceof Error ? error.message : String(error)}`);
+      note(notes, 'reranker', `The reranker ${rerankerId(options.reranker)} failed, so the retrieval order was kept: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
   return options.topK || options.reranker ? items.slice(0, options.topK ?? 20) : items;

@@ -11,6 +11,7 @@ import { buildRepoMap } from './repo-map.js';
 import { apiReranker } from './rerank/api-reranker.js';
 import { llmYesNoReranker } from './rerank/llm-yes-no.js';
 import { mmrReranker } from './rerank/mmr.js';
+import { rerankItems } from './rerank/rerank.js';
 import { parseTemplate, renderMessages } from './templates.js';
 import { loadTokenCounter } from './tokenizer.js';
 
@@ -163,16 +164,16 @@ describe('rerankers', () => {
     const cache = new Map<string, boolean>();
     const reranker = llmYesNoReranker(openAICompatibleChat({ baseUrl: server.baseUrl, model: 'tiny' }), { cache });
     const before = server.requests.length;
-    const ranked = await reranker.rerank('how do we refund', items, { topK: 3 });
+    const ranked = (await rerankItems(reranker, 'how do we refund', items, { topK: 3 })).items;
     expect(ranked.map((chosen) => chosen.path)).toEqual(['b.ts', 'a.ts', 'c.ts']);
     expect(server.requests.length - before).toBe(3);
-    await reranker.rerank('how do we refund', items, { topK: 3 });
+    await rerankItems(reranker, 'how do we refund', items, { topK: 3 });
     expect(server.requests.length - before).toBe(3);
   });
 
   it('API rerankers speak the Cohere and Voyage wire formats', async () => {
     for (const [format, baseUrl] of [['cohere', server.baseUrl], ['voyage', `${server.baseUrl}/voyage`]] as const) {
-      const ranked = await apiReranker({ format, baseUrl, model: 'rerank-test' }).rerank('refund charge', items, { topK: 2 });
+      const ranked = (await rerankItems(apiReranker({ format, baseUrl, model: 'rerank-test' }), 'refund charge', items, { topK: 2 })).items;
       expect(ranked.map((chosen) => chosen.path)).toEqual(['b.ts', 'c.ts']);
     }
   });
@@ -180,15 +181,15 @@ describe('rerankers', () => {
   it('API rerankers retry a busy server through the shared HTTP client, and say when they give up', async () => {
     const reranker = apiReranker({ format: 'cohere', baseUrl: server.baseUrl, model: 'rerank-test', retryBaseMs: 1 });
     server.faults.push('rate-limit');
-    expect((await reranker.rerank('refund charge', items, { topK: 2 })).map((chosen) => chosen.path)).toEqual(['b.ts', 'c.ts']);
+    expect((await rerankItems(reranker, 'refund charge', items, { topK: 2 })).items.map((chosen) => chosen.path)).toEqual(['b.ts', 'c.ts']);
     server.faults.push('server-error', 'server-error');
-    await expect(reranker.rerank('refund charge', items, { topK: 2 })).rejects.toMatchObject({ code: 'LLM_FAILED', message: expect.stringMatching(/failed after 2 attempts: answered HTTP 500: boom/) });
+    await expect(rerankItems(reranker, 'refund charge', items, { topK: 2 })).rejects.toMatchObject({ code: 'LLM_FAILED', message: expect.stringMatching(/failed after 2 attempts: answered HTTP 500: boom/) });
   });
 
   it('MMR drops near-duplicates in favour of other content', async () => {
     const embed = async (texts: string[]) => texts.map((text) => Float32Array.from(text.includes('refund') ? [1, 0] : [0, 1]));
     const candidates = [{ ...(items[1] as ContextItem), score: 0.9 }, { ...(items[2] as ContextItem), score: 0.85 }, { ...(items[0] as ContextItem), score: 0.3 }];
-    const ranked = await mmrReranker(embed, 0.5).rerank('q', candidates, { topK: 2 });
+    const ranked = (await rerankItems(mmrReranker(embed, 0.5), 'q', candidates, { topK: 2 })).items;
     expect(ranked.map((chosen) => chosen.path)).toEqual(['b.ts', 'a.ts']);
   });
 });
@@ -201,7 +202,7 @@ describe('cross-encoder reranker (tiny ONNX model built by the test)', () => {
     await writeTinyModelFolder(folder, { refunds: ['refund', 'charge', 'money', 'back'], cats: ['cat', 'sofa', 'sleeps'], files: ['json', 'parse', 'file'] }, 8, 'cross-encoder');
     const reranker = await crossEncoderReranker({ model: folder, dtype: 'fp32', batchSize: 2 });
     const candidates = [item('cats.ts', 1, 1, 0.9, 'cat sleeps sofa'), item('json.ts', 1, 1, 0.8, 'parse json file'), item('refund.ts', 1, 1, 0.1, 'refund charge money')];
-    const ranked = await reranker.rerank('give the money back', candidates, { topK: 3 });
+    const ranked = (await rerankItems(reranker, 'give the money back', candidates, { topK: 3 })).items;
     expect(ranked.map((chosen) => chosen.path)).toEqual(['refund.ts', expect.any(String), expect.any(String)]);
     expect((ranked[0] as ContextItem).score).toBeGreaterThan((ranked[1] as ContextItem).score);
     await expect(crossEncoderReranker({ model: join(workspace, 'missing-model') })).rejects.toMatchObject({ code: 'EMBEDDER_UNAVAILABLE' });

@@ -114,8 +114,10 @@ describe('an embedder outage mid-run', () => {
 
   it('keeps the retrieval order when the reranker fails, and says so', async () => {
     const failing: Reranker = {
-      id: 'cohere:rerank-test',
-      rerank: async () => {
+      specificationVersion: 'v1',
+      provider: 'cohere',
+      modelId: 'rerank-test',
+      doRerank: async () => {
         throw Object.assign(new Error('Cannot reach the cohere reranker'), { code: 'LLM_FAILED' });
       },
     };

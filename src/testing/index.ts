@@ -4,4 +4,5 @@
 export { describeStoreContract, catalogEntry, chunk, type StoreHarness } from '../store/test-support/store-contract.js';
 export { describeEmbedderContract, type EmbedderHarness } from '../embed/test-support/embedder-contract.js';
 export { FakeEmbeddingServer, fakeVector, type Fault, type RecordedRequest } from '../embed/test-support/fake-embedding-server.js';
+export { describeRerankerContract, type RerankerHarness } from '../context/rerank/test-support/reranker-contract.js';
 export { FakeChatServer, type ChatFault, type ChatRequestRecord } from '../llm/test-support/fake-chat-server.js';

@@ -1,6 +1,5 @@
 import { LociError } from '../../errors/index.js';
 import { attemptsExhausted, DEFAULT_RETRY_POLICY, redactUrl, sendJson, withRetry } from '../../http-client/index.js';
-import type { ContextItem } from '../pack.js';
 import type { Reranker } from './spec.js';
 
 export interface ApiRerankerOptions {
@@ -22,14 +21,15 @@ const RERANKER_ERRORS = { failed: 'LLM_FAILED', auth: 'LLM_AUTH' } as const;
 export function apiReranker(options: ApiRerankerOptions): Reranker {
   const url = `${options.baseUrl.replace(/\/+$/, '')}/rerank`;
   return {
-    id: `${options.format}:${options.model}`,
-    async rerank(query, items, rerankOptions) {
-      if (items.length === 0) return [];
+    specificationVersion: 'v1',
+    provider: options.format,
+    modelId: options.model,
+    async doRerank({ query, documents: items, topK, abortSignal }) {
       const documents = items.map((item) => `${item.path}\n${item.text}`);
       const body =
         options.format === 'cohere'
-          ? { model: options.model, query, documents, top_n: Math.min(rerankOptions.topK, items.length) }
-          : { model: options.model, query, documents, top_k: Math.min(rerankOptions.topK, items.length) };
+          ? { model: options.model, query, documents, top_n: Math.min(topK, items.length) }
+          : { model: options.model, query, documents, top_k: Math.min(topK, items.length) };
       const label = `the ${options.format} reranker ${options.model} at ${redactUrl(options.baseUrl)}`;
       const reply = (await withRetry(
         () =>
@@ -42,24 +42,24 @@ export function apiReranker(options: ApiRerankerOptions): Reranker {
             headers: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
             authHint: 'Set a valid key in LOCI_RERANK_API_KEY.',
             unreachableHint: 'Check LOCI_RERANK_BASE_URL and that the reranker is running.',
-            ...(rerankOptions.signal ? { abortSignal: rerankOptions.signal } : {}),
+            ...(abortSignal ? { abortSignal } : {}),
           }),
         {
           policy: { ...DEFAULT_RETRY_POLICY, maxAttempts: options.maxAttempts ?? 2, baseDelayMs: options.retryBaseMs ?? DEFAULT_RETRY_POLICY.baseDelayMs },
           exhausted: attemptsExhausted(RERANKER_ERRORS, label),
-          ...(rerankOptions.signal ? { abortSignal: rerankOptions.signal } : {}),
+          ...(abortSignal ? { abortSignal } : {}),
         },
       )) as { results?: unknown; data?: unknown } | undefined;
       const list = (options.format === 'cohere' ? reply?.results : reply?.data) as Array<{ index?: unknown; relevance_score?: unknown }> | undefined;
       if (!Array.isArray(list)) throw new LociError('LLM_FAILED', `The ${options.format} reranker sent a malformed reply (no ${options.format === 'cohere' ? 'results' : 'data'} list).`);
-      const out: ContextItem[] = [];
+      const ranking: Array<{ index: number; score: number }> = [];
       for (const entry of list) {
         if (typeof entry.index !== 'number' || typeof entry.relevance_score !== 'number' || !items[entry.index]) {
           throw new LociError('LLM_FAILED', `The ${options.format} reranker sent a malformed entry: ${JSON.stringify(entry).slice(0, 200)}.`);
         }
-        out.push({ ...(items[entry.index] as ContextItem), score: entry.relevance_score });
+        ranking.push({ index: entry.index, score: entry.relevance_score });
       }
-      return out.sort((a, b) => b.score - a.score).slice(0, rerankOptions.topK);
+      return { ranking };
     },
   };
 }

@@ -1,6 +1,5 @@
 import { LociError, throwIfAborted } from '../../errors/index.js';
 import { loadTransformers, locateModel } from '../../embed/local/transformers.js';
-import type { ContextItem } from '../pack.js';
 import type { Reranker } from './spec.js';
 
 export interface CrossEncoderOptions {
@@ -45,18 +44,20 @@ export async function crossEncoderReranker(options: CrossEncoderOptions): Promis
   }
   const batchSize = options.batchSize ?? 16;
   return {
-    id: `cross-encoder(${options.model})`,
-    async rerank(query, items, rerankOptions) {
-      const scored: ContextItem[] = [];
+    specificationVersion: 'v1',
+    provider: 'cross-encoder',
+    modelId: options.model,
+    async doRerank({ query, documents: items, abortSignal }) {
+      const ranking: Array<{ index: number; score: number }> = [];
       for (let start = 0; start < items.length; start += batchSize) {
-        throwIfAborted(rerankOptions.signal);
+        throwIfAborted(abortSignal);
         const batch = items.slice(start, start + batchSize);
         const inputs = tokenizer(batch.map(() => query), { text_pair: batch.map((item) => `${item.path}\n${item.text}`), padding: true, truncation: true });
         const { logits } = await model(inputs);
         const labels = logits.dims[logits.dims.length - 1] ?? 1;
-        batch.forEach((item, index) => scored.push({ ...item, score: logits.data[index * labels + labels - 1] as number }));
+        for (let index = 0; index < batch.length; index++) ranking.push({ index: start + index, score: logits.data[index * labels + labels - 1] as number });
       }
-      return scored.sort((a, b) => b.score - a.score).slice(0, rerankOptions.topK);
+      return { ranking };
     },
   };
 }

@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import { throwIfAborted } from '../../errors/index.js';
 import type { ChatModel } from '../../llm/spec.js';
-import type { ContextItem } from '../pack.js';
-import type { Reranker } from './spec.js';
+import type { RerankDocument, Reranker } from './spec.js';
 
 const SYSTEM =
   'You are an expert software developer responsible for helping detect whether the retrieved snippet of code is relevant to the query. ' +
@@ -17,15 +16,17 @@ export function llmYesNoReranker(model: ChatModel, options: { concurrency?: numb
   const cache = options.cache ?? new Map<string, boolean>();
   const concurrency = options.concurrency ?? 4;
   return {
-    id: `llm-yes-no(${model.modelId})`,
-    async rerank(query, items, rerankOptions) {
+    specificationVersion: 'v1',
+    provider: 'llm-yes-no',
+    modelId: model.modelId,
+    async doRerank({ query, documents: items, abortSignal }) {
       const verdicts = new Array<boolean>(items.length);
       let next = 0;
       const worker = async () => {
         while (next < items.length) {
           const index = next++;
-          throwIfAborted(rerankOptions.signal);
-          const item = items[index] as ContextItem;
+          throwIfAborted(abortSignal);
+          const item = items[index] as RerankDocument;
           const key = createHash('sha256').update(`${model.modelId}\n${query}\n${item.path}\n${item.text}`).digest('hex');
           let verdict = cache.get(key);
           if (verdict === undefined) {
@@ -36,7 +37,7 @@ export function llmYesNoReranker(model: ChatModel, options: { concurrency?: numb
               ],
               temperature: 0,
               maxTokens: 2,
-              ...(rerankOptions.signal ? { abortSignal: rerankOptions.signal } : {}),
+              ...(abortSignal ? { abortSignal } : {}),
             });
             verdict = /^\W*yes\b/i.test(text.trim());
             cache.set(key, verdict);
@@ -46,10 +47,7 @@ export function llmYesNoReranker(model: ChatModel, options: { concurrency?: numb
       };
       await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
       const n = items.length;
-      return items
-        .map((item, index) => ({ ...item, score: (verdicts[index] ? 1 : 0) + (n - index) / (n + 1) / 2 }))
-        .sort((a, b) => b.score - a.score)
-        .slice(0, rerankOptions.topK);
+      return { ranking: items.map((_, index) => ({ index, score: (verdicts[index] ? 1 : 0) + (n - index) / (n + 1) / 2 })) };
     },
   };
 }

@@ -1,4 +1,3 @@
-import type { ContextItem } from '../pack.js';
 import type { Reranker } from './spec.js';
 
 /**
@@ -8,18 +7,20 @@ import type { Reranker } from './spec.js';
  */
 export function mmrReranker(embed: (texts: string[], signal?: AbortSignal) => Promise<Float32Array[]>, lambda = 0.7): Reranker {
   return {
-    id: `mmr(${lambda})`,
-    async rerank(_query, items, options) {
-      if (items.length <= 1) return items.slice(0, options.topK);
-      const vectors = (await embed(items.map((item) => item.text), options.signal)).map(normalize);
+    specificationVersion: 'v1',
+    provider: 'mmr',
+    modelId: String(lambda),
+    async doRerank({ documents: items, topK, abortSignal }) {
+      if (items.length <= 1) return { ranking: items.map((item, index) => ({ index, score: item.score })) };
+      const vectors = (await embed(items.map((item) => item.text), abortSignal)).map(normalize);
       const scores = items.map((item) => item.score);
       const low = Math.min(...scores);
       const high = Math.max(...scores);
       const relevance = scores.map((score) => (high > low ? (score - low) / (high - low) : 1));
       const picked: number[] = [];
       const remaining = new Set(items.map((_, index) => index));
-      const out: ContextItem[] = [];
-      while (out.length < options.topK && remaining.size > 0) {
+      const ranking: Array<{ index: number; score: number }> = [];
+      while (ranking.length < topK && remaining.size > 0) {
         let best = -1;
         let bestValue = -Infinity;
         for (const candidate of remaining) {
@@ -33,9 +34,9 @@ export function mmrReranker(embed: (texts: string[], signal?: AbortSignal) => Pr
         }
         remaining.delete(best);
         picked.push(best);
-        out.push({ ...(items[best] as ContextItem), score: bestValue });
+        ranking.push({ index: best, score: bestValue });
       }
-      return out;
+      return { ranking };
     },
   };
 }
