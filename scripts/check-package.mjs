@@ -2,7 +2,7 @@
 // with publint (package.json fields, files) and are-the-types-wrong (every subpath's types
 // resolve for ESM consumers), and import every subpath from an installed copy.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -16,12 +16,10 @@ try {
   // CommonJS consumers are not supported (ESM only, as documented): profile esm-only.
   run('npx', ['--no-install', 'attw', tarball, '--profile', 'esm-only']);
   // Each subpath loads from the packed files, with loci's own dependencies resolved from here.
-  const probe = join(scratch, 'probe.mjs');
   const unpacked = join(scratch, 'package');
   run('tar', ['xzf', tarball, '-C', scratch]);
   run('ln', ['-s', join(new URL('.', here).pathname, 'node_modules'), join(unpacked, 'node_modules')]);
-  writeFileSync(probe, ["import { pathToFileURL } from 'node:url';", `const base = ${JSON.stringify(unpacked)};`, "const pkg = JSON.parse(await (await import('node:fs/promises')).readFile(base + '/package.json', 'utf8'));", "for (const [subpath, target] of Object.entries(pkg.exports)) {", "  if (subpath.endsWith('.json')) continue;", "  const module = await import(pathToFileURL(base + '/' + target.import.slice(2)).href);", "  const names = Object.keys(module);", "  if (names.length === 0) throw new Error(`${subpath} exports nothing`);", "  console.log(`${subpath}: ${names.length} exports`);", '}'].join('\n'));
-  run(process.execPath, [probe]);
+  run(process.execPath, [new URL('./check-package-probe.mjs', import.meta.url).pathname, unpacked]);
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }

@@ -56,10 +56,10 @@ if (missing.length > 0) {
 rmSync(out, { recursive: true, force: true });
 mkdirSync(join(out, 'qrels'), { recursive: true });
 const queries = set.questions.map((question) => ({ _id: question.id, text: question.query, metadata: { category: question.kind } }));
-writeFileSync(join(out, 'queries.jsonl'), queries.map((query) => JSON.stringify(query)).join('\n') + '\n');
+writeFileSync(join(out, 'queries.jsonl'), `${queries.map((query) => JSON.stringify(query)).join('\n')}\n`);
 writeFileSync(join(out, 'corpus.jsonl'), '');
 const header = 'query-id\tcorpus-id\tscore\n';
-const lines = (questions) => header + questions.flatMap((question) => question.gold.map((path) => `${question.id}\t${path}\t1`)).join('\n') + '\n';
+const lines = (questions) => `${header + questions.flatMap((question) => question.gold.map((path) => `${question.id}\t${path}\t1`)).join('\n')}\n`;
 writeFileSync(join(out, 'qrels', 'dev.tsv'), lines(set.questions));
 for (const kind of ['question', 'symbol']) {
   writeFileSync(join(out, 'qrels', `${kind}.tsv`), lines(set.questions.filter((question) => question.kind === kind)));

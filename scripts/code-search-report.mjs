@@ -167,7 +167,7 @@ for (const setPath of setPaths) {
   reports.push(await scoreSet(setPath));
 }
 const result = { mode: mode || 'default', config: config ?? 'default', rankDepth: RANK_DEPTH, sets: reports, tune: pool(reports, 'tune'), heldOut: pool(reports, 'held-out') };
-if (outPath) writeFileSync(outPath, JSON.stringify(result, null, 1) + '\n');
+if (outPath) writeFileSync(outPath, `${JSON.stringify(result, null, 1)}\n`);
 
 const percent = (value) => `${Math.round(value * 100)}%`.padStart(5);
 const rows = [
@@ -187,4 +187,4 @@ const rows = [
         `| **${split} (all queries)** | ${split} | ${percent(pooled.questions.top1)} | ${percent(pooled.questions.top5)} | ${pooled.questions.mrr.toFixed(3)} | ${percent(pooled.questions.testsTop5)} | ${percent(pooled.questions.otherTop5)} | | ${percent(pooled.questions.top1WithoutTests)} | ${percent(pooled.symbols.top1)} | ${percent(pooled.symbols.definitionTop1)} | ${pooled.symbols.definitionMrr.toFixed(3)} |`,
     ),
 ];
-process.stdout.write(rows.join('\n') + '\n\n* tests taken out of the same ranking afterwards: headroom, not a result.\n');
+process.stdout.write(`${rows.join('\n')}\n\n* tests taken out of the same ranking afterwards: headroom, not a result.\n`);

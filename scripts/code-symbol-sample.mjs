@@ -38,7 +38,7 @@ const patterns = {
     /^(?:exports|module\.exports)\.([A-Za-z_$][\w$]*)\s*=\s*(?:async\s+)?function/,
     /^(res|req|app)\.([A-Za-z_$][\w$]*)\s*=\s*function/,
   ],
-  python: [/^(?:async\s+)?def\s+([A-Za-z]\w*)\s*\(/, /^class\s+([A-Za-z]\w*)\s*[(:]/, /^    (?:async\s+)?def\s+([A-Za-z]\w*)\s*\(/],
+  python: [/^(?:async\s+)?def\s+([A-Za-z]\w*)\s*\(/, /^class\s+([A-Za-z]\w*)\s*[(:]/, /^ {4}(?:async\s+)?def\s+([A-Za-z]\w*)\s*\(/],
   go: [/^func\s+([A-Z]\w*)\s*[([]/, /^func\s+\(\w*\s*\*?([A-Za-z]\w*)(?:\[[^\]]*\])?\)\s+([A-Z]\w*)\s*\(/, /^type\s+([A-Z]\w*)\s+(?:struct|interface|func)\b/],
   rust: [/^\s*pub\s+(?:async\s+)?(?:const\s+)?(?:unsafe\s+)?fn\s+([a-z_]\w*)/, /^\s*pub\s+(?:struct|enum|trait)\s+([A-Z]\w*)/],
 };
@@ -51,7 +51,7 @@ function ownerTracker(language) {
       const opened = /^class\s+([A-Za-z_]\w*)/.exec(text);
       if (opened) owner = opened[1];
       else if (/^\S/.test(text)) owner = undefined;
-      return /^    \S/.test(text) ? owner : undefined;
+      return /^ {4}\S/.test(text) ? owner : undefined;
     }
     if (language === 'rust') {
       const opened = /^impl(?:<.*?>)?\s+(?:[\w:<>, ]+\s+for\s+)?(?:[\w]+::)*([A-Z]\w*)/.exec(text);
@@ -103,10 +103,10 @@ const unique = [...definitions.entries()].filter(([, places]) => new Set(places.
 const hash = (name) => createHash('sha256').update(name).digest('hex');
 const sample = unique.sort(([a], [b]) => (hash(a) < hash(b) ? -1 : 1)).slice(0, count);
 process.stdout.write(
-  JSON.stringify(
+  `${JSON.stringify(
     sample.map(([name, places]) => ({ query: name, gold: [places[0].path], line: places[0].line })),
     null,
     1,
-  ) + '\n',
+  )}\n`,
 );
 process.stderr.write(`${files.length} files, ${definitions.size} symbols, ${unique.length} defined in one file; sampled ${sample.length}\n`);

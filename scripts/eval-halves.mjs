@@ -42,6 +42,6 @@ const half = (id) => (createHash('sha256').update(id).digest()[0] % 2 === 0 ? 't
 const [header, ...rows] = readFileSync(qrelsFile, 'utf8').split('\n').filter(Boolean);
 const halves = { tune: [], test: [] };
 for (const row of rows) halves[half(row.split('\t')[0])].push(row);
-for (const [name, lines] of Object.entries(halves)) writeFileSync(join(target, 'qrels', `${name}.tsv`), [header, ...lines].join('\n') + '\n');
+for (const [name, lines] of Object.entries(halves)) writeFileSync(join(target, 'qrels', `${name}.tsv`), `${[header, ...lines].join('\n')}\n`);
 const queries = (lines) => new Set(lines.map((line) => line.split('\t')[0])).size;
 process.stderr.write(`${target}: tune ${queries(halves.tune)} queries, test ${queries(halves.test)} queries (from qrels/${split}.tsv)\n`);

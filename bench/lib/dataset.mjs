@@ -8,7 +8,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { chunkFile } from '../../dist/chunk/index.js';
 import { readSourceFile, walkFolder } from '../../dist/sources/index.js';

@@ -49,7 +49,7 @@ function* markdownPairs(path) {
     const heading = /^#{1,4} (.+)/.exec(section);
     if (!heading) continue;
     const body = clean(section.slice(heading[0].length).replace(/```[\s\S]*?```/g, ' '));
-    const title = clean(heading[1].replace(/[#`*_\[\]()]/g, ' '));
+    const title = clean(heading[1].replace(/[#`*_[\]()]/g, ' '));
     if (title.length < 4 || body.length < 40) continue;
     yield { query: title, document: body.slice(0, 1500), source: 'markdown' };
   }

@@ -4,7 +4,7 @@
 // exclude data, never to train on).
 //
 // Usage: node scripts/embedder/prepare-training-data.mjs DATA_DIR EVAL_DIR
-import { createReadStream, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { createReadStream, writeFileSync, existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
 import { join } from 'node:path';
@@ -59,12 +59,12 @@ for (const file of ['python.jsonl', 'node-sources.jsonl']) {
 }
 const vocabulary = [...counts.entries()].filter(([, count]) => count >= MIN_COUNT).sort((a, b) => b[1] - a[1]).slice(0, MAX_VOCABULARY);
 const idOf = new Map(vocabulary.map(([token], index) => [token, index]));
-writeFileSync(join(dataDir, 'vocabulary.tsv'), vocabulary.map(([token, count]) => `${token}\t${count}`).join('\n') + '\n');
+writeFileSync(join(dataDir, 'vocabulary.tsv'), `${vocabulary.map(([token, count]) => `${token}\t${count}`).join('\n')}\n`);
 const encoded = [];
 for (const pair of pairs) {
   const query = pair.query.map((token) => idOf.get(token)).filter((id) => id !== undefined);
   const document = pair.document.map((token) => idOf.get(token)).filter((id) => id !== undefined);
   if (query.length > 0 && document.length > 0) encoded.push(JSON.stringify({ q: query, d: document, s: pair.source }));
 }
-writeFileSync(join(dataDir, 'pairs.jsonl'), encoded.join('\n') + '\n');
+writeFileSync(join(dataDir, 'pairs.jsonl'), `${encoded.join('\n')}\n`);
 console.error({ pairs: encoded.length, vocabulary: vocabulary.length, droppedAsEvalOverlap: dropped });

@@ -55,7 +55,7 @@ describe('fast tokenizer matches the regex reference', () => {
       'HTTPServer2 getURLForID __init__ snake_case_name SCREAMING_CASE x86_64 sha256sum iOS aB Ab ABc _private __dunder__',
       'The quick-brown fox; jumps over the LAZY dog (twice)! 3.14159 v2.0.1 e-mail',
       'café naïve Ünïcode 東京タワー Привет мир',
-      'a'.repeat(97) + ' ok ' + 'b'.repeat(96),
+      `${'a'.repeat(97)} ok ${'b'.repeat(96)}`,
     ];
     const folder = new URL('.', import.meta.url).pathname;
     for (const name of readdirSync(folder)) if (name.endsWith('.ts')) samples.push(readFileSync(join(folder, name), 'utf8'));

@@ -35,7 +35,7 @@ export function stem(word: string): string {
   return result;
 }
 
-const enum CharClass {
+enum CharClass {
   Other,
   Lower,
   Upper,
@@ -57,7 +57,7 @@ function asciiParts(word: string, parts: string[]): void {
   for (let part = 0; part < offsets; part += 2) parts.push(word.slice(PART_RANGES[part], PART_RANGES[part + 1]));
 }
 
-function emitWord(word: string, parts: string[], out: string[]): void {
+function emitWord(_word: string, parts: string[], out: string[]): void {
   if (parts.length === 0) return;
   if (parts.length === 1) {
     const lower = (parts[0] as string).toLowerCase();

@@ -16,7 +16,7 @@ export function encodeFileAttributes(attributes: FileAttributes): string {
 
 /** Lenient: attributes written by something else, or damaged, read as no imports and no role. */
 export function decodeFileAttributes(text: string | undefined): FileAttributes {
-  if (!text || text[0] !== '{') return { imports: [] };
+  if (text?.[0] !== '{') return { imports: [] };
   try {
     const parsed = JSON.parse(text) as { imports?: unknown; role?: unknown };
     const imports = Array.isArray(parsed.imports) ? parsed.imports.filter((value): value is string => typeof value === 'string') : [];

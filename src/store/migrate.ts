@@ -121,7 +121,7 @@ function chunkWrite(record: ChunkRecord, row: IndexRow, lexicon: Map<number, str
     const counts = Array.from(row.terms.frequencies.subarray(index * 4, index * 4 + 4)) as [number, number, number, number];
     termStats.terms.set(term, counts);
     LEXICAL_FIELDS.forEach((field, fieldIndex) => {
-      for (let repeat = 0; repeat < counts[fieldIndex]!; repeat++) fields[field].push(term);
+      for (let repeat = 0; repeat < (counts[fieldIndex] ?? 0); repeat++) fields[field].push(term);
     });
   });
   const write: ChunkWrite = {

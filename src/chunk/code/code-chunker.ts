@@ -47,7 +47,7 @@ export const codeChunker: Chunker = {
     const spec = specFor(input.language);
     const table = new LineTable(input.text);
     if (!spec || table.count === 0) return windowChunks(table, input);
-    let parser;
+    let parser: Awaited<ReturnType<typeof parserFor>>;
     try {
       parser = await parserFor(spec.grammar);
     } catch (error) {

@@ -13,9 +13,7 @@ export interface CrossEncoderOptions {
 }
 
 type Tokenizer = (texts: string[], options: { text_pair: string[]; padding: boolean; truncation: boolean }) => Record<string, unknown>;
-interface Classifier {
-  (inputs: Record<string, unknown>): Promise<{ logits: { data: Float32Array; dims: number[] } }>;
-}
+type Classifier = (inputs: Record<string, unknown>) => Promise<{ logits: { data: Float32Array; dims: number[] } }>
 interface TransformersClasses {
   AutoTokenizer: { from_pretrained(name: string, options: { local_files_only?: boolean }): Promise<Tokenizer> };
   AutoModelForSequenceClassification: { from_pretrained(name: string, options: { dtype?: string; local_files_only?: boolean }): Promise<Classifier> };

@@ -59,7 +59,7 @@ export class FakeEmbeddingServer {
       });
     });
     await new Promise<void>((resolve) => this.server?.listen(port, '127.0.0.1', resolve));
-    this.baseUrl = `http://127.0.0.1:${(this.server?.address() as AddressInfo).port}`;
+    this.baseUrl = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     return this;
   }
 
