@@ -31,6 +31,8 @@ export interface ContextOptions {
   topK?: number;
   /** Results scoring below this are not sent (Go agent's similarity limit); default 0. */
   threshold?: number;
+  /** Retrieved chunks less similar than this to the question (cosine, −1 to 1) are not sent. */
+  minSimilarity?: number;
   paths?: string[];
   /** Files always sent whole, before anything retrieved (`@path` in a question works too). */
   include?: string[];
@@ -223,7 +225,7 @@ function noteSearch(notes: Notes, response: SearchResponse): void {
 
 async function retrieve(loci: ContextSource, question: string, options: ContextOptions, picked: string[] | undefined, notes: Notes): Promise<ContextItem[]> {
   const topN = options.topN ?? 50;
-  const response = await loci.search(question, { topK: topN, ...(options.paths ? { paths: options.paths } : {}), ...(options.threshold !== undefined ? { threshold: options.threshold } : {}) });
+  const response = await loci.search(question, { topK: topN, ...(options.paths ? { paths: options.paths } : {}), ...(options.threshold !== undefined ? { threshold: options.threshold } : {}), ...(options.minSimilarity !== undefined ? { minSimilarity: options.minSimilarity } : {}) });
   noteSearch(notes, response);
   let items: ContextItem[] = response.results.map((result) => ({
     path: result.path,

@@ -269,6 +269,7 @@ class LociEngine implements Loci {
       location: this.location,
       config: this.config.memory,
       inMemory: this.options.inMemory !== false,
+      readSource: async (path, signal) => this.sourceReader().read(path, signal ? { signal } : {}),
       // A memory without vectors yet borrows the index's recorded size: no probe of a server that may be down.
       resolveModel: async (recordedEmbedderId) => (await this.requestedEmbedder(recordedEmbedderId !== 'none' ? recordedEmbedderId : await this.indexEmbedderId())).model,
     });

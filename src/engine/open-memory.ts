@@ -2,6 +2,7 @@ import type { LociConfig } from '../config/schema.js';
 import { deferredModel } from '../embed/deferred-model.js';
 import { embedderIdOf, type EmbeddingModel } from '../embed/spec.js';
 import { isProviderFailure, type LociError } from '../errors/index.js';
+import type { SourceReader } from '../memory/knowledge-source.js';
 import { Memory } from '../memory/memory.js';
 import { vectorGraphFile, type StoreLocation } from '../store/location.js';
 import type { Store } from '../store/spec.js';
@@ -15,6 +16,8 @@ export interface OpenEngineMemoryOptions {
   inMemory: boolean;
   /** The embedder the user asked for; the recorded id lends its size (no probe). */
   resolveModel: (recordedEmbedderId: string) => Promise<EmbeddingModel | undefined>;
+  /** Reads knowledge files named by HTTP or MCP callers, inside the root by its rules. */
+  readSource?: SourceReader;
 }
 
 /** Memory beside the index, on its own store, with the embedder the user asked for. */
@@ -33,6 +36,7 @@ export async function openEngineMemory(options: OpenEngineMemoryOptions): Promis
       inMemory: options.inMemory,
       ...(memoryGraph ? { graphFile: memoryGraph } : {}),
       ...(down && !model ? { modelUnavailable: down } : {}),
+      ...(options.readSource ? { readSource: options.readSource } : {}),
     });
     // An embedder that cannot be set up now leaves the store's recorded embedder as it is.
     if (meta.embedderId !== embedderId && down === undefined) {

@@ -5,6 +5,7 @@ import { checkTime } from './time-range.js';
 import type { LociConfig } from '../config/schema.js';
 import type { EmbeddingModel } from '../embed/spec.js';
 import type { Store } from '../store/spec.js';
+import type { SourceReader } from './knowledge-source.js';
 import { memoryKinds, type InteractionOutcome, type MemoryInput, type MemoryRecord } from './spec.js';
 
 export interface MemoryContext {
@@ -17,6 +18,8 @@ export interface MemoryContext {
   graphFile?: string;
   /** Why `model` is missing although an embedder was asked for (it could not be set up): degraded, said in warnings. */
   modelUnavailable?: LociError;
+  /** Reads a file inside the project folder by its rules (knowledge files named by HTTP or MCP callers). */
+  readSource?: SourceReader;
 }
 
 export interface AddOptions {

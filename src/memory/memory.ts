@@ -1,4 +1,4 @@
-import { LociError, throwIfAborted } from '../errors/index.js';
+import { LociError } from '../errors/index.js';
 import type { Retriever } from '../retrieve/search.js';
 import { storeRetriever } from '../retrieve/search.js';
 import { WarmIndex } from '../retrieve/warm/warm-index.js';
@@ -9,12 +9,13 @@ import { recall as recallRecords, type RecallResult } from './recall.js';
 import { storedWithoutVector } from './pending-vectors.js';
 import { ContextWindow } from './context-window.js';
 import { RecordStore } from './record-store.js';
-import { textsAgree } from './agreement.js';
+import { mergeDuplicates } from './dedupe.js';
+import { checkFields, checkRecordFields, interactionRecordInput, toMemoryInput, turnRecordInput, type RecordInput } from './record-input.js';
 import { idConflict, keepVersion } from './integrity.js';
 import { checkId, checkSize, searchableText } from './records.js';
 import { checkTime } from './time-range.js';
 import { conversationHistory } from './history.js';
-import { conversationNamespace, dedupeKey, isAbort, pick, requireText, safeJson, toRecord, type AddOptions, type InteractionLog, type MemoryContext } from './inputs.js';
+import { isAbort, requireText, safeJson, toRecord, type AddOptions, type InteractionLog, type MemoryContext } from './inputs.js';
 import type {
   HistoryOptions,
   HistoryResult,
@@ -23,20 +24,16 @@ import type {
   MemoryFilter,
   MemoryHit,
   MemoryInput,
-  MemoryKind,
   MemoryRecord,
   RecallOptions,
-  TurnFields,
   TurnInput,
 } from './spec.js';
-import { interactionOutcomes } from './spec.js';
 import { exportRecords, importRecords, type ImportOptions, type ImportSummary, type MemoryExport } from './transfer.js';
 
 export type { AddOptions, InteractionLog, MemoryContext } from './inputs.js';
 export { conversationNamespace } from './inputs.js';
 
 const DAY_MS = 86_400_000;
-const DEDUPE_KINDS: ReadonlySet<MemoryKind> = new Set(['note', 'knowledge']);
 
 /**
  * Agent memory: namespaced records (turns, interactions, knowledge, notes) persisted in
@@ -50,7 +47,7 @@ export class Memory {
 
   constructor(private readonly context: MemoryContext) {
     this.records = new RecordStore(context.store, context.model, context.modelUnavailable);
-    this.knowledge = new KnowledgeStores(this, context.config);
+    this.knowledge = new KnowledgeStores(this, context.config, context.readSource);
     this.contextWindow = new ContextWindow(context.config.contextWindow, context.store, this.records);
   }
 
@@ -67,6 +64,7 @@ export class Memory {
   async addMany(inputs: readonly MemoryInput[], options: AddOptions = {}): Promise<MemoryRecord[]> {
     const now = Date.now();
     const records = inputs.map((input, index) => toRecord(input, now, index));
+    for (const record of records) checkRecordFields(record);
     const seen = new Map<string, string>();
     for (const record of records) {
       const earlier = seen.get(record.id);
@@ -79,7 +77,8 @@ export class Memory {
       const holders = (existing.get(record.id) ?? []).filter((namespace) => !(options.replace && namespace === record.namespace));
       if (holders.length > 0) throw idConflict(record.id, holders);
     }
-    const result = options.dedupe === false ? records : await this.mergeDuplicates(records, options.signal);
+    const deduper = { store: this.context.store, hasVectors: this.context.model !== undefined, dedupeSimilarity: this.context.config.dedupeSimilarity, recall: this.recall.bind(this) };
+    const result = options.dedupe === false ? records : await mergeDuplicates(deduper, records, options.signal);
     await this.contextWindow.attach(result);
     const { withoutVectors, failure } = await this.records.write(result, options);
     for (const record of result) this.contextWindow.remember(record);
@@ -89,38 +88,25 @@ export class Memory {
     return result;
   }
 
+  /**
+   * Adds a record in the one model every door accepts (HTTP, MCP and the CLI call this):
+   * a note or knowledge by its text, an interaction or a turn by its flat or stored fields
+   * (record-input.ts). Interactions and turns are events and are never merged.
+   */
+  async addRecord(input: RecordInput | unknown, options: AddOptions = {}): Promise<MemoryRecord> {
+    const memoryInput = toMemoryInput(input);
+    const event = memoryInput.kind === 'interaction' || memoryInput.kind === 'turn';
+    return this.add(memoryInput, event ? { ...options, dedupe: false } : options);
+  }
+
   /** Appends a dialog turn to its conversation. */
   async addTurn(turn: TurnInput): Promise<MemoryRecord> {
-    requireText(turn.conversationId, 'conversationId');
-    requireText(turn.userQuery, 'userQuery');
-    if (typeof turn.assistantResponse !== 'string') throw new LociError('INVALID_ARGUMENT', 'assistantResponse must be a string.');
-    const fields: TurnFields = { conversationId: turn.conversationId, userQuery: turn.userQuery, assistantResponse: turn.assistantResponse };
-    return this.add(
-      {
-        namespace: turn.namespace ?? conversationNamespace(turn.conversationId),
-        kind: 'turn',
-        text: searchableText('turn', '', fields),
-        fields,
-        ...pick(turn, ['id', 'time', 'ttlMs', 'metadata']),
-      },
-      { dedupe: false },
-    );
+    return this.add(turnRecordInput(turn), { dedupe: false });
   }
 
   /** Logs one command execution with its outcome; its prompt is what recall matches. */
   async logInteraction(interaction: InteractionInput): Promise<MemoryRecord> {
-    requireText(interaction.prompt, 'prompt');
-    if (!interactionOutcomes.includes(interaction.outcome)) {
-      throw new LociError('INVALID_ARGUMENT', `outcome must be one of ${interactionOutcomes.join(', ')}; got ${String(interaction.outcome)}.`);
-    }
-    const fields = {
-      prompt: interaction.prompt,
-      response: interaction.response ?? '',
-      outcome: interaction.outcome,
-      ...(interaction.feedback !== undefined ? { feedback: interaction.feedback } : {}),
-      ...(interaction.multiStep !== undefined ? { multiStep: interaction.multiStep } : {}),
-    };
-    return this.add({ namespace: interaction.namespace, kind: 'interaction', text: interaction.prompt, fields, ...pick(interaction, ['id', 'time', 'ttlMs', 'metadata']) }, { dedupe: false });
+    return this.add(interactionRecordInput(interaction), { dedupe: false });
   }
 
   /**
@@ -171,7 +157,7 @@ export class Memory {
    * lexical signals and says so (`degraded: ['vector']` and a warning) instead of failing.
    */
   async recallResponse(query: string, options: RecallOptions = {}): Promise<RecallResult> {
-    if (options.namespaces) await this.requireNamespaces(options.namespaces);
+    // A namespace with no records yet answers an empty list (a new session's first recall); only malformed names fail.
     const result = await recallRecords(
       {
         lookup: (paths) => this.records.byPaths(paths),
@@ -226,7 +212,7 @@ export class Memory {
     const { warnings: _repaired, ...kept } = existing;
     const updated: MemoryRecord = { ...kept, updatedAt: now };
     if (patch.text !== undefined) updated.text = requireText(patch.text, 'text');
-    if (patch.fields !== undefined) updated.fields = patch.fields;
+    if (patch.fields !== undefined) updated.fields = checkFields(existing.kind, patch.fields);
     if (patch.metadata !== undefined) updated.metadata = { ...existing.metadata, ...patch.metadata };
     if (patch.ttlMs === null) delete updated.expiresAt;
     else if (patch.ttlMs !== undefined) {
@@ -246,14 +232,14 @@ export class Memory {
     if (!restricts && !filter.all) {
       throw new LociError('INVALID_ARGUMENT', 'forget needs a filter (ids, namespaces, kinds, before or outcome).', { hint: 'Pass all: true (CLI: --all) to forget every record.' });
     }
-    if (filter.namespaces) await this.requireNamespaces(filter.namespaces);
+    filter.namespaces?.forEach((namespace) => normalizeNamespace(namespace));
     const doomed = await this.records.list({ ...filter, includeExpired: true });
     await this.records.delete(doomed);
     return doomed.length;
   }
 
   async list(filter: MemoryFilter & { limit?: number; offset?: number } = {}): Promise<MemoryRecord[]> {
-    if (filter.namespaces) await this.requireNamespaces(filter.namespaces);
+    filter.namespaces?.forEach((namespace) => normalizeNamespace(namespace));
     const all = await this.records.list(filter);
     const offset = filter.offset ?? 0;
     return all.slice(offset, filter.limit !== undefined ? offset + filter.limit : undefined);
@@ -279,7 +265,7 @@ export class Memory {
   }
 
   async export(filter: MemoryFilter = {}): Promise<MemoryExport> {
-    if (filter.namespaces) await this.requireNamespaces(filter.namespaces);
+    filter.namespaces?.forEach((namespace) => normalizeNamespace(namespace));
     return exportRecords(this.records, await this.records.list(filter));
   }
 
@@ -293,20 +279,6 @@ export class Memory {
     this.warm?.saveGraph();
   }
 
-  /** Throws NAMESPACE_NOT_FOUND naming the namespaces that hold no records. */
-  async requireNamespaces(namespaces: readonly string[]): Promise<void> {
-    const missing: string[] = [];
-    for (const namespace of namespaces) {
-      if ((await this.context.store.countCatalog(namespacePrefix(namespace))) === 0) missing.push(namespace);
-    }
-    if (missing.length > 0) {
-      const known = (await this.namespaces()).slice(0, 20).map((entry) => entry.namespace);
-      throw new LociError('NAMESPACE_NOT_FOUND', `No memory records in namespace${missing.length > 1 ? 's' : ''} ${missing.join(', ')}.`, {
-        hint: known.length > 0 ? `Known namespaces: ${known.join(', ')}.` : 'The memory is empty; add a record first (loci memory add).',
-        details: { missing, known },
-      });
-    }
-  }
 
   private async retriever(): Promise<Retriever> {
     const embedderId = this.records.embedderId;
@@ -320,69 +292,6 @@ export class Memory {
     const warm = this.warm;
     await warm.refresh();
     return warmRetriever(warm, embedderId, { forRanker: false });
-  }
-
-  /**
-   * Notes and knowledge whose normalised text, or vector, matches a record in the same
-   * namespace merge into it, when the two agree on numbers, negations and names
-   * (agreement.ts); a twin that disagrees is kept apart and linked (conflictsWith).
-   */
-  private async mergeDuplicates(records: MemoryRecord[], signal?: AbortSignal): Promise<MemoryRecord[]> {
-    const result: MemoryRecord[] = [];
-    const byKey = new Map<string, MemoryRecord>();
-    const populated = new Map<string, boolean>();
-    for (const record of records) {
-      if (!DEDUPE_KINDS.has(record.kind)) {
-        result.push(record);
-        continue;
-      }
-      throwIfAborted(signal);
-      const key = `${record.namespace}\n${dedupeKey(record)}`;
-      let twin = byKey.get(key);
-      if (!twin) {
-        let hasRecords = populated.get(record.namespace);
-        if (hasRecords === undefined) {
-          hasRecords = (await this.context.store.countCatalog(namespacePrefix(record.namespace))) > 0;
-          populated.set(record.namespace, hasRecords);
-        }
-        if (hasRecords) twin = await this.storedTwin(record);
-      }
-      if (twin && twin.id !== record.id && !textsAgree(twin.text, record.text)) {
-        // Near-identical but contradicting ("port 5432" / "port 6543"): both are kept and
-        // linked, and recall ranks the newer above the older.
-        record.conflictsWith = [...new Set([...(record.conflictsWith ?? []), twin.id])];
-        twin = undefined;
-      }
-      if (twin && twin.id !== record.id) {
-        const merged: MemoryRecord = { ...twin, time: Math.max(twin.time, record.time), updatedAt: record.updatedAt, mergedCount: twin.mergedCount + 1 };
-        if (record.metadata) merged.metadata = { ...twin.metadata, ...record.metadata };
-        const index = result.indexOf(twin);
-        if (index >= 0) result[index] = merged;
-        else result.push(merged);
-        byKey.set(key, merged);
-        continue;
-      }
-      byKey.set(key, record);
-      result.push(record);
-    }
-    return result;
-  }
-
-  /**
-   * A stored record of the same kind and namespace that this one duplicates: the same
-   * normalised text, or a vector at least `dedupeSimilarity` similar. One indexed recall
-   * finds both, so adding a note costs the same in a namespace of ten or of a million.
-   */
-  private async storedTwin(record: MemoryRecord): Promise<MemoryRecord | undefined> {
-    const key = dedupeKey(record);
-    const query = record.text.slice(0, 2000);
-    const hits = /[\p{L}\p{N}]/u.test(query) ? await this.recall(query, { namespaces: [record.namespace], kinds: [record.kind], topK: 5 }) : [];
-    const same = hits.find((hit) => dedupeKey(hit.record) === key);
-    if (same && textsAgree(same.record.text, record.text)) return same.record;
-    const threshold = this.context.config.dedupeSimilarity;
-    const similar = hits.filter((hit) => hit === same || (this.context.model && (hit.signals.vector ?? -1) >= threshold));
-    // An agreeing twin is merged into; otherwise the closest one is returned to be linked.
-    return (similar.find((hit) => textsAgree(hit.record.text, record.text)) ?? similar[0])?.record;
   }
 }
 

@@ -82,9 +82,10 @@ export async function recall(context: RecallContext, query: string, options: Rec
 
   let lexical: ScoredRow[] = [];
   let vector: ScoredRow[] = [];
-  if (mode !== 'vector') lexical = await context.retriever.lexical(queryTerms(query), pool, filter);
+  if (mode === 'hybrid' || mode === 'lexical') lexical = await context.retriever.lexical(queryTerms(query), pool, filter);
   const warnings: string[] = [];
   const degraded: Array<'vector'> = [];
+  const vectorOnly = mode === 'vector' || mode === 'cosine';
   if (mode !== 'lexical' && context.model) {
     throwIfAborted(options.signal);
     try {
@@ -92,17 +93,17 @@ export async function recall(context: RecallContext, query: string, options: Rec
       vector = await context.retriever.vector(embeddings[0] as Float32Array, pool, filter);
     } catch (error) {
       // Degrade, never lose: hybrid recall answers lexically when the embedder fails, and says so.
-      if (mode === 'vector' || !isProviderFailure(error)) throw error;
+      if (vectorOnly || !isProviderFailure(error)) throw error;
       warnings.push(`The embedder failed, so recall skipped the vector signal and used lexical signals only: ${error.message}`);
       degraded.push('vector');
       if (options.minSimilarity !== undefined) warnings.push('minSimilarity needs vectors: no record could be checked against it.');
     }
   } else if (mode !== 'lexical' && context.modelUnavailable) {
-    if (mode === 'vector') throw context.modelUnavailable;
+    if (vectorOnly) throw context.modelUnavailable;
     warnings.push(`The embedder could not be set up, so recall used lexical signals only: ${context.modelUnavailable.message}`);
     degraded.push('vector');
-  } else if (mode === 'vector') {
-    throw new LociError('NOT_SUPPORTED', 'This memory has no vectors (embedder none), so vector recall cannot run.', { hint: 'Use mode lexical or hybrid.' });
+  } else if (vectorOnly) {
+    throw new LociError('NOT_SUPPORTED', `This memory has no vectors (embedder none), so ${mode} recall cannot run.`, { hint: 'Use mode lexical or hybrid.' });
   }
 
   const best = (rows: ScoredRow[]) => {
@@ -141,6 +142,11 @@ export async function recall(context: RecallContext, query: string, options: Rec
   for (const { record, lexicalScore, vectorScore, session, sessionHits } of candidates) {
     // Every part of the score, in the order it is summed: score = Σ weight × normalized.
     const parts: Array<[MemorySignal, number, number, number]> = [];
+    if (mode === 'cosine') {
+      // The Go agent's order: cosine similarity and nothing else.
+      hits.push(cosineHit(record, vectorScore ?? 0, options.explain === true));
+      continue;
+    }
     if (single) {
       if (lexical.length > 0) parts.push(['lexical', lexicalScore ?? 0, lexicalScore ?? 0, 1]);
       else parts.push(['vector', vectorScore ?? 0, vectorScore ?? 0, 1]);
@@ -173,7 +179,13 @@ export async function recall(context: RecallContext, query: string, options: Rec
     hits.push(hit);
   }
   hits.sort((a, b) => b.score - a.score || b.record.time - a.record.time);
-  return { hits: preferNewer(hits).slice(0, topK), warnings, degraded };
+  return { hits: (mode === 'cosine' ? hits : preferNewer(hits)).slice(0, topK), warnings, degraded };
+}
+
+function cosineHit(record: MemoryRecord, cosine: number, explain: boolean): MemoryHit {
+  const hit: MemoryHit = { record, score: cosine, signals: { vector: cosine } };
+  if (explain) hit.explanation = { vector: { raw: cosine, normalized: cosine, weight: 1, contribution: cosine } };
+  return hit;
 }
 
 /**

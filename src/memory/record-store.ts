@@ -242,16 +242,26 @@ export class RecordStore {
   /**
    * Seeds the embedding cache with vectors that came with an import, for single-chunk
    * records whose vectors are known to come from this embedder; writing then uses them.
+   * Reports what it could not keep: vectors of another size (by size), longer records.
    */
-  async seedVectors(pairs: ReadonlyArray<{ record: MemoryRecord; vector: Float32Array }>): Promise<number> {
-    if (!this.model) return 0;
+  async seedVectors(pairs: ReadonlyArray<{ record: MemoryRecord; vector: Float32Array }>): Promise<{ kept: number; wrongSize: Map<number, number>; multiChunk: number }> {
+    const wrongSize = new Map<number, number>();
+    let multiChunk = 0;
+    if (!this.model) return { kept: 0, wrongSize, multiChunk };
     const vectors = new Map<string, Float32Array>();
     for (const { record, vector } of pairs) {
+      if (vector.length !== this.model.dimensions) {
+        wrongSize.set(vector.length, (wrongSize.get(vector.length) ?? 0) + 1);
+        continue;
+      }
       const chunks = await prepareRecord(record);
-      if (chunks.length !== 1 || vector.length !== this.model.dimensions) continue;
+      if (chunks.length !== 1) {
+        multiChunk++;
+        continue;
+      }
       vectors.set((chunks[0] as PreparedChunk).write.contentHash, vector);
     }
     if (vectors.size > 0) await this.store.putCachedVectors(this.embedderId, vectors);
-    return vectors.size;
+    return { kept: vectors.size, wrongSize, multiChunk };
   }
 }

@@ -87,6 +87,9 @@ export interface MemoryInput {
   metadata?: Record<string, unknown>;
 }
 
+export type RecallMode = 'hybrid' | 'lexical' | 'vector' | 'cosine';
+export const recallModes: readonly RecallMode[] = ['hybrid', 'lexical', 'vector', 'cosine'];
+
 export interface RecallOptions {
   /** Namespaces to search (each with its descendants). Default: all. */
   namespaces?: string[];
@@ -100,7 +103,12 @@ export interface RecallOptions {
   minScore?: number;
   /** Drop results whose cosine similarity is below this (needs vectors). */
   minSimilarity?: number;
-  mode?: 'hybrid' | 'lexical' | 'vector';
+  /**
+   * hybrid (default): BM25 + vector + recency and the other signals; lexical or vector: that
+   * one signal plus recency, times and outcome; cosine: cosine similarity alone, best first
+   * (the Go agent's search; needs vectors).
+   */
+  mode?: RecallMode;
   /** "Now" for recency (default Date.now()); tests and evals pin it. */
   now?: number;
   /** Return each hit's score broken down by signal (MemoryHit.explanation). */

@@ -13,6 +13,13 @@ export interface SearchOptions {
    * ranker's relevance estimate), lexical BM25 (0 and up, unbounded), vector cosine (−1 to 1).
    */
   threshold?: number;
+  /**
+   * Drop results whose cosine similarity to the query is below this (−1 to 1, the same
+   * scale whatever the mode; the Go agent's similarity limit). A result with no vector
+   * score (found by keywords alone) is dropped too. Needs vectors: on a lexical-only
+   * index or in lexical mode it cannot apply, and a warning says so.
+   */
+  minSimilarity?: number;
   /** Globs or folders (relative to the root); any may match. */
   paths?: string[];
   /** Path prefixes, e.g. a document namespace (`conv-26/`). */

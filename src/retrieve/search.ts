@@ -168,9 +168,14 @@ export async function searchIndex(context: SearchContext, query: string, options
   // Threshold, file grouping and top-k are decided before any more chunk text is fetched.
   const chosen: FusionCandidate[] = [];
   const seenPaths = new Set<string>();
+  const minSimilarity = vectorRows.length > 0 || (mode !== 'lexical' && context.model) ? options.minSimilarity : undefined;
+  if (options.minSimilarity !== undefined && minSimilarity === undefined) {
+    warnings.push(`minSimilarity ${options.minSimilarity} was not applied: ${mode === 'lexical' ? 'lexical mode computes no cosine similarity' : 'this index has no vectors'}.`);
+  }
   for (const candidate of fused) {
     if (chosen.length >= topK) break;
     if (candidate.score < threshold) continue; // the displayed score: what people see is what they filter on
+    if (minSimilarity !== undefined && (candidate.signals.vector === undefined || candidate.signals.vector < minSimilarity)) continue;
     if (options.files) {
       if (seenPaths.has(candidate.path)) continue;
       seenPaths.add(candidate.path);

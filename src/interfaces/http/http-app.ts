@@ -1,20 +1,23 @@
 import { timingSafeEqual } from 'node:crypto';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { Hono, type Context, type MiddlewareHandler } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { timeout } from 'hono/timeout';
 import { z } from 'zod';
-import { buildContext } from '../../context/build-context.js';
-import { LociError, isLociError, type ErrorCategory } from '../../errors/index.js';
-import { memoryKinds } from '../../memory/spec.js';
+import { buildContext, type ContextOptions } from '../../context/build-context.js';
+import { isLociError, type ErrorCategory } from '../../errors/index.js';
+import { promptHistory } from '../../memory/conversation-context.js';
 import { LOCI_VERSION } from '../../version.js';
 import { createMcpServer } from '../mcp/mcp-server.js';
 import { jsonDepthExceeds, MAX_JSON_DEPTH } from '../shared/json-limits.js';
+import { registerKnowledgeRoutes } from './knowledge-routes.js';
+import { registerMemoryRoutes } from './memory-routes.js';
+import { parseBody, stripUndefined } from './request.js';
 import type { Roots } from '../shared/roots.js';
 import { redactPaths } from '../shared/wire-paths.js';
 import { openApiDocument } from './openapi.js';
-import { contextBody, recallBody, recordBody, searchBody, symbolBody, updateBody } from './schemas.js';
+import { contextBody, searchBody, symbolBody } from './schemas.js';
 import { createHostMatcher, serverPortOf, validateToken, webGuard, type HostPolicy } from './web-guard.js';
 
 export interface HttpAppOptions {
@@ -81,7 +84,7 @@ export function createHttpApp(options: HttpAppOptions): Hono {
   app.use('*', limit(maxBodyBytes));
   const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
   app.use('/v1/*', timeout(requestTimeoutMs, () => new HTTPException(503, { message: `The request took longer than ${requestTimeoutMs} ms.` })));
-  for (const path of ['/v1/search', '/v1/symbols', '/v1/memory/recall', '/v1/index']) app.post(path, limit(routeBodyBytes.query));
+  for (const path of ['/v1/search', '/v1/symbols', '/v1/memory/recall', '/v1/index', '/v1/knowledge/:agent/search']) app.post(path, limit(routeBodyBytes.query));
   app.post('/v1/context', limit(routeBodyBytes.context));
   // MCP tool arguments are small (the largest, remember's text, is capped at 100,000 characters).
   app.post('/mcp', limit(routeBodyBytes.mcp));
@@ -89,27 +92,34 @@ export function createHttpApp(options: HttpAppOptions): Hono {
   app.get('/openapi.json', (c) => c.json(openApiDocument()));
 
   app.post('/v1/search', async (c) => {
-    const body = await parse(c, searchBody);
+    const body = await parseBody(c, searchBody);
     const { root, query, ...rest } = body;
     const response = await roots.get(root).loci.search(query, stripUndefined(rest));
     return c.json({ results: response.results, warnings: response.warnings, degraded: response.degraded });
   });
 
   app.post('/v1/symbols', async (c) => {
-    const { root, name, ...rest } = await parse(c, symbolBody);
+    const { root, name, ...rest } = await parseBody(c, symbolBody);
     const response = await roots.get(root).loci.findSymbol(name, stripUndefined(rest));
     return c.json({ results: response.results, warnings: response.warnings });
   });
 
   app.post('/v1/context', async (c) => {
-    const body = await parse(c, contextBody);
-    const { root, question, ...rest } = body;
-    const built = await buildContext(roots.get(root).loci, question, stripUndefined(rest));
+    const body = await parseBody(c, contextBody);
+    const { root, question, conversationId, historyTokens, ...rest } = body;
+    const loci = roots.get(root).loci;
+    const options = stripUndefined(rest) as ContextOptions;
+    if (conversationId !== undefined) {
+      // The budgeted history goes into the prompt as `loci ask` puts it; an unknown conversation has none.
+      const history = await promptHistory(await loci.memory(), { conversationId, question, maxTokens: options.maxTokens ?? 8000, ...(historyTokens !== undefined ? { historyTokens } : {}) });
+      options.history = history.turns;
+    }
+    const built = await buildContext(loci, question, options);
     return c.json({ tokens: built.tokens, prompt: built.prompt, messages: built.messages, sources: built.sources, warnings: built.warnings, degraded: built.degraded });
   });
 
   app.post('/v1/index', async (c) => {
-    const body = await parse(c, z.strictObject({ root: z.string().optional() }), true);
+    const body = await parseBody(c, z.strictObject({ root: z.string().optional() }), true);
     const root = roots.get(body.root);
     return c.json({ root: root.name, indexing: roots.startIndexing(root) }, 202);
   });
@@ -122,46 +132,8 @@ export function createHttpApp(options: HttpAppOptions): Hono {
     return c.json({ root: root.name, path: root.path, indexing: root.indexing, files: status?.files ?? 0, chunks: status?.chunks ?? 0, embedder: status?.embedder ?? null });
   });
 
-  app.post('/v1/memory/records', async (c) => {
-    const { root, dedupe, ...input } = await parse(c, recordBody);
-    const memory = await roots.get(root).loci.memory();
-    const record = await memory.add(stripUndefined(input) as Parameters<typeof memory.add>[0], dedupe === undefined ? {} : { dedupe });
-    return c.json({ record }, 201);
-  });
-  app.get('/v1/memory/records', async (c) => {
-    const memory = await roots.get(c.req.query('root')).loci.memory();
-    const namespaces = c.req.queries('namespace');
-    const kinds = c.req.queries('kind');
-    const limit = c.req.query('limit');
-    if (kinds?.some((kind) => !(memoryKinds as readonly string[]).includes(kind))) throw new LociError('INVALID_ARGUMENT', `kind must be one of ${memoryKinds.join(', ')}.`);
-    if (limit !== undefined && !/^\d+$/.test(limit)) throw new LociError('INVALID_ARGUMENT', `limit must be a positive integer; got "${limit}".`);
-    const records = await memory.list({ ...(namespaces ? { namespaces } : {}), ...(kinds ? { kinds: kinds as never } : {}), ...(limit ? { limit: Number(limit) } : {}) });
-    return c.json({ records });
-  });
-  app.get('/v1/memory/records/:id', async (c) => {
-    const memory = await roots.get(c.req.query('root')).loci.memory();
-    const record = await memory.get(c.req.param('id'), c.req.query('namespace'));
-    if (!record) throw new LociError('RECORD_NOT_FOUND', `No memory record with id ${c.req.param('id')}.`);
-    return c.json({ record });
-  });
-  app.patch('/v1/memory/records/:id', async (c) => {
-    const patch = await parse(c, updateBody);
-    const memory = await roots.get(c.req.query('root')).loci.memory();
-    return c.json({ record: await memory.update(c.req.param('id'), stripUndefined(patch) as Parameters<typeof memory.update>[1]) });
-  });
-  app.delete('/v1/memory/records/:id', async (c) => {
-    const memory = await roots.get(c.req.query('root')).loci.memory();
-    const namespace = c.req.query('namespace');
-    const forgotten = await memory.forget({ ids: [c.req.param('id')], ...(namespace ? { namespaces: [namespace] } : {}) });
-    if (forgotten === 0) throw new LociError('RECORD_NOT_FOUND', `No memory record with id ${c.req.param('id')}.`);
-    return c.json({ forgotten });
-  });
-  app.post('/v1/memory/recall', async (c) => {
-    const { root, query, ...rest } = await parse(c, recallBody);
-    const memory = await roots.get(root).loci.memory();
-    const { hits, warnings, degraded } = await memory.recallResponse(query, stripUndefined(rest) as Parameters<typeof memory.recall>[1]);
-    return c.json({ results: hits.map((hit) => ({ ...hit.record, context: undefined, score: hit.score, signals: hit.signals, ...(hit.explanation ? { explanation: hit.explanation } : {}) })), warnings, degraded });
-  });
+  registerMemoryRoutes(app, roots);
+  registerKnowledgeRoutes(app, roots);
 
   // MCP over streamable HTTP, stateless: one server and transport per request.
   app.all('/mcp', async (c) => {
@@ -196,26 +168,4 @@ export function createHttpApp(options: HttpAppOptions): Hono {
   });
 
   return app;
-}
-
-async function parse<T extends z.ZodType>(c: Context, schema: T, optional = false): Promise<z.infer<T>> {
-  const text = await c.req.text();
-  if (optional && text.trim() === '') return schema.parse({});
-  // Checked before parsing: zod, the store and JSON.stringify recurse and would overflow.
-  if (jsonDepthExceeds(text)) throw new LociError('INVALID_ARGUMENT', `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`, { hint: 'Send flat JSON; metadata values are plain objects a few levels deep.' });
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new LociError('INVALID_ARGUMENT', 'The request body is not valid JSON.', { hint: 'Send Content-Type: application/json with a JSON object.' });
-  }
-  const result = schema.safeParse(json);
-  if (!result.success) {
-    throw new LociError('INVALID_ARGUMENT', `Invalid request: ${result.error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`).join('; ')}.`);
-  }
-  return result.data;
-}
-
-function stripUndefined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as T;
 }

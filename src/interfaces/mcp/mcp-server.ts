@@ -2,14 +2,13 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { buildContext } from '../../context/build-context.js';
-import { isLociError } from '../../errors/index.js';
-import { interactionOutcomes, memoryKinds } from '../../memory/spec.js';
+import { promptHistory } from '../../memory/conversation-context.js';
 import { fileRoles } from '../../sources/file-role.js';
 import { LOCI_VERSION } from '../../version.js';
 import type { Roots } from '../shared/roots.js';
-import { redactPaths } from '../shared/wire-paths.js';
-
-const rootField = z.string().optional().describe('Which served project to use (its folder name); default the first one.');
+import { guard, rootField, round } from './mcp-guard.js';
+import { registerKnowledgeTools } from './mcp-knowledge-tools.js';
+import { registerMemoryTools } from './mcp-memory-tools.js';
 
 /**
  * The loci MCP server: code search, packed context, memory and index status as tools.
@@ -32,12 +31,20 @@ export function createMcpServer(roots: Roots): McpServer {
         languages: z.array(z.string()).optional().describe('Only these languages or aliases, e.g. ["python"] or ["ts"].'),
         roles: z.array(z.enum(fileRoles)).optional().describe('Only files with these roles, e.g. ["test"] to find tests.'),
         excludeRoles: z.array(z.enum(fileRoles)).optional().describe('Leave out files with these roles, e.g. ["test", "example"].'),
+        minSimilarity: z.number().min(-1).max(1).optional().describe('Only results at least this similar to the query (cosine, -1 to 1).'),
         root: rootField,
       },
     },
-    async ({ query, topK, paths, languages, roles, excludeRoles, root }) =>
+    async ({ query, topK, paths, languages, roles, excludeRoles, minSimilarity, root }) =>
       guard(roots, async () => {
-        const response = await roots.get(root).loci.search(query, { topK: topK ?? 8, ...(paths ? { paths } : {}), ...(languages ? { languages } : {}), ...(roles ? { roles } : {}), ...(excludeRoles ? { excludeRoles } : {}) });
+        const response = await roots.get(root).loci.search(query, {
+          topK: topK ?? 8,
+          ...(paths ? { paths } : {}),
+          ...(languages ? { languages } : {}),
+          ...(roles ? { roles } : {}),
+          ...(excludeRoles ? { excludeRoles } : {}),
+          ...(minSimilarity !== undefined ? { minSimilarity } : {}),
+        });
         const results = response.results.map((result) => ({ path: result.path, startLine: result.startLine, endLine: result.endLine, score: round(result.score), symbol: result.symbol, role: result.role, text: result.text }));
         const text = results.length === 0 ? 'No results.' : results.map((result, index) => `[${index + 1}] ${result.path}:${result.startLine}-${result.endLine}${result.symbol ? ` (${result.symbol})` : ''}\n${result.text}`).join('\n\n');
         return { content: [{ type: 'text', text }], structuredContent: { results, warnings: response.warnings, degraded: response.degraded } };
@@ -77,69 +84,24 @@ export function createMcpServer(roots: Roots): McpServer {
       inputSchema: {
         question: z.string().min(1).describe('The question to gather context for.'),
         maxTokens: z.number().int().min(100).max(200_000).optional().describe('Hard limit for the packed prompt (default 6000).'),
+        conversationId: z.string().min(1).max(200).optional().describe('Add the budgeted history of this conversation (turns stored with remember, kind turn) to the prompt.'),
+        minSimilarity: z.number().min(-1).max(1).optional().describe('Leave out code less similar than this to the question (cosine, -1 to 1).'),
         root: rootField,
       },
     },
-    async ({ question, maxTokens, root }) =>
+    async ({ question, maxTokens, conversationId, minSimilarity, root }) =>
       guard(roots, async () => {
-        const built = await buildContext(roots.get(root).loci, question, { maxTokens: maxTokens ?? 6000 });
+        const loci = roots.get(root).loci;
+        const limit = maxTokens ?? 6000;
+        const history = conversationId !== undefined ? (await promptHistory(await loci.memory(), { conversationId, question, maxTokens: limit })).turns : undefined;
+        const built = await buildContext(loci, question, { maxTokens: limit, ...(history ? { history } : {}), ...(minSimilarity !== undefined ? { minSimilarity } : {}) });
         const said = built.warnings.length > 0 ? `\n\n(${built.warnings.join(' ')})` : '';
         return { content: [{ type: 'text', text: `${built.prompt}${said}` }], structuredContent: { tokens: built.tokens, sources: built.sources, mode: built.mode, warnings: built.warnings, degraded: built.degraded } };
       }),
   );
 
-  server.registerTool(
-    'remember',
-    {
-      title: 'Remember something',
-      description:
-        'Stores a fact, decision, preference or outcome in long-term memory under a namespace (e.g. "user/alice", "project/loci", "agent/reviewer"), so later sessions can recall it. ' +
-        'Near-identical notes in a namespace are merged when they agree; a note that contradicts an older one (another number, a negation, another name) is kept and recalled first.',
-      inputSchema: {
-        namespace: z.string().min(1).describe('Slash-separated scope, e.g. "user/alice" or "agent/boss/session/42".'),
-        text: z.string().min(1).max(100_000).describe('What to remember, self-contained.'),
-        kind: z.enum(memoryKinds as [string, ...string[]]).optional().describe('note (default) or knowledge.'),
-        metadata: z.record(z.string(), z.unknown()).optional(),
-        root: rootField,
-      },
-    },
-    async ({ namespace, text, kind, metadata, root }) =>
-      guard(roots, async () => {
-        const memory = await roots.get(root).loci.memory();
-        const record = await memory.add({ namespace, text, kind: (kind ?? 'note') as 'note', ...(metadata ? { metadata } : {}) });
-        const said = record.warnings ? ` (${record.warnings.join(' ')})` : '';
-        return {
-          content: [{ type: 'text', text: `${record.mergedCount > 0 ? 'Merged into' : 'Stored as'} ${record.namespace}/${record.id}.${said}` }],
-          structuredContent: { id: record.id, namespace: record.namespace, merged: record.mergedCount > 0, ...(record.warnings ? { warnings: record.warnings } : {}) },
-        };
-      }),
-  );
-
-  server.registerTool(
-    'recall',
-    {
-      title: 'Recall memories',
-      description:
-        'Searches long-term memory (keyword + semantic + recency) for records relevant to a query, within the given namespaces and those nested under them. ' +
-        'Use it at the start of a task to find earlier decisions, preferences and outcomes.',
-      inputSchema: {
-        query: z.string().min(1).describe('What to recall.'),
-        namespaces: z.array(z.string()).optional().describe('Scopes to search, e.g. ["user/alice"]; default all.'),
-        topK: z.number().int().min(1).max(50).optional().describe('How many records (default 5).'),
-        outcome: z.enum(interactionOutcomes as [string, ...string[]]).optional().describe('Only logged interactions with this outcome.'),
-        root: rootField,
-      },
-    },
-    async ({ query, namespaces, topK, outcome, root }) =>
-      guard(roots, async () => {
-        const memory = await roots.get(root).loci.memory();
-        const { hits, warnings, degraded } = await memory.recallResponse(query, { ...(namespaces ? { namespaces } : {}), ...(topK ? { topK } : {}), ...(outcome ? { outcome: outcome as 'success' } : {}) });
-        // Stored times are checked on write and repaired on read; a repaired one carries warnings.
-        const records = hits.map((hit) => ({ id: hit.record.id, namespace: hit.record.namespace, kind: hit.record.kind, text: hit.record.text, time: new Date(hit.record.time).toISOString(), score: round(hit.score), ...(hit.record.warnings ? { warnings: hit.record.warnings } : {}) }));
-        const text = records.length === 0 ? 'Nothing relevant remembered.' : records.map((record) => `- [${record.namespace}] (${record.time.slice(0, 10)}) ${record.text}`).join('\n');
-        return { content: [{ type: 'text', text: warnings.length > 0 ? `${text}\n(${warnings.join(' ')})` : text }], structuredContent: { records, warnings, degraded } };
-      }),
-  );
+  registerMemoryTools(server, roots);
+  registerKnowledgeTools(server, roots);
 
   server.registerTool(
     'index_status',
@@ -158,21 +120,4 @@ export function createMcpServer(roots: Roots): McpServer {
   );
 
   return server;
-}
-
-/**
- * A failing tool answers with isError and the error's message and hint, never a protocol
- * error. The one place MCP errors are put on the wire: no absolute paths of this machine.
- */
-async function guard(roots: Roots, action: () => Promise<CallToolResult>): Promise<CallToolResult> {
-  try {
-    return await action();
-  } catch (error) {
-    const text = isLociError(error) ? `${error.code}: ${error.describe()}` : `Unexpected error: ${(error as Error).message}`;
-    return { isError: true, content: [{ type: 'text', text: redactPaths(text, roots.list()) }] };
-  }
-}
-
-function round(value: number): number {
-  return Math.round(value * 1e4) / 1e4;
 }

@@ -1,14 +1,6 @@
 import type { MemoryHit, MemoryRecord } from '../../../memory/spec.js';
 
-/** The record as clients see it (the search context stays internal). */
-export function publicRecord(record: MemoryRecord) {
-  const { context: _context, ...rest } = record;
-  return rest;
-}
-
-export function publicHit(hit: MemoryHit) {
-  return { ...publicRecord(hit.record), score: Math.round(hit.score * 1e4) / 1e4, signals: hit.signals, ...(hit.explanation ? { explanation: hit.explanation } : {}) };
-}
+export { publicHit, publicRecord } from '../../../memory/public-record.js';
 
 export function formatHits(hits: MemoryHit[]): string {
   if (hits.length === 0) return 'No memories found.\n';

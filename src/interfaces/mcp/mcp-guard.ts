@@ -1,0 +1,24 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { isLociError } from '../../errors/index.js';
+import type { Roots } from '../shared/roots.js';
+import { redactPaths } from '../shared/wire-paths.js';
+
+export const rootField = z.string().optional().describe('Which served project to use (its folder name); default the first one.');
+
+/**
+ * A failing tool answers with isError and the error's message and hint, never a protocol
+ * error. The one place MCP errors are put on the wire: no absolute paths of this machine.
+ */
+export async function guard(roots: Roots, action: () => Promise<CallToolResult>): Promise<CallToolResult> {
+  try {
+    return await action();
+  } catch (error) {
+    const text = isLociError(error) ? `${error.code}: ${error.describe()}` : `Unexpected error: ${(error as Error).message}`;
+    return { isError: true, content: [{ type: 'text', text: redactPaths(text, roots.list()) }] };
+  }
+}
+
+export function round(value: number): number {
+  return Math.round(value * 1e4) / 1e4;
+}
