@@ -98,7 +98,8 @@ function sharedEmbedder(sidecars: readonly LociSidecar[], total: number): string
 }
 
 function namespaceFor(options: ImportOptions, sidecar: LociSidecar | undefined, what: string): string {
-  const namespace = options.namespace ?? sidecar?.namespace;
+  // A record that carries its namespace (a loci export in this shape) keeps it; --namespace is for files that carry none.
+  const namespace = sidecar?.namespace ?? options.namespace;
   if (!namespace) throw invalid(`a ${what} names no namespace; pass one (CLI: --namespace agent/boss).`);
   return normalizeNamespace(namespace);
 }

@@ -201,6 +201,12 @@ export class KnowledgeStore {
     let rebuilt = false;
     let sections = 0;
     for (const source of this.sources) {
+      if (source.file === undefined && options.text === undefined) {
+        // Markdown given as text has no file to re-check: its sections stand until loaded again.
+        const raw = await this.memory.records.store.readState(sourceStateKey(this.namespace, source.name));
+        sections += raw ? (JSON.parse(raw) as SourceState).ids.length : 0;
+        continue;
+      }
       try {
         const outcome = await refreshSource(this.memory, { namespace: this.namespace, source, stateKey: sourceStateKey(this.namespace, source.name), ...(signal ? { signal } : {}) }, () =>
           options.text !== undefined ? Promise.resolve({ text: options.text }) : readKnowledgeSource(source, this.reader, signal),

@@ -8,6 +8,7 @@ import { registerMigrateCommand } from './commands/migrate-command.js';
 import { registerWatchCommand } from './commands/watch-command.js';
 import { registerIndexCommand } from './commands/index-command.js';
 import { registerContextCommands } from './commands/context-command.js';
+import { registerKnowledgeCommand } from './commands/knowledge-command.js';
 import { registerMemoryCommand } from './commands/memory-command.js';
 import { registerServeCommands } from './commands/serve-command.js';
 import { registerSearchCommand } from './commands/search-command.js';
@@ -37,6 +38,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   registerWatchCommand(program, io);
   registerEvalCommand(program, io);
   registerMemoryCommand(program, io);
+  registerKnowledgeCommand(program, io);
   registerContextCommands(program, io);
   registerServeCommands(program, io);
   registerTrustCommand(program, io);

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { promptHistory } from '../../../memory/conversation-context.js';
 import { buildContext, type BuiltContext, type ContextOptions } from '../../../context/build-context.js';
 import { apiReranker } from '../../../context/rerank/api-reranker.js';
 import { crossEncoderReranker } from '../../../context/rerank/cross-encoder.js';
@@ -27,6 +28,7 @@ interface ContextFlags {
   topN?: string;
   topK?: string;
   threshold?: string;
+  minSimilarity?: string;
   path?: string[];
   include?: string[];
   all?: string | boolean;
@@ -51,7 +53,8 @@ function contextOptions(command: Command): Command {
     .option('--tokenizer <id>', 'o200k (default), cl100k, bytes, or a model name such as gpt-4o')
     .option('--top-n <n>', 'chunks retrieved before reranking', '50')
     .option('--top-k <n>', 'chunks kept after reranking', '20')
-    .option('--threshold <x>', 'drop retrieved chunks scoring below x')
+    .option('--threshold <x>', 'drop retrieved chunks whose displayed score (relative, per mode) is below x')
+    .option('--min-similarity <x>', 'drop retrieved chunks whose cosine similarity to the question (absolute, -1 to 1) is below x')
     .option('--path <glob>', 'only retrieve from paths matching this glob or folder (repeatable)', collect)
     .option('--include <path>', 'always send this file whole (repeatable; @path in the question works too)', collect)
     .option('--all [mask]', 'send every indexed file matching the glob mask (default all), or fail with the size')
@@ -142,6 +145,11 @@ async function toOptions(loci: Loci, io: CliIo, flags: ContextFlags, question: s
   if (flags.softTokens) options.softTokens = int(flags.softTokens, '--soft-tokens');
   if (flags.tokenizer) options.tokenizer = flags.tokenizer;
   if (flags.threshold) options.threshold = Number(flags.threshold);
+  if (flags.minSimilarity !== undefined) {
+    const similarity = Number(flags.minSimilarity);
+    if (!Number.isFinite(similarity) || similarity < -1 || similarity > 1) throw new LociError('INVALID_ARGUMENT', `--min-similarity must be a cosine similarity from -1 to 1; got "${flags.minSimilarity}".`);
+    options.minSimilarity = similarity;
+  }
   if (flags.path) options.paths = flags.path;
   if (flags.include) options.include = flags.include;
   if (flags.all !== undefined) options.all = flags.all === true ? '' : String(flags.all);
@@ -152,13 +160,9 @@ async function toOptions(loci: Loci, io: CliIo, flags: ContextFlags, question: s
   const reranker = await rerankerFor(flags.rerank ?? 'none', loci, io, chat);
   if (reranker) options.reranker = reranker;
   if (flags.conversation) {
-    const memory = await loci.memory();
-    const namespaces = await memory.namespaces();
-    const namespace = `conversations/${flags.conversation}`;
-    if (namespaces.some((entry) => entry.namespace === namespace)) {
-      const history = await memory.history({ conversationId: flags.conversation, query: question, tokenBudget: Math.floor((options.maxTokens as number) / 4) });
-      options.history = history.turns.map((turn) => turn.fields as TurnFields);
-    }
+    // The same budgeted history as /v1/context and the MCP context tool; an unknown conversation has none.
+    const history = await promptHistory(await loci.memory(), { conversationId: flags.conversation, question, maxTokens: options.maxTokens as number });
+    if (history.turns.length > 0) options.history = history.turns;
   }
   return options;
 }

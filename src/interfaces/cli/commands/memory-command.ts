@@ -1,9 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { createLoci, type Loci } from '../../../engine/create-loci.js';
 import { LociError } from '../../../errors/index.js';
-import type { Memory } from '../../../memory/memory.js';
+import { exportFormats, formatExport, type ExportFormat } from '../../../memory/export-formats.js';
 import { parseTime } from '../../../memory/parse-time.js';
 import { checkTime } from '../../../memory/time-range.js';
 import {
@@ -14,59 +13,35 @@ import {
   type MemoryInput,
   type MemoryKind,
 } from '../../../memory/spec.js';
-import { loadCliConfig, resolveIndexedRoot, type CliIo } from '../cli-context.js';
+import type { RecordInput } from '../../../memory/record-input.js';
+import type { CliIo } from '../cli-context.js';
 import { printable } from '../format.js';
+import { collect, common, withMemory, type CommonFlags } from './memory-cli-support.js';
 import { formatHits, formatRecord, formatRecords, formatWarnings, publicHit, publicRecord } from './memory-format.js';
-
-interface CommonFlags {
-  root?: string;
-  store?: string;
-  config?: string;
-  json?: boolean;
-  namespace?: string[];
-}
-
-const collect = (value: string, previous: string[] = []) => [...previous, value];
-
-function common(command: Command): Command {
-  return command
-    .option('--root <dir>', 'project folder whose store holds the memory (default: the current one)')
-    .option('--store <path>', 'store folder or postgres:// URL (default <root>/.loci); memory lives in its memory.db, or the <namespace>_memory namespace')
-    .option('--config <file>', 'config file (default <root>/loci.config.json)')
-    .option('--json', 'print JSON');
-}
-
-async function withMemory<T>(io: CliIo, flags: CommonFlags, action: (memory: Memory, loci: Loci) => Promise<T>): Promise<T> {
-  const root = resolveIndexedRoot(io, flags.root, { store: flags.store });
-  const config = loadCliConfig(io, root, [{ path: 'store', flag: '--store', value: flags.store }], flags.config);
-  const loci = createLoci({ root, config, env: io.env, inMemory: false });
-  try {
-    return await action(await loci.memory(), loci);
-  } finally {
-    await loci.close();
-  }
-}
+import { registerHistoryCommand } from './memory-history-command.js';
 
 export function registerMemoryCommand(program: Command, io: CliIo): void {
   const memory = program.command('memory').description('Agent memory: add, search, list, get, update, forget, export and import records.');
 
   common(memory.command('add'))
     .description('Add a record (a note by default) to a namespace.')
-    .argument('<text...>', 'the text to remember')
-    .requiredOption('--namespace <ns>', 'namespace, e.g. agent/boss or user/42/session/7', collect)
+    .argument('[text...]', 'the text to remember (for an interaction or a turn: the prompt, unless --prompt is given)')
+    .option('--namespace <ns>', 'namespace, e.g. agent/boss or user/42/session/7 (a turn defaults to conversations/<id>)', collect)
     .option('--kind <kind>', `one of ${memoryKinds.join(', ')}`, 'note')
     .option('--id <id>', 'record id (default: generated); must be new to the store (change a record with `loci memory update`)')
     .option('--time <time>', 'when it happened: ISO date, epoch ms or "1:56 pm on 8 May, 2023"')
     .option('--ttl <duration>', 'forget after this long, e.g. 90m, 12h, 30d')
     .option('--metadata <json>', 'a JSON object kept with the record')
+    .option('--prompt <text>', 'interactions: the command prompt; turns: the user query (instead of the text)')
     .option('--outcome <outcome>', `interactions: ${interactionOutcomes.join(', ')}`)
     .option('--response <text>', 'interactions: the response; turns: the assistant reply')
     .option('--feedback <text>', 'interactions: feedback or the error message')
-    .option('--conversation <id>', 'turns: the conversation id')
+    .option('--multi-step', 'interactions: part of a multi-step plan')
+    .option('--conversation <id>', 'turns: the conversation id (namespace default conversations/<id>)')
     .option('--no-dedupe', 'keep a near-identical note as its own record')
     .action(async (words: string[], flags: CommonFlags & AddFlags) => {
       const input = addInput(words.join(' '), flags);
-      const record = await withMemory(io, flags, (store) => store.add(input, { dedupe: flags.dedupe !== false }));
+      const record = await withMemory(io, flags, (store) => store.addRecord(input, { dedupe: flags.dedupe !== false }));
       io.stderr.write(formatWarnings([record])); // e.g. stored without a vector while the embedder is down
       io.stdout.write(flags.json ? `${JSON.stringify({ record: publicRecord(record) })}\n` : `${record.mergedCount > 0 ? 'merged into' : 'added'} ${record.namespace}/${record.id}\n`);
     });
@@ -186,14 +161,20 @@ export function registerMemoryCommand(program: Command, io: CliIo): void {
     .description('Export records (with their vectors) as JSON.')
     .option('--namespace <ns>', 'only this namespace and those under it (repeatable)', collect)
     .option('--out <file>', 'write to this file instead of stdout')
-    .action(async (flags: CommonFlags & { out?: string }) => {
+    .option('--format <format>', `loci (default), unity (memory_log.json) or go-agent ({name}_vector_store.json); \`loci memory import\` reads all three back`, 'loci')
+    .action(async (flags: CommonFlags & { out?: string; format: string }) => {
+      if (!(exportFormats as readonly string[]).includes(flags.format)) throw new LociError('INVALID_ARGUMENT', `--format must be one of ${exportFormats.join(', ')}; got "${flags.format}".`);
       const data = await withMemory(io, flags, (store) => store.export(flags.namespace ? { namespaces: flags.namespace, includeExpired: false } : {}));
-      const text = `${JSON.stringify(data)}\n`;
+      const formatted = formatExport(data, flags.format as ExportFormat);
+      for (const warning of formatted.warnings) io.stderr.write(`warning: ${warning}\n`);
+      const text = `${JSON.stringify(formatted.data)}\n`;
       if (flags.out) {
         await writeFile(resolve(io.cwd, flags.out), text);
-        io.stderr.write(`exported ${data.records.length} records to ${flags.out}\n`);
+        io.stderr.write(`exported ${formatted.records} records to ${flags.out} (${flags.format})\n`);
       } else io.stdout.write(text);
     });
+
+  registerHistoryCommand(memory, io);
 
   common(memory.command('import'))
     .description('Import a loci export, a Go agent {name}_vector_store.json or a Unity memory_log.json.')
@@ -237,6 +218,8 @@ interface AddFlags {
   response?: string;
   feedback?: string;
   conversation?: string;
+  prompt?: string;
+  multiStep?: boolean;
   dedupe?: boolean;
 }
 
@@ -250,29 +233,27 @@ interface SearchFlags {
   explain?: boolean;
 }
 
-function addInput(text: string, flags: CommonFlags & AddFlags): MemoryInput {
-  if (text.trim() === '') throw new LociError('INVALID_ARGUMENT', 'Nothing to remember: the text is empty.');
-  if (!flags.namespace || flags.namespace.length !== 1) throw new LociError('INVALID_ARGUMENT', 'add takes exactly one --namespace.');
+/** The flags as the one record model every door accepts (toMemoryInput checks it, as over HTTP and MCP). */
+function addInput(text: string, flags: CommonFlags & AddFlags): RecordInput {
+  if (flags.namespace && flags.namespace.length > 1) throw new LociError('INVALID_ARGUMENT', 'add takes one --namespace.');
   const kind = kinds([flags.kind])[0] as MemoryKind;
-  const input: MemoryInput = { namespace: flags.namespace[0] as string, kind, text };
+  if (text.trim() === '' && flags.prompt === undefined) throw new LociError('INVALID_ARGUMENT', 'Nothing to remember: the text is empty.', { hint: 'Pass the text, or --prompt for an interaction or a turn.' });
+  if (kind !== 'interaction' && kind !== 'turn' && (flags.outcome || flags.response !== undefined || flags.conversation || flags.prompt !== undefined || flags.feedback || flags.multiStep)) {
+    throw new LociError('INVALID_ARGUMENT', '--prompt/--response/--outcome/--feedback/--multi-step/--conversation apply to --kind interaction or turn only.');
+  }
+  const input: RecordInput = { kind };
+  if (flags.namespace?.[0]) input.namespace = flags.namespace[0];
+  if (text.trim() !== '') input.text = text;
+  if (flags.prompt !== undefined) input.prompt = flags.prompt;
+  if (flags.response !== undefined) input.response = flags.response;
+  if (flags.outcome !== undefined) input.outcome = outcome(flags.outcome);
+  if (flags.feedback !== undefined) input.feedback = flags.feedback;
+  if (flags.multiStep) input.multiStep = true;
+  if (flags.conversation !== undefined) input.conversationId = flags.conversation;
   if (flags.id) input.id = flags.id;
   if (flags.time) input.time = time(flags.time, '--time');
   if (flags.ttl) input.ttlMs = duration(flags.ttl);
   if (flags.metadata) input.metadata = jsonObject(flags.metadata, '--metadata');
-  if (kind === 'interaction') {
-    input.fields = {
-      prompt: text,
-      response: flags.response ?? '',
-      outcome: outcome(flags.outcome ?? 'success'),
-      ...(flags.feedback ? { feedback: flags.feedback } : {}),
-    };
-  } else if (kind === 'turn') {
-    if (!flags.conversation || flags.response === undefined) throw new LociError('INVALID_ARGUMENT', 'A turn needs --conversation <id> and --response <assistant reply>; the text is the user query.');
-    input.fields = { conversationId: flags.conversation, userQuery: text, assistantResponse: flags.response };
-    input.text = `User: ${text}\nAssistant: ${flags.response}`;
-  } else if (flags.outcome || flags.response || flags.conversation) {
-    throw new LociError('INVALID_ARGUMENT', '--outcome/--response/--conversation apply to --kind interaction or turn only.');
-  }
   return input;
 }
 

@@ -11,6 +11,7 @@ interface SearchFlags {
   store?: string;
   topK?: string;
   threshold?: string;
+  minSimilarity?: string;
   mode?: string;
   path?: string[];
   lang?: string[];
@@ -33,7 +34,8 @@ export function registerSearchCommand(program: Command, io: CliIo): void {
     .option('--root <dir>', 'the indexed folder (default: the current one)')
     .option('--store <path>', 'store folder, .db file or postgres://user@host/db?namespace=name (default <root>/.loci)')
     .option('--top-k <n>', 'number of results')
-    .option('--threshold <x>', 'drop results scoring below x')
+    .option('--threshold <x>', 'drop results whose displayed score (relative, per mode; see docs/quality.md) is below x')
+    .option('--min-similarity <x>', 'drop results whose cosine similarity to the query (absolute, -1 to 1) is below x; needs vectors')
     .option('--mode <mode>', `one of ${searchModes.join(', ')}`)
     .option('--path <glob>', 'only paths matching this glob or under this folder; "!glob" excludes (repeatable: includes OR-ed, excludes AND-ed)', collect)
     .option('--lang <language>', 'only this language or alias: typescript (= ts, with tsx), py, go, rs, cs, … (repeatable)', collect)
@@ -82,12 +84,19 @@ export function registerSearchCommand(program: Command, io: CliIo): void {
           ...filters,
           ...(flags.files ? { files: true } : {}),
           ...(flags.explain ? { explain: true } : {}),
+          ...(flags.minSimilarity !== undefined ? { minSimilarity: similarityFlag(flags.minSimilarity) } : {}),
         });
         io.stdout.write(flags.json ? `${JSON.stringify(toJson(response))}\n` : formatResponse(response, flags.files === true));
       } finally {
         await loci.close();
       }
     });
+}
+
+function similarityFlag(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isFinite(parsed) || parsed < -1 || parsed > 1) throw new LociError('INVALID_ARGUMENT', `--min-similarity must be a cosine similarity from -1 to 1; got "${value}".`);
+  return parsed;
 }
 
 function toJson(response: SearchResponse) {

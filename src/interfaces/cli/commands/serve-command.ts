@@ -1,5 +1,7 @@
 import type { serve } from '@hono/node-server';
 import type { Command } from 'commander';
+import { resolve } from 'node:path';
+import { mcpClients, mcpConfigFor } from './mcp-config.js';
 import { LociError } from '../../../errors/index.js';
 import type { Roots } from '../../shared/roots.js';
 import { loadCliConfig, resolveIndexedRoot, resolveRoot, type CliIo } from '../cli-context.js';
@@ -74,7 +76,15 @@ export function registerServeCommands(program: Command, io: CliIo): void {
     .option('--root <dir>', 'a folder to serve (repeatable; default the current one)', collect)
     .option('--config <file>', 'config file (default <root>/loci.config.json)')
     .option('--max-message <bytes>', 'largest MCP message; a longer one is refused with an error', '4194304')
-    .action(async (flags: { root?: string[]; config?: string; maxMessage: string }) => {
+    .option('--print-config <client>', `print the MCP server entry for ${mcpClients.join(', ')} (command, args, roots) and exit`)
+    .action(async (flags: { root?: string[]; config?: string; maxMessage: string; printConfig?: string }) => {
+      if (flags.printConfig !== undefined) {
+        const roots = (flags.root && flags.root.length > 0 ? flags.root : [io.cwd]).map((root) => resolve(io.cwd, root));
+        const { file, text } = mcpConfigFor(flags.printConfig, roots);
+        io.stderr.write(`# put this in ${file}\n`);
+        io.stdout.write(text);
+        return;
+      }
       const maxLineBytes = Number(flags.maxMessage);
       if (!Number.isInteger(maxLineBytes) || maxLineBytes < 1024) throw new LociError('INVALID_ARGUMENT', `--max-message must be at least 1024 bytes; got "${flags.maxMessage}".`);
       const [{ StdioServerTransport }, { createMcpServer }, { createLineLimit }] = await Promise.all([
