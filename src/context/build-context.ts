@@ -120,7 +120,7 @@ export async function buildContext(loci: ContextSource, rawQuestion: string, opt
   // Counted with a bound: a huge include is refused after counting about maxTokens of it.
   const pinnedCost = await boundedCost(counter, pinned, maxTokens - overhead);
   if (overhead + pinnedCost > maxTokens) {
-    throw new LociError('CONTEXT_TOO_LARGE', `The included files take ${Number.isFinite(pinnedCost) ? pinnedCost : 'more than ' + (maxTokens - overhead)} ${counter.unit}; with the prompt that is over the limit of ${maxTokens}.`, {
+    throw new LociError('CONTEXT_TOO_LARGE', `The included files take ${Number.isFinite(pinnedCost) ? pinnedCost : `more than ${maxTokens - overhead}`} ${counter.unit}; with the prompt that is over the limit of ${maxTokens}.`, {
       details: { included: includes, size: pinnedCost, limit: maxTokens },
     });
   }
@@ -146,7 +146,7 @@ export async function buildContext(loci: ContextSource, rawQuestion: string, opt
     candidates = (await reader.readMany(chosen.map((file) => file.path), { ...signal, skipRefused: true })).files.map((file) => ({ ...wholeFile(file), origin: 'all' as const, score: 1 }));
     const size = await boundedCost(counter, candidates, maxTokens - overhead - pinnedCost);
     if (overhead + pinnedCost + size > maxTokens) {
-      throw new LociError('CONTEXT_TOO_LARGE', `/all ${mask || '**'} matches ${candidates.length} files of ${Number.isFinite(size) ? size : 'more than ' + (maxTokens - overhead - pinnedCost)} ${counter.unit}; with the prompt that is over the limit of ${maxTokens}.`, {
+      throw new LociError('CONTEXT_TOO_LARGE', `/all ${mask || '**'} matches ${candidates.length} files of ${Number.isFinite(size) ? size : `more than ${maxTokens - overhead - pinnedCost}`} ${counter.unit}; with the prompt that is over the limit of ${maxTokens}.`, {
         hint: 'Narrow the mask (e.g. "src/**/*.ts"), or raise --max-tokens.',
         details: { files: candidates.length, size, limit: maxTokens },
       });

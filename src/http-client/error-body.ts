@@ -1,4 +1,3 @@
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters (to drop them) is the point
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]+/g;
 
 /**

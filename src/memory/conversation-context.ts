@@ -1,5 +1,5 @@
 import type { HistoryTurn } from '../context/templates.js';
-import type { Memory } from './memory.js';
+import type { MemoryCore } from './memory-core.js';
 import type { HistoryResult, TurnFields } from './spec.js';
 
 /** Share of a prompt's token limit given to conversation history (what `loci ask` has always used). */
@@ -30,7 +30,7 @@ export interface PromptHistory {
  * MCP context tool): the latest turns, then older ones relevant to the question. A
  * conversation with no turns yet gives an empty history, not an error.
  */
-export async function promptHistory(memory: Memory, options: PromptHistoryOptions): Promise<PromptHistory> {
+export async function promptHistory(memory: MemoryCore, options: PromptHistoryOptions): Promise<PromptHistory> {
   const tokenBudget = Math.max(1, Math.floor(options.historyTokens ?? options.maxTokens * (options.share ?? HISTORY_SHARE)));
   const result = await memory.history({
     conversationId: options.conversationId,

@@ -1,7 +1,7 @@
 import { estimateTokens } from '../chunk/index.js';
 import { LociError, throwIfAborted } from '../errors/index.js';
 import { conversationNamespace, requireText } from './inputs.js';
-import type { Memory } from './memory.js';
+import type { MemoryCore } from './memory-core.js';
 import { normalizeNamespace } from './namespace.js';
 import type { HistoryOptions, HistoryResult, MemoryRecord, TurnFields } from './spec.js';
 
@@ -10,7 +10,7 @@ import type { HistoryOptions, HistoryResult, MemoryRecord, TurnFields } from './
  * `recentShare` of the budget), then older turns relevant to the query, then more recent
  * ones while room is left. Returned in conversation order.
  */
-export async function conversationHistory(memory: Memory, options: HistoryOptions): Promise<HistoryResult> {
+export async function conversationHistory(memory: MemoryCore, options: HistoryOptions): Promise<HistoryResult> {
   requireText(options.conversationId, 'conversationId');
   if (!Number.isFinite(options.tokenBudget) || options.tokenBudget < 1) throw new LociError('INVALID_ARGUMENT', `tokenBudget must be a positive number; got ${options.tokenBudget}.`);
   const namespace = normalizeNamespace(options.namespace ?? conversationNamespace(options.conversationId));

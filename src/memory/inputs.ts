@@ -5,7 +5,7 @@ import { checkTime } from './time-range.js';
 import type { LociConfig } from '../config/schema.js';
 import type { EmbeddingModel } from '../embed/spec.js';
 import type { Store } from '../store/spec.js';
-import type { SourceReader } from './knowledge-source.js';
+import type { SourceReader } from './spec.js';
 import { memoryKinds, type InteractionOutcome, type MemoryInput, type MemoryRecord } from './spec.js';
 
 export interface MemoryContext {

@@ -2,8 +2,8 @@ import { readFile, stat } from 'node:fs/promises';
 import { chunkFile } from '../chunk/index.js';
 import { LociError } from '../errors/index.js';
 import { sha256Hex } from '../sources/content-hash.js';
-import type { Memory } from './memory.js';
-import type { KnowledgeFields, MemoryInput } from './spec.js';
+import type { MemoryCore } from './memory-core.js';
+import type { KnowledgeFields, MemoryInput, SourceReader } from './spec.js';
 
 /** Where a knowledge store's sections come from. `name` is their `fields.source`. */
 export interface KnowledgeSource {
@@ -22,8 +22,7 @@ export interface SourceState {
   loadedAt?: number;
 }
 
-/** Reads a file inside the project folder by the project's rules (inside the root, ignore and secret rules, size cap); `path` comes back relative to the root. */
-export type SourceReader = (path: string, signal?: AbortSignal) => Promise<{ text: string; path: string }>;
+export type { SourceReader } from './spec.js';
 
 export function checkSourceName(name: string): string {
   if (typeof name !== 'string' || name.trim() === '' || name.length > 1024 || /[\u0000-\u001f]/.test(name)) {
@@ -54,7 +53,7 @@ export async function readKnowledgeSource(source: KnowledgeSource, reader: Sourc
  * so the next load finishes the job.
  */
 export async function refreshSource(
-  memory: Memory,
+  memory: MemoryCore,
   target: { namespace: string; source: KnowledgeSource; stateKey: string; signal?: AbortSignal },
   read: () => Promise<{ text: string; size?: number; mtimeMs?: number }>,
 ): Promise<{ rebuilt: boolean; sections: number }> {

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { LociConfig } from '../config/schema.js';
 import { LociError } from '../errors/index.js';
-import type { Memory } from './memory.js';
+import type { MemoryCore } from './memory-core.js';
 import { normalizeNamespace } from './namespace.js';
 import { checkSourceName, readKnowledgeSource, refreshSource, type KnowledgeSource, type SourceReader, type SourceState } from './knowledge-source.js';
 import type { MemoryHit, RecallMode } from './spec.js';
@@ -56,7 +56,7 @@ const REGISTRY_PREFIX = 'knowledge-store:';
 /** Per-agent knowledge stores (the Go agent's `{agent}_vector_store.json`, kept current). */
 export class KnowledgeStores {
   constructor(
-    private readonly memory: Memory,
+    private readonly memory: MemoryCore,
     private readonly config: LociConfig['memory'],
     private readonly reader?: SourceReader,
   ) {}
@@ -178,7 +178,7 @@ export class KnowledgeStore {
   private readonly sources: KnowledgeSource[];
 
   constructor(
-    private readonly memory: Memory,
+    private readonly memory: MemoryCore,
     private readonly config: LociConfig['memory'],
     readonly namespace: string,
     sources: string | KnowledgeSource[],

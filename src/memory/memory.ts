@@ -4,7 +4,7 @@ import { storeRetriever } from '../retrieve/search.js';
 import { WarmIndex } from '../retrieve/warm/warm-index.js';
 import { warmRetriever } from '../retrieve/warm/warm-retriever.js';
 import { KnowledgeStores } from './knowledge.js';
-import { namespacePrefix, normalizeNamespace } from './namespace.js';
+import { normalizeNamespace } from './namespace.js';
 import { recall as recallRecords, type RecallResult } from './recall.js';
 import { storedWithoutVector } from './pending-vectors.js';
 import { ContextWindow } from './context-window.js';
@@ -16,6 +16,7 @@ import { checkId, checkSize, searchableText } from './records.js';
 import { checkTime } from './time-range.js';
 import { conversationHistory } from './history.js';
 import { isAbort, requireText, safeJson, toRecord, type AddOptions, type InteractionLog, type MemoryContext } from './inputs.js';
+import type { MemoryCore } from './memory-core.js';
 import type {
   HistoryOptions,
   HistoryResult,
@@ -39,7 +40,7 @@ const DAY_MS = 86_400_000;
  * Agent memory: namespaced records (turns, interactions, knowledge, notes) persisted in
  * their own store and recalled by BM25 + vector + recency.
  */
-export class Memory {
+export class Memory implements MemoryCore {
   readonly records: RecordStore;
   readonly knowledge: KnowledgeStores;
   private warm: WarmIndex | undefined;

@@ -212,3 +212,6 @@ export interface HistoryResult {
   /** Turns in the conversation that were left out. */
   omitted: number;
 }
+
+/** Reads a file inside the project folder by the project's rules (inside the root, ignore and secret rules, size cap); `path` comes back relative to the root. */
+export type SourceReader = (path: string, signal?: AbortSignal) => Promise<{ text: string; path: string }>;

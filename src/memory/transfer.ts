@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { LociError } from '../errors/index.js';
-import { sha256Hex } from '../sources/content-hash.js';
 import { goRecords, parseGo, parseUnity, unityRecords } from './foreign-import.js';
-import type { Memory } from './memory.js';
+import type { MemoryCore } from './memory-core.js';
 import type { RecordStore } from './record-store.js';
 import { checkSize } from './records.js';
 import type { MemoryRecord } from './spec.js';
@@ -46,7 +45,7 @@ export async function exportRecords(records: RecordStore, list: MemoryRecord[]):
 const lociExport = z.object({ format: z.literal(EXPORT_FORMAT), version: z.number().int(), embedder: z.string(), records: z.array(lociRecordSchema) });
 
 /** Validates the whole file, then writes every record in batches; a bad file writes nothing. */
-export async function importRecords(memory: Memory, data: unknown, options: ImportOptions): Promise<ImportSummary> {
+export async function importRecords(memory: MemoryCore, data: unknown, options: ImportOptions): Promise<ImportSummary> {
   const parsed = parse(data, options);
   const now = Date.now();
   for (const record of parsed.records) {

@@ -96,9 +96,9 @@ describe('HTTP API', () => {
     const big = await post('/v1/memory/records', { namespace: 'n', text: 'x'.repeat(10_000) });
     expect(big.status).toBe(413);
     for (const include of ['../../../../etc/passwd', '/etc/passwd']) {
-      const escape = await post('/v1/context', { question: 'read it', include: [include] });
-      expect(escape.status).toBe(400);
-      expect((await escape.json()).error.message).toMatch(/outside the project folder/);
+      const refused = await post('/v1/context', { question: 'read it', include: [include] });
+      expect(refused.status).toBe(400);
+      expect((await refused.json()).error.message).toMatch(/outside the project folder/);
     }
     const mention = await post('/v1/context', { question: 'read @../secret.txt' });
     expect(mention.status).toBe(400);

@@ -1,5 +1,4 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { buildContext } from '../../context/build-context.js';
 import { promptHistory } from '../../memory/conversation-context.js';

@@ -13,7 +13,6 @@ import { LociError } from '../../../errors/index.js';
 import { chatModelFromEnv } from '../../../llm/openai-compatible.js';
 import type { ChatModel } from '../../../llm/spec.js';
 import type { InteractionLog } from '../../../memory/memory.js';
-import type { TurnFields } from '../../../memory/spec.js';
 import { loadCliConfig, resolveIndexedRoot, type CliIo } from '../cli-context.js';
 import { printable } from '../format.js';
 

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { createLoci } from '../../../engine/create-loci.js';
 import type { IndexSummary } from '../../../indexing/events.js';
 import { isRemoteSource, redactUrl, syncRemoteRepo } from '../../../sources/remote-repo.js';
-import { loadCliConfig, repoCacheDir, resolveIndexedRoot, resolveRoot, trustedCliConfig, type CliIo } from '../cli-context.js';
+import { loadCliConfig, repoCacheDir, resolveIndexedRoot, trustedCliConfig, type CliIo } from '../cli-context.js';
 import { createProgressBar } from '../progress-bar.js';
 import { withInterrupt } from '../interrupt.js';
 import { formatSkips, printable } from '../format.js';

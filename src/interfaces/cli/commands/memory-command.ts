@@ -10,7 +10,6 @@ import {
   memoryKinds,
   type InteractionOutcome,
   type MemoryFilter,
-  type MemoryInput,
   type MemoryKind,
 } from '../../../memory/spec.js';
 import type { RecordInput } from '../../../memory/record-input.js';
