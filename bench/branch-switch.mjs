@@ -15,7 +15,8 @@ if (!source) throw new Error('Pass --repo DIR (any source tree; it is copied, ne
 const work = mkdtempSync(join(tmpdir(), 'loci-bench-branch-'));
 const repo = join(work, 'repo');
 cpSync(source, repo, { recursive: true, filter: (path) => !/[/\\](\.git|node_modules|\.loci)$/.test(path) });
-const git = (...args) => execFileSync('git', args, { cwd: repo, env: { ...process.env, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' }, stdio: 'pipe' });
+const git = (...args) =>
+  execFileSync('git', args, { cwd: repo, env: { ...process.env, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' }, stdio: 'pipe' });
 git('init', '-q', '-b', 'main');
 git('add', '-A');
 git('commit', '-qm', 'main');
@@ -46,10 +47,24 @@ try {
     git('checkout', '-q', step % 2 === 1 ? 'feature' : 'main');
     started = performance.now();
     const summary = await loci.index();
-    reporter.row({ bench: 'branch-switch', step: `switch ${step} → ${step % 2 === 1 ? 'feature' : 'main'}`, files: summary.files.indexed, seconds: round((performance.now() - started) / 1000), computed: summary.embeddings.computed, cached: summary.embeddings.cached });
+    reporter.row({
+      bench: 'branch-switch',
+      step: `switch ${step} → ${step % 2 === 1 ? 'feature' : 'main'}`,
+      files: summary.files.indexed,
+      seconds: round((performance.now() - started) / 1000),
+      computed: summary.embeddings.computed,
+      cached: summary.embeddings.cached,
+    });
   }
   const status = await loci.status({ checkChanges: false });
-  reporter.row({ bench: 'branch-switch', step: 'after 10 switches', changedFiles: changed.length, storeMB: round(status.bytesOnDisk / 2 ** 20), vectors: status.vectors, cachedVectors: status.cachedVectors });
+  reporter.row({
+    bench: 'branch-switch',
+    step: 'after 10 switches',
+    changedFiles: changed.length,
+    storeMB: round(status.bytesOnDisk / 2 ** 20),
+    vectors: status.vectors,
+    cachedVectors: status.cachedVectors,
+  });
   reporter.row({ bench: 'machine', ...machine() });
 } finally {
   await loci.close();

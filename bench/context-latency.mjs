@@ -11,7 +11,11 @@ const reporter = createReporter();
 const repo = argument('repo');
 if (!repo) throw new Error('Pass --repo DIR (e.g. a checkout of vuejs/core).');
 const maxTokens = Number(argument('max-tokens', '8000'));
-const questions = readFileSync(new URL('../../shared/eval/cosqa/queries.jsonl', import.meta.url), 'utf8').trim().split('\n').slice(0, 100).map((line) => JSON.parse(line).text);
+const questions = readFileSync(new URL('../../shared/eval/cosqa/queries.jsonl', import.meta.url), 'utf8')
+  .trim()
+  .split('\n')
+  .slice(0, 100)
+  .map((line) => JSON.parse(line).text);
 const loci = createLoci({ root: repo });
 try {
   await loci.index();
@@ -28,7 +32,17 @@ try {
   const cli = [];
   for (const question of questions.slice(0, 5)) {
     const started = performance.now();
-    execFileSync(process.execPath, [new URL('../dist/interfaces/cli/main.js', import.meta.url).pathname, 'context', question, '--root', repo, '--max-tokens', String(maxTokens), '--json', '--no-small-project']);
+    execFileSync(process.execPath, [
+      new URL('../dist/interfaces/cli/main.js', import.meta.url).pathname,
+      'context',
+      question,
+      '--root',
+      repo,
+      '--max-tokens',
+      String(maxTokens),
+      '--json',
+      '--no-small-project',
+    ]);
     cli.push(performance.now() - started);
   }
   reporter.row({ bench: 'context', mode: 'CLI process (cold)', repo, maxTokens, questions: cli.length, ...summarize(cli) });

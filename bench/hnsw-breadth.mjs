@@ -21,7 +21,10 @@ const d = model.dimensions;
 const real = await realChunks(n, repos);
 const { chunks } = sizeTo(real, n, 11);
 let t = performance.now();
-const vectors = await embedAll(model, chunks.map((c) => c.text));
+const vectors = await embedAll(
+  model,
+  chunks.map((c) => c.text),
+);
 const qs = benchQueries(100, 7);
 const qv = await embedAll(model, qs, 'query');
 const exact = exactTopK(vectors, d, qv, 10);
@@ -29,10 +32,17 @@ console.error(`data ready in ${((performance.now() - t) / 1000).toFixed(0)} s`);
 for (const ef of [160]) {
   const index = new usearch.Index({ metric: 'cos', dimensions: d, connectivity, expansion_add: 128, expansion_search: ef, quantization: 'f32' });
   t = performance.now();
-  index.add(BigUint64Array.from({ length: n }, (_, i) => BigInt(i + 1)), vectors, 0);
+  index.add(
+    BigUint64Array.from({ length: n }, (_, i) => BigInt(i + 1)),
+    vectors,
+    0,
+  );
   console.error(`graph built in ${((performance.now() - t) / 1000).toFixed(0)} s`);
   for (const k of breadths) {
-    let hit = 0; let tied = 0; let tolerant = 0; const times = [];
+    let hit = 0;
+    let tied = 0;
+    let tolerant = 0;
+    const times = [];
     for (let q = 0; q < 100; q++) {
       const v = qv.slice(q * d, (q + 1) * d);
       const s = performance.now();
@@ -53,6 +63,8 @@ for (const ef of [160]) {
       }
     }
     times.sort((a, b) => a - b);
-    console.log(`n=${n} M=${connectivity} breadth=${k} recall@10=${(hit / 1000).toFixed(3)} ties=${(Math.min(tied, 1000) / 1000).toFixed(3)} eps1e-3=${(Math.min(tolerant, 1000) / 1000).toFixed(3)} p50=${times[50].toFixed(2)}ms p95=${times[95].toFixed(2)}ms`);
+    console.log(
+      `n=${n} M=${connectivity} breadth=${k} recall@10=${(hit / 1000).toFixed(3)} ties=${(Math.min(tied, 1000) / 1000).toFixed(3)} eps1e-3=${(Math.min(tolerant, 1000) / 1000).toFixed(3)} p50=${times[50].toFixed(2)}ms p95=${times[95].toFixed(2)}ms`,
+    );
   }
 }

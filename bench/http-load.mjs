@@ -16,7 +16,9 @@ const work = mkdtempSync(join(tmpdir(), 'loci-bench-http-'));
 const store = join(work, 'store');
 const token = 'bench-token';
 
-await new Promise((resolve, reject) => spawn(process.execPath, [cli, 'index', repo, '--store', store], { stdio: 'ignore' }).on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`index failed: ${code}`)))));
+await new Promise((resolve, reject) =>
+  spawn(process.execPath, [cli, 'index', repo, '--store', store], { stdio: 'ignore' }).on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`index failed: ${code}`)))),
+);
 const server = spawn(process.execPath, [cli, 'serve', '--root', repo, '--port', '0', '--token', token], { env: { ...process.env, LOCI_STORE: store } });
 const base = await new Promise((resolve, reject) => {
   let seen = '';
@@ -60,7 +62,15 @@ await Promise.all(
 const elapsed = (performance.now() - started) / 1000;
 server.kill('SIGTERM');
 rmSync(work, { recursive: true, force: true });
-reporter.row({ bench: 'http-load', clients, seconds: Math.round(elapsed), requests: total, perSecond: Math.round(total / elapsed), errors, ...summarize([...times.search, ...times.recall, ...times.context]) });
+reporter.row({
+  bench: 'http-load',
+  clients,
+  seconds: Math.round(elapsed),
+  requests: total,
+  perSecond: Math.round(total / elapsed),
+  errors,
+  ...summarize([...times.search, ...times.recall, ...times.context]),
+});
 for (const [kind, list] of Object.entries(times)) reporter.row({ bench: 'http-load', kind, requests: list.length, ...summarize(list) });
 reporter.row({ bench: 'machine', ...machine() });
 reporter.done();

@@ -18,7 +18,10 @@ if (!repo) {
   for (let index = 0; index < count; index++) {
     const folder = join(repo, `pkg${index % 50}`, `mod${index % 7}`);
     mkdirSync(folder, { recursive: true });
-    writeFileSync(join(folder, `file${index}.ts`), `// module ${index}\nexport function compute${index}(value: number): number {\n  return value * ${index} + ${index % 13};\n}\n\nexport const label${index} = 'item ${index}';\n`);
+    writeFileSync(
+      join(folder, `file${index}.ts`),
+      `// module ${index}\nexport function compute${index}(value: number): number {\n  return value * ${index} + ${index % 13};\n}\n\nexport const label${index} = 'item ${index}';\n`,
+    );
   }
   label = `synthetic ${count} files`;
 }
@@ -28,7 +31,18 @@ try {
   let started = performance.now();
   const cold = await loci.index();
   const coldSeconds = (performance.now() - started) / 1000;
-  reporter.row({ engine: 'loci', op: 'index-cold', corpus: label, embedder, files: cold.files.indexed, chunks: cold.chunks.written, seconds: +coldSeconds.toFixed(2), filesPerSecond: Math.round(cold.files.indexed / coldSeconds), chunksPerSecond: Math.round(cold.chunks.written / coldSeconds), rssMB: rssMB() });
+  reporter.row({
+    engine: 'loci',
+    op: 'index-cold',
+    corpus: label,
+    embedder,
+    files: cold.files.indexed,
+    chunks: cold.chunks.written,
+    seconds: +coldSeconds.toFixed(2),
+    filesPerSecond: Math.round(cold.files.indexed / coldSeconds),
+    chunksPerSecond: Math.round(cold.chunks.written / coldSeconds),
+    rssMB: rssMB(),
+  });
 
   started = performance.now();
   const noop = await loci.index();

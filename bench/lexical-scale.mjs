@@ -23,7 +23,9 @@ const WARMUP = 5;
 const weights = configSchema.parse({}).search.fieldWeights;
 const real = await realChunks(Math.max(...sizes), repos);
 log(`real chunks: ${real.length}; machine ${JSON.stringify(machine())}`);
-const queries = benchQueries(queryCount, 7).map((text) => queryTerms(text)).filter((terms) => terms.length > 0);
+const queries = benchQueries(queryCount, 7)
+  .map((text) => queryTerms(text))
+  .filter((terms) => terms.length > 0);
 
 for (const n of sizes) {
   const { chunks, variants } = sizeTo(real, n, 11);

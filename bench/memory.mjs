@@ -19,13 +19,18 @@ const queryCount = Number(argument('queries', '500'));
 const evalDir = pathToFileURL(`${EVAL_DIR}/`);
 const lines = (name) => {
   const raw = name.endsWith('.gz') ? gunzipSync(readFileSync(new URL(name, evalDir))).toString('utf8') : readFileSync(new URL(name, evalDir), 'utf8');
-  return raw.trim().split('\n').map((line) => JSON.parse(line));
+  return raw
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
 };
 
 const sentences = [];
 for (const doc of lines('scifact/corpus.jsonl.gz')) for (const sentence of doc.text.split(/(?<=[.!?])\s+/)) if (sentence.length > 30) sentences.push(sentence);
 for (const doc of lines('locomo/corpus.jsonl')) sentences.push(doc.text);
-const questions = lines('locomo/queries.jsonl').slice(0, queryCount).map((query) => query.text);
+const questions = lines('locomo/queries.jsonl')
+  .slice(0, queryCount)
+  .map((query) => query.text);
 
 const work = mkdtempSync(join(tmpdir(), 'loci-bench-memory-'));
 const loci = createLoci({ root: work, config: { embedder: 'static' } });

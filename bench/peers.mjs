@@ -41,7 +41,10 @@ const ratios = [];
 
 for (const n of sizes) {
   const { chunks, variants } = sizeTo(real, n, 11);
-  const vectors = await embedAll(model, chunks.map((chunk) => chunk.text));
+  const vectors = await embedAll(
+    model,
+    chunks.map((chunk) => chunk.text),
+  );
   const exact = exactTopK(vectors, dimensions, queryVectors, 10);
   log(`n=${n}: ${variants} variant chunks; ground truth ready`);
   const dir = mkdtempSync(join(tmpdir(), 'loci-bench-peers-'));
@@ -70,7 +73,18 @@ for (const n of sizes) {
       seconds += (performance.now() - warmStarted) / 1000;
     }
     const rssMB = Math.round(rss() - before);
-    reporter.row({ engine: engine.name, op: 'index', n, p50Ms: null, p95Ms: null, p99Ms: null, recall10: null, seconds: Math.round(seconds * 100) / 100, chunksPerSec: Math.round(n / seconds), rssMB });
+    reporter.row({
+      engine: engine.name,
+      op: 'index',
+      n,
+      p50Ms: null,
+      p95Ms: null,
+      p99Ms: null,
+      recall10: null,
+      seconds: Math.round(seconds * 100) / 100,
+      chunksPerSec: Math.round(n / seconds),
+      rssMB,
+    });
     log(`${engine.name}: built in ${seconds.toFixed(1)} s`);
     engines.push(engine);
   }
@@ -119,7 +133,8 @@ for (const n of sizes) {
     if (!loci?.length) continue;
     const peers = engines.filter((engine) => engine.name !== 'loci' && latencies.get(engine)[op].length > 0).map((engine) => ({ name: engine.name, p50: summarize(latencies.get(engine)[op]).p50Ms }));
     peers.sort((a, b) => a.p50 - b.p50);
-    if (peers[0]) ratios.push({ n, op, lociP50Ms: summarize(loci).p50Ms, fastestPeer: peers[0].name, peerP50Ms: peers[0].p50, speedup: Math.round((peers[0].p50 / summarize(loci).p50Ms) * 100) / 100 });
+    if (peers[0])
+      ratios.push({ n, op, lociP50Ms: summarize(loci).p50Ms, fastestPeer: peers[0].name, peerP50Ms: peers[0].p50, speedup: Math.round((peers[0].p50 / summarize(loci).p50Ms) * 100) / 100 });
   }
   rmSync(dir, { recursive: true, force: true });
 }

@@ -69,7 +69,16 @@ for (const [name, store] of Object.entries(stores)) {
   const seconds = (performance.now() - started) / 1000;
   await loci.close();
   const chunks = summary.chunks.total;
-  reporter.row({ engine: `loci-${name}`, op: 'index', n: documents.length, writers: 1, seconds: round(seconds), docsPerSec: Math.round(documents.length / seconds), chunks, chunksPerSec: Math.round(chunks / seconds) });
+  reporter.row({
+    engine: `loci-${name}`,
+    op: 'index',
+    n: documents.length,
+    writers: 1,
+    seconds: round(seconds),
+    docsPerSec: Math.round(documents.length / seconds),
+    chunks,
+    chunksPerSec: Math.round(chunks / seconds),
+  });
   log(`${name}: indexed in ${round(seconds)} s`);
 }
 
@@ -78,18 +87,31 @@ if (writers > 1) {
   const slice = Math.ceil(documents.length / writers);
   const started = performance.now();
   await Promise.all(
-    Array.from({ length: writers }, (_, writer) =>
-      new Promise((resolve, reject) => {
-        const child = spawn(process.execPath, [join(here, 'postgres.mjs'), '--child', shared, String(writer * slice), String(Math.min(documents.length, (writer + 1) * slice)), String(n)], { stdio: 'inherit' });
-        child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`indexer ${writer} exited with ${code}`))));
-      }),
+    Array.from(
+      { length: writers },
+      (_, writer) =>
+        new Promise((resolve, reject) => {
+          const child = spawn(process.execPath, [join(here, 'postgres.mjs'), '--child', shared, String(writer * slice), String(Math.min(documents.length, (writer + 1) * slice)), String(n)], {
+            stdio: 'inherit',
+          });
+          child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`indexer ${writer} exited with ${code}`))));
+        }),
     ),
   );
   const seconds = (performance.now() - started) / 1000;
   const check = createLoci({ root: dir, store: shared });
   const chunks = (await check.status({ checkChanges: false })).chunks;
   await check.close();
-  reporter.row({ engine: 'loci-postgres', op: 'index', n: documents.length, writers, seconds: round(seconds), docsPerSec: Math.round(documents.length / seconds), chunks, chunksPerSec: Math.round(chunks / seconds) });
+  reporter.row({
+    engine: 'loci-postgres',
+    op: 'index',
+    n: documents.length,
+    writers,
+    seconds: round(seconds),
+    docsPerSec: Math.round(documents.length / seconds),
+    chunks,
+    chunksPerSec: Math.round(chunks / seconds),
+  });
   log(`${writers} concurrent indexers: ${round(seconds)} s, ${chunks} chunks stored`);
 }
 

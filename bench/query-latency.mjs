@@ -45,7 +45,11 @@ const queries = readFileSync(join(EVAL_DIR, 'cosqa', 'queries.jsonl'), 'utf8')
   .slice(0, queryCount)
   .map((line) => JSON.parse(line).text);
 
-const loci = createLoci({ root: repo, store: join(work, 'store'), config: { embedder: 'static', sources: { exclude: ['site-packages/', 'test/', 'tests/'] }, search: { ranker: argument('ranker', 'default') } } });
+const loci = createLoci({
+  root: repo,
+  store: join(work, 'store'),
+  config: { embedder: 'static', sources: { exclude: ['site-packages/', 'test/', 'tests/'] }, search: { ranker: argument('ranker', 'default') } },
+});
 try {
   const indexStarted = performance.now();
   const summary = await loci.index();

@@ -35,30 +35,30 @@ if (smoke && !hasEvalData()) process.stderr.write(`(smoke: ${smokeNeedsEval.map(
 const steps = smoke
   ? [['index-repo.mjs', '--files', '300'], ['lexical-scale.mjs', '--sizes', '5000', '--queries', '20'], ...(hasEvalData() ? smokeNeedsEval : [])]
   : full
-  ? [
-      ['peers.mjs', '--sizes', '10000,100000,1000000', '--queries', '200', ...(repos ? ['--repos', repos] : [])],
-      ['index-repo.mjs'],
-      ['lexical-scale.mjs', '--sizes', '10000,100000,1000000', ...(repos ? ['--repos', repos] : [])],
-      ['hnsw-breadth.mjs', '--n', '1000000', ...(repos ? ['--repos', repos] : [])],
-      ['query-latency.mjs'],
-      ['memory.mjs'],
-      ['postgres.mjs', '--n', '100000', '--writers', '4'],
-      ...(repo
-        ? [
-            ['search-during-index.mjs', '--repo', repo],
-            ['watch-latency.mjs', '--repo', repo],
-            ['branch-switch.mjs', '--repo', repo],
-            ['context-latency.mjs', '--repo', repo],
-            ['http-load.mjs', '--repo', repo],
-          ]
-        : []),
-    ]
-  : [
-      ['peers.mjs', '--sizes', '10000,100000', '--queries', '100', '--engines', 'loci,lancedb,sqlite,usearch'],
-      ['peers.mjs', '--sizes', '10000', '--queries', '100', '--engines', 'loci,orama,minisearch'],
-      ['index-repo.mjs', '--files', '10000'],
-      ...(repo ? [['search-during-index.mjs', '--repo', repo]] : []),
-    ];
+    ? [
+        ['peers.mjs', '--sizes', '10000,100000,1000000', '--queries', '200', ...(repos ? ['--repos', repos] : [])],
+        ['index-repo.mjs'],
+        ['lexical-scale.mjs', '--sizes', '10000,100000,1000000', ...(repos ? ['--repos', repos] : [])],
+        ['hnsw-breadth.mjs', '--n', '1000000', ...(repos ? ['--repos', repos] : [])],
+        ['query-latency.mjs'],
+        ['memory.mjs'],
+        ['postgres.mjs', '--n', '100000', '--writers', '4'],
+        ...(repo
+          ? [
+              ['search-during-index.mjs', '--repo', repo],
+              ['watch-latency.mjs', '--repo', repo],
+              ['branch-switch.mjs', '--repo', repo],
+              ['context-latency.mjs', '--repo', repo],
+              ['http-load.mjs', '--repo', repo],
+            ]
+          : []),
+      ]
+    : [
+        ['peers.mjs', '--sizes', '10000,100000', '--queries', '100', '--engines', 'loci,lancedb,sqlite,usearch'],
+        ['peers.mjs', '--sizes', '10000', '--queries', '100', '--engines', 'loci,orama,minisearch'],
+        ['index-repo.mjs', '--files', '10000'],
+        ...(repo ? [['search-during-index.mjs', '--repo', repo]] : []),
+      ];
 
 let failed = 0;
 for (const [script, ...args] of steps) {

@@ -42,7 +42,19 @@ try {
   }
   histogram.disable();
   const summary = await run;
-  reporter.row({ bench: 'search-during-index', repo, mode: inline ? 'in-process' : 'worker', firstResultMs, files: summary.files.total, indexSeconds: summary.seconds, searches: latencies.length, ...summarize(latencies), maxMs: Math.round(Math.max(...latencies)), loopStallMaxMs: Math.round(histogram.max / 1e6), loopStallP99Ms: Math.round(histogram.percentile(99) / 1e6) });
+  reporter.row({
+    bench: 'search-during-index',
+    repo,
+    mode: inline ? 'in-process' : 'worker',
+    firstResultMs,
+    files: summary.files.total,
+    indexSeconds: summary.seconds,
+    searches: latencies.length,
+    ...summarize(latencies),
+    maxMs: Math.round(Math.max(...latencies)),
+    loopStallMaxMs: Math.round(histogram.max / 1e6),
+    loopStallP99Ms: Math.round(histogram.percentile(99) / 1e6),
+  });
   reporter.row({ bench: 'machine', ...machine() });
   await fresh.close();
 } finally {

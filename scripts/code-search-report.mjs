@@ -43,7 +43,13 @@ const mode = argument('mode', '');
 const configPath = argument('config', '');
 const config = configPath ? JSON.parse(readFileSync(configPath, 'utf8')) : undefined;
 const positional = process.argv.slice(2).filter((value, index, all) => !value.startsWith('--') && !flags.has(all[index - 1]));
-const setPaths = positional.length > 0 ? positional : readdirSync(join(here, '..', 'eval', 'code-questions')).filter((name) => name.endsWith('.json')).sort().map((name) => join(here, '..', 'eval', 'code-questions', name));
+const setPaths =
+  positional.length > 0
+    ? positional
+    : readdirSync(join(here, '..', 'eval', 'code-questions'))
+        .filter((name) => name.endsWith('.json'))
+        .sort()
+        .map((name) => join(here, '..', 'eval', 'code-questions', name));
 
 const RANK_DEPTH = 100;
 
@@ -104,8 +110,14 @@ async function scoreSet(setPath) {
         query: question.query,
         gold: question.gold,
         rank: rankOf(topFiles, question.gold),
-        rankWithoutTests: rankOf(topFiles.filter((path) => !isTestPath(path)), question.gold),
-        rankImplementationOnly: rankOf(topFiles.filter((path) => !isNonImplementationPath(path)), question.gold),
+        rankWithoutTests: rankOf(
+          topFiles.filter((path) => !isTestPath(path)),
+          question.gold,
+        ),
+        rankImplementationOnly: rankOf(
+          topFiles.filter((path) => !isNonImplementationPath(path)),
+          question.gold,
+        ),
         topFiles: topFiles.slice(0, 5),
       };
       if (question.kind === 'symbol' && typeof question.line === 'number') {

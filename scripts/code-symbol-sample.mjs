@@ -64,7 +64,8 @@ function ownerTracker(language) {
 }
 const extensions = { typescript: ['.ts', '.tsx'], javascript: ['.js', '.mjs', '.cjs'], python: ['.py'], go: ['.go'], rust: ['.rs'] };
 // Not implementation: tests, examples, docs, benches, fixtures; Rust macro bodies define no one symbol.
-const notImplementation = /(^|\/)(tests?|__tests__|spec|_?examples?|docs?|test_helpers|benches|benchmarks?|fixtures?|testdata|runtime-tests|perf-measures|build)(\/|$)|(\.|_)(test|spec)\.[a-z]+$|(^|\/)test_[^/]*\.py$|_test\.go$|\.d\.ts$|(^|\/)macros\.rs$/;
+const notImplementation =
+  /(^|\/)(tests?|__tests__|spec|_?examples?|docs?|test_helpers|benches|benchmarks?|fixtures?|testdata|runtime-tests|perf-measures|build)(\/|$)|(\.|_)(test|spec)\.[a-z]+$|(^|\/)test_[^/]*\.py$|_test\.go$|\.d\.ts$|(^|\/)macros\.rs$/;
 
 if (!patterns[language]) throw new Error(`unknown --lang ${language}`);
 const files = [];

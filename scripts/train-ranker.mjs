@@ -75,11 +75,13 @@ for (const folder of sets) {
       if (text === undefined) continue;
       const response = await loci.search(text.trim() === '' ? '(empty)' : text, { topK: 100, files: true, explain: true });
       // topK 100 as `loci eval` asks (the fused pool depends on it); the ranker sees the first `depth` files.
-      const candidates = response.results.filter((result) => result.ranking).map((result) => ({
-        path: result.path,
-        group: result.ranking?.group ?? 'prose',
-        x: featureNames.map((name) => result.ranking?.features[name]?.value ?? 0),
-      }));
+      const candidates = response.results
+        .filter((result) => result.ranking)
+        .map((result) => ({
+          path: result.path,
+          group: result.ranking?.group ?? 'prose',
+          x: featureNames.map((name) => result.ranking?.features[name]?.value ?? 0),
+        }));
       queries.push({ set, half, judged, candidates });
     }
   }
@@ -178,12 +180,22 @@ for (const set of Object.keys(perSet)) {
   const metric = METRIC[set] ?? 'recall@10';
   for (const half of ['tune', 'test']) {
     const mine = queries.filter((query) => query.set === set && query.half === half);
-    const fused = meanMetrics(mine.map((query) => scoreRanking(query.candidates.map((candidate) => candidate.path), query.judged)))[metric];
+    const fused = meanMetrics(
+      mine.map((query) =>
+        scoreRanking(
+          query.candidates.map((candidate) => candidate.path),
+          query.judged,
+        ),
+      ),
+    )[metric];
     const ranked = meanMetrics(
       mine.map((query) => {
         const order = query.candidates.map((candidate, index) => ({ candidate, index, score: scoreOf(candidate) }));
         order.sort((a, b) => b.score - a.score || a.index - b.index);
-        return scoreRanking(order.map((entry) => entry.candidate.path), query.judged);
+        return scoreRanking(
+          order.map((entry) => entry.candidate.path),
+          query.judged,
+        );
       }),
     )[metric];
     report[`${set} ${half} ${metric}`] = { fused: Number(fused.toFixed(4)), ranker: Number(ranked.toFixed(4)), queries: mine.length };

@@ -48,7 +48,12 @@ for (const folder of sets) {
       const query = queries.get(id);
       if (!query) continue;
       const response = await loci.search(query.text.trim() === '' ? '(empty)' : query.text, { topK: 100, files: true, ...(mode ? { mode } : {}) });
-      all.push(scoreRanking(response.results.map((result) => result.path), judged));
+      all.push(
+        scoreRanking(
+          response.results.map((result) => result.path),
+          judged,
+        ),
+      );
     }
     return meanMetrics(all)[metric];
   };
@@ -77,7 +82,13 @@ const json = process.argv.includes('--json');
 for (const row of rows) {
   const line = { vector: row.weights.vector, mention: row.weights.mention, tune: Number(row.tuneObjective.toFixed(4)), test: Number(row.testObjective.toFixed(4)) };
   for (const result of row.perSet) line[`${result.set} tune/test`] = `${result.tune.toFixed(4)}/${result.test.toFixed(4)}`;
-  console.log(json ? JSON.stringify(line) : Object.entries(line).map(([k, v]) => `${k}=${v}`).join('  '));
+  console.log(
+    json
+      ? JSON.stringify(line)
+      : Object.entries(line)
+          .map(([k, v]) => `${k}=${v}`)
+          .join('  '),
+  );
 }
 const best = rows[0];
 log(`chosen on tune: vector ${best.weights.vector}, mention ${best.weights.mention} (objective tune ${best.tuneObjective.toFixed(4)}, test ${best.testObjective.toFixed(4)}; 1 = lexical only)`);

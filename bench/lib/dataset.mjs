@@ -34,7 +34,10 @@ function readJsonl(file) {
   if (!existsSync(file)) return [];
   const bytes = readFileSync(file);
   const text = file.endsWith('.gz') ? gunzipSync(bytes).toString('utf8') : bytes.toString('utf8');
-  return text.split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
 }
 
 async function* evalDocuments() {

@@ -22,7 +22,10 @@ function words(text) {
 function rrf(lists, depth = K) {
   const scores = new Map();
   for (const list of lists) list.forEach((row, rank) => scores.set(row, (scores.get(row) ?? 0) + 1 / (60 + rank)));
-  return [...scores.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, depth).map(([row]) => row);
+  return [...scores.entries()]
+    .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+    .slice(0, depth)
+    .map(([row]) => row);
 }
 
 const vectorAt = (data, row) => data.vectors.subarray(row * data.dimensions, (row + 1) * data.dimensions);
@@ -185,7 +188,11 @@ export async function miniSearchEngine() {
       index = new MiniSearch({ fields: ['text'], idField: 'row' });
       index.addAll(data.chunks.map((chunk, row) => ({ row, text: chunk.text })));
     },
-    lexical: async (query) => index.search(query.text, { combineWith: 'OR' }).slice(0, K).map((hit) => hit.id),
+    lexical: async (query) =>
+      index
+        .search(query.text, { combineWith: 'OR' })
+        .slice(0, K)
+        .map((hit) => hit.id),
     async close() {},
   };
 }

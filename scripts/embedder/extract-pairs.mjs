@@ -38,7 +38,14 @@ function* typescriptPairs(path) {
     const doc = clean(match[1].replace(/^\s*\*\s?/gm, ' ').replace(/@\w+[\s\S]*$/, ''));
     const declaration = match[2].trim();
     if (doc.length < 12 || doc.length > 600 || /^[}\]]/.test(declaration)) continue;
-    yield { query: doc.split(/(?<=\.)\s/).slice(0, 2).join(' '), document: declaration, source: 'typescript' };
+    yield {
+      query: doc
+        .split(/(?<=\.)\s/)
+        .slice(0, 2)
+        .join(' '),
+      document: declaration,
+      source: 'typescript',
+    };
   }
 }
 

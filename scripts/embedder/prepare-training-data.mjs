@@ -57,7 +57,10 @@ for (const file of ['python.jsonl', 'node-sources.jsonl']) {
     pairs.push({ query, document, source: pair.source });
   }
 }
-const vocabulary = [...counts.entries()].filter(([, count]) => count >= MIN_COUNT).sort((a, b) => b[1] - a[1]).slice(0, MAX_VOCABULARY);
+const vocabulary = [...counts.entries()]
+  .filter(([, count]) => count >= MIN_COUNT)
+  .sort((a, b) => b[1] - a[1])
+  .slice(0, MAX_VOCABULARY);
 const idOf = new Map(vocabulary.map(([token], index) => [token, index]));
 writeFileSync(join(dataDir, 'vocabulary.tsv'), `${vocabulary.map(([token, count]) => `${token}\t${count}`).join('\n')}\n`);
 const encoded = [];

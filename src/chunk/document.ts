@@ -44,7 +44,13 @@ function splitSentences(text: string, line: number, budget: number, headingPath:
   flush();
   return chunks.flatMap((chunk) =>
     new LineTable(chunk.text).tokens(1, 1) > budget
-      ? windowChunks(new LineTable(chunk.text), { tokenBudget: budget, windowLines: 1, windowOverlap: 0 }).map((piece) => ({ ...piece, startLine: line, endLine: line, headingPath, kind: 'document' as const }))
+      ? windowChunks(new LineTable(chunk.text), { tokenBudget: budget, windowLines: 1, windowOverlap: 0 }).map((piece) => ({
+          ...piece,
+          startLine: line,
+          endLine: line,
+          headingPath,
+          kind: 'document' as const,
+        }))
       : [chunk],
   );
 }

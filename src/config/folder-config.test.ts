@@ -42,7 +42,13 @@ describe('a folder config (untrusted)', () => {
   });
 
   it('may set local keys: ignore rules, chunking, ranking and memory weights', () => {
-    write({ embedder: 'none', sources: { exclude: ['gen/**'], maxFileBytes: 2_000_000 }, chunking: { tokenBudget: 300 }, search: { topK: 3, mode: 'lexical', ranker: 'none', weights: { lexical: 2 } }, memory: { topK: 9, weights: { recency: 0.3 } } });
+    write({
+      embedder: 'none',
+      sources: { exclude: ['gen/**'], maxFileBytes: 2_000_000 },
+      chunking: { tokenBudget: 300 },
+      search: { topK: 3, mode: 'lexical', ranker: 'none', weights: { lexical: 2 } },
+      memory: { topK: 9, weights: { recency: 0.3 } },
+    });
     const config = loadConfig({ folder: root });
     expect(config.embedder).toBe('none');
     expect(config.sources.exclude).toEqual(['gen/**']);

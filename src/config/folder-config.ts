@@ -40,11 +40,14 @@ export function readFolderConfig(root: string): FolderConfigFile | undefined {
     const realFile = realpathSync(path);
     const inside = relative(realRoot, realFile);
     if (inside.startsWith('..') || isAbsolute(inside)) {
-      throw new LociError('CONFIG_INVALID', `Config file ${path} links outside the folder; loci does not follow it.`, { hint: 'Replace the link with a regular file, or pass your own file with --config.' });
+      throw new LociError('CONFIG_INVALID', `Config file ${path} links outside the folder; loci does not follow it.`, {
+        hint: 'Replace the link with a regular file, or pass your own file with --config.',
+      });
     }
     const stats = statSync(realFile);
     if (!stats.isFile()) throw new LociError('CONFIG_INVALID', `Config file ${path} is not a regular file.`, { hint: 'Replace it with a JSON file, or pass your own file with --config.' });
-    if (stats.size > MAX_CONFIG_BYTES) throw new LociError('CONFIG_INVALID', `Config file ${path} is larger than ${MAX_CONFIG_BYTES} bytes.`, { hint: 'A loci config is a few lines of JSON; shorten it.' });
+    if (stats.size > MAX_CONFIG_BYTES)
+      throw new LociError('CONFIG_INVALID', `Config file ${path} is larger than ${MAX_CONFIG_BYTES} bytes.`, { hint: 'A loci config is a few lines of JSON; shorten it.' });
     const bytes = readFileSync(realFile);
     const sha256 = createHash('sha256').update(bytes).digest('hex');
     return { path, realRoot, sha256, values: parseConfigText(bytes.toString('utf8'), path) };
@@ -78,16 +81,12 @@ export function folderConfigLayers(
 
 function untrustedError(file: FolderConfigFile, refused: RefusedKey[]): LociError {
   const lines = refused.map((key) => `  ${key.path} = ${shortJson(key.value)} (from ${file.path}): ${key.reason}`);
-  return new LociError(
-    'CONFIG_UNTRUSTED',
-    `The folder's own config sets ${refused.length} key(s) that only your own configuration may set:\n${lines.join('\n')}\n`,
-    {
-      hint:
-        `If you have read ${file.path} and trust it, run \`loci trust ${file.realRoot}\` once (recorded outside the folder, for this exact content; ` +
-        'library: pass trustFolderConfig). Or set these keys yourself: your user config (~/.config/loci/config.json), --config FILE, LOCI_* variables or flags.',
-      details: { file: file.path, sha256: file.sha256, refused: refused.map(({ path, reason }) => ({ path, reason })) },
-    },
-  );
+  return new LociError('CONFIG_UNTRUSTED', `The folder's own config sets ${refused.length} key(s) that only your own configuration may set:\n${lines.join('\n')}\n`, {
+    hint:
+      `If you have read ${file.path} and trust it, run \`loci trust ${file.realRoot}\` once (recorded outside the folder, for this exact content; ` +
+      'library: pass trustFolderConfig). Or set these keys yourself: your user config (~/.config/loci/config.json), --config FILE, LOCI_* variables or flags.',
+    details: { file: file.path, sha256: file.sha256, refused: refused.map(({ path, reason }) => ({ path, reason })) },
+  });
 }
 
 function shortJson(value: unknown): string {

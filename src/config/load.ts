@@ -155,8 +155,7 @@ function configLeaves(): Array<{ path: string[]; kind: LeafKind }> {
       for (const [key, child] of Object.entries(inner.shape as Record<string, z.ZodType>)) visit(child, [...path, key]);
       return;
     }
-    const kind: LeafKind =
-      inner instanceof z.ZodNumber ? 'number' : inner instanceof z.ZodBoolean ? 'boolean' : inner instanceof z.ZodArray ? 'array' : 'string';
+    const kind: LeafKind = inner instanceof z.ZodNumber ? 'number' : inner instanceof z.ZodBoolean ? 'boolean' : inner instanceof z.ZodArray ? 'array' : 'string';
     leaves.push({ path, kind });
   };
   visit(configSchema, []);
@@ -174,7 +173,12 @@ function parseEnvironmentValue(text: string, kind: LeafKind): unknown {
       if (/^(0|false|no|off)$/i.test(text)) return false;
       return text;
     case 'array':
-      return text.trim().startsWith('[') ? safeJson(text) : text.split(',').map((part) => part.trim()).filter(Boolean);
+      return text.trim().startsWith('[')
+        ? safeJson(text)
+        : text
+            .split(',')
+            .map((part) => part.trim())
+            .filter(Boolean);
     case 'string':
       return text;
   }

@@ -85,7 +85,10 @@ const embedderOptionsSchema = z.strictObject({
   /** Output dimensions, when the model lets you choose or cannot be asked. */
   dimensions: z.number().int().min(1).max(16384).optional(),
   /** Name of the environment variable holding the API key (never the key itself). */
-  apiKeyEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'must be an environment variable name such as OPENAI_API_KEY').optional(),
+  apiKeyEnv: z
+    .string()
+    .regex(/^[A-Z_][A-Z0-9_]*$/, 'must be an environment variable name such as OPENAI_API_KEY')
+    .optional(),
   /** Per-request timeout. */
   timeoutMs: z.number().int().min(100).max(600_000).default(60_000),
   /** Texts per request (capped by what the provider accepts). */

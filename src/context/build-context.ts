@@ -120,9 +120,13 @@ export async function buildContext(loci: ContextSource, rawQuestion: string, opt
   // Counted with a bound: a huge include is refused after counting about maxTokens of it.
   const pinnedCost = await boundedCost(counter, pinned, maxTokens - overhead);
   if (overhead + pinnedCost > maxTokens) {
-    throw new LociError('CONTEXT_TOO_LARGE', `The included files take ${Number.isFinite(pinnedCost) ? pinnedCost : `more than ${maxTokens - overhead}`} ${counter.unit}; with the prompt that is over the limit of ${maxTokens}.`, {
-      details: { included: includes, size: pinnedCost, limit: maxTokens },
-    });
+    throw new LociError(
+      'CONTEXT_TOO_LARGE',
+      `The included files take ${Number.isFinite(pinnedCost) ? pinnedCost : `more than ${maxTokens - overhead}`} ${counter.unit}; with the prompt that is over the limit of ${maxTokens}.`,
+      {
+        details: { included: includes, size: pinnedCost, limit: maxTokens },
+      },
+    );
   }
 
   let mode: BuiltContext['mode'] = 'retrieved';
@@ -143,13 +147,22 @@ export async function buildContext(loci: ContextSource, rawQuestion: string, opt
       });
     }
     // Files the rules refuse now (changed since indexing, or gone) are left out, not fatal.
-    candidates = (await reader.readMany(chosen.map((file) => file.path), { ...signal, skipRefused: true })).files.map((file) => ({ ...wholeFile(file), origin: 'all' as const, score: 1 }));
+    candidates = (
+      await reader.readMany(
+        chosen.map((file) => file.path),
+        { ...signal, skipRefused: true },
+      )
+    ).files.map((file) => ({ ...wholeFile(file), origin: 'all' as const, score: 1 }));
     const size = await boundedCost(counter, candidates, maxTokens - overhead - pinnedCost);
     if (overhead + pinnedCost + size > maxTokens) {
-      throw new LociError('CONTEXT_TOO_LARGE', `/all ${mask || '**'} matches ${candidates.length} files of ${Number.isFinite(size) ? size : `more than ${maxTokens - overhead - pinnedCost}`} ${counter.unit}; with the prompt that is over the limit of ${maxTokens}.`, {
-        hint: 'Narrow the mask (e.g. "src/**/*.ts"), or raise --max-tokens.',
-        details: { files: candidates.length, size, limit: maxTokens },
-      });
+      throw new LociError(
+        'CONTEXT_TOO_LARGE',
+        `/all ${mask || '**'} matches ${candidates.length} files of ${Number.isFinite(size) ? size : `more than ${maxTokens - overhead - pinnedCost}`} ${counter.unit}; with the prompt that is over the limit of ${maxTokens}.`,
+        {
+          hint: 'Narrow the mask (e.g. "src/**/*.ts"), or raise --max-tokens.',
+          details: { files: candidates.length, size, limit: maxTokens },
+        },
+      );
     }
   } else if (options.smallProject !== false && files.length > 0 && files.length < SMALL_PROJECT.files && totalBytes < SMALL_PROJECT.bytes) {
     const paths = files.filter((file) => !includes.includes(file.path)).map((file) => file.path);
@@ -225,7 +238,12 @@ function noteSearch(notes: Notes, response: SearchResponse): void {
 
 async function retrieve(loci: ContextSource, question: string, options: ContextOptions, picked: string[] | undefined, notes: Notes): Promise<ContextItem[]> {
   const topN = options.topN ?? 50;
-  const response = await loci.search(question, { topK: topN, ...(options.paths ? { paths: options.paths } : {}), ...(options.threshold !== undefined ? { threshold: options.threshold } : {}), ...(options.minSimilarity !== undefined ? { minSimilarity: options.minSimilarity } : {}) });
+  const response = await loci.search(question, {
+    topK: topN,
+    ...(options.paths ? { paths: options.paths } : {}),
+    ...(options.threshold !== undefined ? { threshold: options.threshold } : {}),
+    ...(options.minSimilarity !== undefined ? { minSimilarity: options.minSimilarity } : {}),
+  });
   noteSearch(notes, response);
   let items: ContextItem[] = response.results.map((result) => ({
     path: result.path,
@@ -322,7 +340,25 @@ async function boundedCost(counter: TokenCounter, items: readonly ContextItem[],
 
 function languageHint(path: string): string {
   const extension = path.slice(path.lastIndexOf('.') + 1).toLowerCase();
-  return { ts: 'typescript', tsx: 'tsx', js: 'javascript', mjs: 'javascript', py: 'python', go: 'go', rs: 'rust', java: 'java', cs: 'csharp', md: 'markdown', json: 'json', rb: 'ruby', c: 'c', h: 'c', cpp: 'cpp' }[extension] ?? '';
+  return (
+    {
+      ts: 'typescript',
+      tsx: 'tsx',
+      js: 'javascript',
+      mjs: 'javascript',
+      py: 'python',
+      go: 'go',
+      rs: 'rust',
+      java: 'java',
+      cs: 'csharp',
+      md: 'markdown',
+      json: 'json',
+      rb: 'ruby',
+      c: 'c',
+      h: 'c',
+      cpp: 'cpp',
+    }[extension] ?? ''
+  );
 }
 
 export type { TokenCounter };

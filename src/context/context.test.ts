@@ -109,14 +109,22 @@ describe('buildContext', () => {
     const none = await buildContext(loci, 'zebra quantum', { maxTokens: 3000, smallProject: false, threshold: 1e9 });
     expect(none.sources).toEqual([]);
     expect(none.messages.map((message) => message.role)).toEqual(['system', 'user']);
-    expect(renderMessages({ system: 's', history: [{ userQuery: 'q1', assistantResponse: 'a1' }], items: [], question: 'q2' }).map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'user']);
+    expect(renderMessages({ system: 's', history: [{ userQuery: 'q1', assistantResponse: 'a1' }], items: [], question: 'q2' }).map((message) => message.role)).toEqual([
+      'system',
+      'user',
+      'assistant',
+      'user',
+    ]);
   });
 
   it('sends /all within the limit or fails with the size; includes @paths first', async () => {
     const all = await buildContext(loci, '/all src/re*.ts what do these do', { maxTokens: 20_000 });
     expect(all.mode).toBe('all');
     expect(all.sources.map((source) => source.path).sort()).toEqual(['src/refunds.ts', 'src/reports.ts']);
-    await expect(buildContext(loci, '/all what does everything do', { maxTokens: 2000 })).rejects.toMatchObject({ code: 'CONTEXT_TOO_LARGE', message: expect.stringMatching(/matches 11 files of \d+ tokens/) });
+    await expect(buildContext(loci, '/all what does everything do', { maxTokens: 2000 })).rejects.toMatchObject({
+      code: 'CONTEXT_TOO_LARGE',
+      message: expect.stringMatching(/matches 11 files of \d+ tokens/),
+    });
     const included = await buildContext(loci, 'explain @README.md please', { maxTokens: 1500, smallProject: false });
     expect(included.sources[0]).toEqual({ path: 'README.md', startLine: 1, endLine: 3 });
     await expect(buildContext(loci, 'x @src/missing.ts', { maxTokens: 1500 })).rejects.toMatchObject({ code: 'FILE_NOT_FOUND', message: expect.stringMatching(/src\/missing\.ts/) });
@@ -157,7 +165,11 @@ describe('buildContext', () => {
 });
 
 describe('rerankers', () => {
-  const items = [item('a.ts', 1, 2, 0.9, 'function unrelated() {}'), item('b.ts', 1, 2, 0.5, 'function refundCharge() { issue refund }'), item('c.ts', 1, 2, 0.4, 'function refundCharge() { issue refund }')];
+  const items = [
+    item('a.ts', 1, 2, 0.9, 'function unrelated() {}'),
+    item('b.ts', 1, 2, 0.5, 'function refundCharge() { issue refund }'),
+    item('c.ts', 1, 2, 0.4, 'function refundCharge() { issue refund }'),
+  ];
 
   it('LLM yes/no puts relevant snippets first and caches verdicts', async () => {
     server.answer = (request) => (request.body.messages?.[1]?.content.includes('refund') && request.body.messages[1].content.includes('Snippet:\n```b.ts') ? 'Yes' : 'No');
@@ -172,7 +184,10 @@ describe('rerankers', () => {
   });
 
   it('API rerankers speak the Cohere and Voyage wire formats', async () => {
-    for (const [format, baseUrl] of [['cohere', server.baseUrl], ['voyage', `${server.baseUrl}/voyage`]] as const) {
+    for (const [format, baseUrl] of [
+      ['cohere', server.baseUrl],
+      ['voyage', `${server.baseUrl}/voyage`],
+    ] as const) {
       const ranked = (await rerankItems(apiReranker({ format, baseUrl, model: 'rerank-test' }), 'refund charge', items, { topK: 2 })).items;
       expect(ranked.map((chosen) => chosen.path)).toEqual(['b.ts', 'c.ts']);
     }
@@ -183,12 +198,19 @@ describe('rerankers', () => {
     server.faults.push('rate-limit');
     expect((await rerankItems(reranker, 'refund charge', items, { topK: 2 })).items.map((chosen) => chosen.path)).toEqual(['b.ts', 'c.ts']);
     server.faults.push('server-error', 'server-error');
-    await expect(rerankItems(reranker, 'refund charge', items, { topK: 2 })).rejects.toMatchObject({ code: 'LLM_FAILED', message: expect.stringMatching(/failed after 2 attempts: answered HTTP 500: boom/) });
+    await expect(rerankItems(reranker, 'refund charge', items, { topK: 2 })).rejects.toMatchObject({
+      code: 'LLM_FAILED',
+      message: expect.stringMatching(/failed after 2 attempts: answered HTTP 500: boom/),
+    });
   });
 
   it('MMR drops near-duplicates in favour of other content', async () => {
     const embed = async (texts: string[]) => texts.map((text) => Float32Array.from(text.includes('refund') ? [1, 0] : [0, 1]));
-    const candidates = [{ ...(items[1] as ContextItem), score: 0.9 }, { ...(items[2] as ContextItem), score: 0.85 }, { ...(items[0] as ContextItem), score: 0.3 }];
+    const candidates = [
+      { ...(items[1] as ContextItem), score: 0.9 },
+      { ...(items[2] as ContextItem), score: 0.85 },
+      { ...(items[0] as ContextItem), score: 0.3 },
+    ];
     const ranked = (await rerankItems(mmrReranker(embed, 0.5), 'q', candidates, { topK: 2 })).items;
     expect(ranked.map((chosen) => chosen.path)).toEqual(['b.ts', 'a.ts']);
   });

@@ -77,7 +77,12 @@ describe('includes through the library', () => {
 
   it('keeps serving ordinary files and public halves', async () => {
     const built = await buildContext(loci, 'how do refunds work', { include: ['src/refund.ts', 'keys/id_rsa.pub', '.env.example'], maxTokens: 4000, smallProject: false });
-    expect(built.items.filter((item) => item.pinned).map((item) => item.path).sort()).toEqual(['.env.example', 'keys/id_rsa.pub', 'src/refund.ts']);
+    expect(
+      built.items
+        .filter((item) => item.pinned)
+        .map((item) => item.path)
+        .sort(),
+    ).toEqual(['.env.example', 'keys/id_rsa.pub', 'src/refund.ts']);
   });
 
   it('sends no secret in a small project context or /all', async () => {

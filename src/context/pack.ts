@@ -69,7 +69,9 @@ export function mergeOverlaps(items: readonly ContextItem[]): ContextItem[] {
  */
 export function packItems(candidates: readonly ContextItem[], options: PackOptions): PackResult {
   const soft = Math.min(options.softLimit ?? options.hardLimit, options.hardLimit);
-  const ordered = mergeOverlaps(candidates).sort((a, b) => Number(Boolean(b.pinned)) - Number(Boolean(a.pinned)) || b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : a.startLine - b.startLine));
+  const ordered = mergeOverlaps(candidates).sort(
+    (a, b) => Number(Boolean(b.pinned)) - Number(Boolean(a.pinned)) || b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : a.startLine - b.startLine),
+  );
   const chosen: ContextItem[] = [];
   const skipped: ContextItem[] = [];
   let used = 0;

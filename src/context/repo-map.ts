@@ -65,7 +65,12 @@ export async function pickFilesWithModel(model: ChatModel, question: string, map
   });
   const picked: string[] = [];
   for (const raw of text.split('\n')) {
-    const path = raw.replace(/^[\s\-*\d.)`]+/, '').replace(/[`\s]+$/, '').split(':')[0]?.trim() ?? '';
+    const path =
+      raw
+        .replace(/^[\s\-*\d.)`]+/, '')
+        .replace(/[`\s]+$/, '')
+        .split(':')[0]
+        ?.trim() ?? '';
     if (known.has(path) && !picked.includes(path)) picked.push(path);
   }
   if (picked.length === 0 && text.trim() !== '') {

@@ -55,11 +55,9 @@ export async function embedMany(options: EmbedManyOptions): Promise<EmbedManyRes
       result.embeddings.forEach((embedding, offset) => {
         const vector = embedding instanceof Float32Array ? embedding : Float32Array.from(embedding);
         if (vector.length !== model.dimensions) {
-          throw new LociError(
-            'DIMENSION_MISMATCH',
-            `${model.provider}:${model.modelId} returned a ${vector.length}-dimensional vector; ${model.dimensions} were configured.`,
-            { details: { expected: model.dimensions, received: vector.length } },
-          );
+          throw new LociError('DIMENSION_MISMATCH', `${model.provider}:${model.modelId} returned a ${vector.length}-dimensional vector; ${model.dimensions} were configured.`, {
+            details: { expected: model.dimensions, received: vector.length },
+          });
         }
         embeddings[batch.start + offset] = vector;
       });

@@ -45,7 +45,13 @@ const knownDimensions: Record<string, number> = {
 
 /** OpenAI-compatible servers and where they listen by default. */
 const compatiblePresets: Record<string, { baseUrl: string; defaultModel: string; apiKeyEnv?: string; requestDimensions?: boolean; describe: string }> = {
-  openai: { baseUrl: 'https://api.openai.com/v1', defaultModel: 'text-embedding-3-small', apiKeyEnv: 'OPENAI_API_KEY', requestDimensions: true, describe: 'OpenAI /v1/embeddings (key: OPENAI_API_KEY)' },
+  openai: {
+    baseUrl: 'https://api.openai.com/v1',
+    defaultModel: 'text-embedding-3-small',
+    apiKeyEnv: 'OPENAI_API_KEY',
+    requestDimensions: true,
+    describe: 'OpenAI /v1/embeddings (key: OPENAI_API_KEY)',
+  },
   ollama: { baseUrl: 'http://127.0.0.1:11434/v1', defaultModel: 'nomic-embed-text', describe: 'Ollama on 127.0.0.1:11434 (ollama:nomic-embed-text)' },
   docker: { baseUrl: 'http://127.0.0.1:12434/engines/v1', defaultModel: 'ai/mxbai-embed-large', describe: 'Docker Model Runner (docker:ai/mxbai-embed-large)' },
   lmstudio: { baseUrl: 'http://127.0.0.1:1234/v1', defaultModel: 'text-embedding-nomic-embed-text-v1.5', describe: 'LM Studio on 127.0.0.1:1234' },
@@ -82,9 +88,7 @@ async function withProbedDimensions(create: (dimensions: number) => EmbeddingMod
 }
 
 export function registerBuiltInEmbedders(): void {
-  registerEmbedder('static', 'offline default, shipped with loci (no network, no download)', async (modelId) =>
-    createStaticEmbedder(modelId && modelId !== 'loci-static-v1' ? { file: modelId } : {}),
-  );
+  registerEmbedder('static', 'offline default, shipped with loci (no network, no download)', async (modelId) => createStaticEmbedder(modelId && modelId !== 'loci-static-v1' ? { file: modelId } : {}));
 
   for (const [provider, preset] of Object.entries(compatiblePresets)) {
     registerEmbedder(provider, preset.describe, async (modelId, context) => {
@@ -95,17 +99,20 @@ export function registerBuiltInEmbedders(): void {
       const apiKey = apiKeyEnv ? (provider === 'openai' && !options.baseUrl ? requireKey(context.env, apiKeyEnv, `${provider}:${model}`) : context.env[apiKeyEnv]) : undefined;
       return withProbedDimensions(
         (dimensions) =>
-          withConcurrency(createOpenAICompatibleEmbedder({
-            provider,
-            modelId: model,
-            baseUrl: options.baseUrl ?? preset.baseUrl,
-            dimensions,
-            timeoutMs: options.timeoutMs,
-            ...(apiKey ? { apiKey } : {}),
-            ...(apiKeyEnv ? { apiKeyEnv } : {}),
-            ...(preset.requestDimensions && options.dimensions ? { requestDimensions: true } : {}),
-            ...(options.batchSize ? { maxEmbeddingsPerCall: options.batchSize } : {}),
-          }), context),
+          withConcurrency(
+            createOpenAICompatibleEmbedder({
+              provider,
+              modelId: model,
+              baseUrl: options.baseUrl ?? preset.baseUrl,
+              dimensions,
+              timeoutMs: options.timeoutMs,
+              ...(apiKey ? { apiKey } : {}),
+              ...(apiKeyEnv ? { apiKeyEnv } : {}),
+              ...(preset.requestDimensions && options.dimensions ? { requestDimensions: true } : {}),
+              ...(options.batchSize ? { maxEmbeddingsPerCall: options.batchSize } : {}),
+            }),
+            context,
+          ),
         dimensionsFor(provider, model, context),
       );
     });

@@ -72,7 +72,13 @@ class LociEngine implements Loci {
   }
 
   index(runOptions: RunOptions = {}): Promise<IndexSummary> {
-    return this.running(() => noteFailedRun(() => this.openStore(true), this.options.embedder ?? this.config.embedder, () => this.indexFolder(runOptions)));
+    return this.running(() =>
+      noteFailedRun(
+        () => this.openStore(true),
+        this.options.embedder ?? this.config.embedder,
+        () => this.indexFolder(runOptions),
+      ),
+    );
   }
 
   indexPaths(paths: readonly string[], runOptions: RunOptions = {}): Promise<IndexSummary> {
@@ -289,7 +295,9 @@ class LociEngine implements Loci {
     if (location.kind === 'sqlite') return openStore({ kind: 'sqlite', folder: location.folder, file: join(location.folder, MEMORY_DATABASE) }, { create: true, keepCatalogEntries: 0 }); // RecordStore keeps parsed records
     if (location.kind === 'postgres') return openStore(location, { create: true, namespaceSuffix: '_memory' });
     if (location.memory) return location.memory;
-    throw new LociError('NOT_SUPPORTED', 'This engine was given a Store object for its index but none for memory.', { hint: 'Pass createLoci({ store: { index, memory } }) with a second store for memory (it must not be the index store).' });
+    throw new LociError('NOT_SUPPORTED', 'This engine was given a Store object for its index but none for memory.', {
+      hint: 'Pass createLoci({ store: { index, memory } }) with a second store for memory (it must not be the index store).',
+    });
   }
 
   sourceReader(options: { budgetBytes?: number } = {}): SafeReader {

@@ -5,7 +5,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 // This process behaves as a machine where usearch did not install and the TypeScript grammar
 // cannot load: both must be said, not silently degraded.
-vi.mock('../retrieve/warm/exact-or-graph-vector-index.js', async (original) => ({ ...(await original<typeof import('../retrieve/warm/exact-or-graph-vector-index.js')>()), vectorGraphAvailable: () => false }));
+vi.mock('../retrieve/warm/exact-or-graph-vector-index.js', async (original) => ({
+  ...(await original<typeof import('../retrieve/warm/exact-or-graph-vector-index.js')>()),
+  vectorGraphAvailable: () => false,
+}));
 vi.mock('../chunk/code/load-parser.js', async (original) => {
   const real = await original<typeof import('../chunk/code/load-parser.js')>();
   return { ...real, parserFor: (grammar: string) => (grammar === 'typescript' ? Promise.reject(new Error('WASM compile failed')) : real.parserFor(grammar)) };

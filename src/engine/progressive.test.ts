@@ -9,7 +9,8 @@ let root: string;
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'loci-progressive-'));
   await mkdir(join(root, 'src'));
-  for (let file = 0; file < 30; file++) await writeFile(join(root, 'src', `f${file}.ts`), `export function compute${file}(value: number): number {\n  // step ${file} of the pipeline\n  return value + ${file};\n}\n`);
+  for (let file = 0; file < 30; file++)
+    await writeFile(join(root, 'src', `f${file}.ts`), `export function compute${file}(value: number): number {\n  // step ${file} of the pipeline\n  return value + ${file};\n}\n`);
 });
 afterAll(async () => {
   await rm(root, { recursive: true, force: true });

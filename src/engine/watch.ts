@@ -49,7 +49,10 @@ export async function watchEngine(engine: WatchedEngine, storePaths: string[], w
   });
   // The first full run goes first in the same queue, so batches never overlap it.
   const initial = watcher.ready.then(() => engine.index());
-  let queue: Promise<void> = initial.then(() => undefined, () => undefined);
+  let queue: Promise<void> = initial.then(
+    () => undefined,
+    () => undefined,
+  );
   try {
     emit({ type: 'watch-ready', summary: await initial });
   } catch (error) {

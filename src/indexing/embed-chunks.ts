@@ -13,12 +13,7 @@ export interface EmbedChunksResult {
  * Gives every chunk its vector: from the store's embedding cache when (embedder, content
  * hash) is known, otherwise from the model. Identical texts are embedded once.
  */
-export async function embedChunks(
-  chunks: readonly PreparedChunk[],
-  model: EmbeddingModel,
-  store: Store,
-  abortSignal?: AbortSignal,
-): Promise<EmbedChunksResult> {
+export async function embedChunks(chunks: readonly PreparedChunk[], model: EmbeddingModel, store: Store, abortSignal?: AbortSignal): Promise<EmbedChunksResult> {
   if (chunks.length === 0) return { computed: 0, cached: 0, warnings: [] };
   const embedderId = embedderIdOf(model);
   const hashes = [...new Set(chunks.map((chunk) => chunk.write.contentHash))];

@@ -107,7 +107,15 @@ function prefetch<T, R>(items: readonly T[], load: (item: T) => Promise<R>, ahea
 
 export function emptyTally(): IndexItemsTally {
   return {
-    added: 0, updated: 0, unchanged: 0, removed: 0, chunksWritten: 0, embeddingsComputed: 0, embeddingsCached: 0, skipped: {}, warnings: [],
+    added: 0,
+    updated: 0,
+    unchanged: 0,
+    removed: 0,
+    chunksWritten: 0,
+    embeddingsComputed: 0,
+    embeddingsCached: 0,
+    skipped: {},
+    warnings: [],
     fallbacks: { count: 0, examples: [] },
     failures: { count: 0, examples: [] },
   };
@@ -245,6 +253,13 @@ async function writePending(pending: PendingFile[], context: IndexItemsContext, 
     else tally.added++;
     tally.chunksWritten += file.chunks.length;
     context.progress.done++;
-    context.onProgress?.({ type: 'file-indexed', path: file.item.path, chunks: file.chunks.length, done: context.progress.done, total: context.progress.total, ...(file.fallback ? { fallback: file.fallback } : {}) });
+    context.onProgress?.({
+      type: 'file-indexed',
+      path: file.item.path,
+      chunks: file.chunks.length,
+      done: context.progress.done,
+      total: context.progress.total,
+      ...(file.fallback ? { fallback: file.fallback } : {}),
+    });
   }
 }

@@ -34,10 +34,9 @@ export async function runIndex(options: RunIndexOptions): Promise<IndexSummary> 
 
   const catalog = await options.store.listCatalog();
   const plan = planChanges(walk.files, catalog, { chunker: options.chunker, embedder: options.embedderId });
-  const toProcess: IndexItem[] = [
-    ...plan.add.map((file) => fileItem(file, options)),
-    ...plan.check.map(({ file, previous }) => ({ ...fileItem(file, options), previous })),
-  ].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const toProcess: IndexItem[] = [...plan.add.map((file) => fileItem(file, options)), ...plan.check.map(({ file, previous }) => ({ ...fileItem(file, options), previous }))].sort((a, b) =>
+    a.path < b.path ? -1 : a.path > b.path ? 1 : 0,
+  );
   options.onProgress?.({ type: 'plan-ready', toIndex: plan.add.length, toCheck: plan.check.length, unchanged: plan.unchanged.length, toRemove: plan.remove.length });
 
   const tally = emptyTally();

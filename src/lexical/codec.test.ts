@@ -9,7 +9,13 @@ describe('lexical codec', () => {
       heading: [],
       body: [...Array.from({ length: 300 }, () => 'config'), 'pars', 'valu'],
     });
-    const ids = new Map([['src', 5], ['config', 1], ['parseconfig', 300_000_000], ['pars', 128], ['valu', 16_384]]);
+    const ids = new Map([
+      ['src', 5],
+      ['config', 1],
+      ['parseconfig', 300_000_000],
+      ['pars', 128],
+      ['valu', 16_384],
+    ]);
     const decoded = decodeTerms(encodeTerms(stats, (term) => ids.get(term) as number));
     expect(decoded.fieldLengths).toEqual([2, 3, 0, 302]);
     expect([...decoded.termIds]).toEqual([1, 5, 128, 16_384, 300_000_000]);

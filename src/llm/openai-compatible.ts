@@ -145,7 +145,14 @@ function completionResult(body: ChatCompletion, label: string, model: string): C
     text: choice.message.content,
     model: body.model ?? model,
     ...(choice.finish_reason ? { finishReason: choice.finish_reason } : {}),
-    ...(usage ? { usage: { ...(usage.prompt_tokens !== undefined ? { promptTokens: usage.prompt_tokens } : {}), ...(usage.completion_tokens !== undefined ? { completionTokens: usage.completion_tokens } : {}) } } : {}),
+    ...(usage
+      ? {
+          usage: {
+            ...(usage.prompt_tokens !== undefined ? { promptTokens: usage.prompt_tokens } : {}),
+            ...(usage.completion_tokens !== undefined ? { completionTokens: usage.completion_tokens } : {}),
+          },
+        }
+      : {}),
   };
 }
 

@@ -27,10 +27,127 @@ interface Facts {
   words: string;
 }
 
-const NUMBER_WORDS = new Set(['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'twenty', 'hundred', 'thousand', 'million', 'billion', 'half', 'once', 'twice']);
-const NEGATIONS = new Set(['not', 'no', 'never', 'none', 'nobody', 'nothing', 'nowhere', 'neither', 'nor', 'cannot', 'without', 'dont', 'doesnt', 'didnt', 'isnt', 'arent', 'wasnt', 'werent', 'wont', 'cant', 'couldnt', 'shouldnt', 'wouldnt', 'mustnt', 'hasnt', 'havent', 'hadnt', 'aint', 'neednt']);
+const NUMBER_WORDS = new Set([
+  'zero',
+  'one',
+  'two',
+  'three',
+  'four',
+  'five',
+  'six',
+  'seven',
+  'eight',
+  'nine',
+  'ten',
+  'eleven',
+  'twelve',
+  'twenty',
+  'hundred',
+  'thousand',
+  'million',
+  'billion',
+  'half',
+  'once',
+  'twice',
+]);
+const NEGATIONS = new Set([
+  'not',
+  'no',
+  'never',
+  'none',
+  'nobody',
+  'nothing',
+  'nowhere',
+  'neither',
+  'nor',
+  'cannot',
+  'without',
+  'dont',
+  'doesnt',
+  'didnt',
+  'isnt',
+  'arent',
+  'wasnt',
+  'werent',
+  'wont',
+  'cant',
+  'couldnt',
+  'shouldnt',
+  'wouldnt',
+  'mustnt',
+  'hasnt',
+  'havent',
+  'hadnt',
+  'aint',
+  'neednt',
+]);
 /** Capitalised only because they open a sentence, not names. */
-const FUNCTION_WORDS = new Set(['a', 'an', 'the', 'this', 'that', 'these', 'those', 'i', 'we', 'you', 'he', 'she', 'it', 'they', 'my', 'our', 'your', 'his', 'her', 'its', 'their', 'in', 'on', 'at', 'to', 'for', 'of', 'by', 'with', 'from', 'and', 'or', 'but', 'if', 'when', 'then', 'so', 'also', 'there', 'here', 'is', 'are', 'was', 'were', 'be', 'do', 'does', 'did', 'will', 'would', 'can', 'could', 'should', 'must', 'may', 'might', 'have', 'has', 'had', 'please', 'always', 'only', 'all', 'some']);
+const FUNCTION_WORDS = new Set([
+  'a',
+  'an',
+  'the',
+  'this',
+  'that',
+  'these',
+  'those',
+  'i',
+  'we',
+  'you',
+  'he',
+  'she',
+  'it',
+  'they',
+  'my',
+  'our',
+  'your',
+  'his',
+  'her',
+  'its',
+  'their',
+  'in',
+  'on',
+  'at',
+  'to',
+  'for',
+  'of',
+  'by',
+  'with',
+  'from',
+  'and',
+  'or',
+  'but',
+  'if',
+  'when',
+  'then',
+  'so',
+  'also',
+  'there',
+  'here',
+  'is',
+  'are',
+  'was',
+  'were',
+  'be',
+  'do',
+  'does',
+  'did',
+  'will',
+  'would',
+  'can',
+  'could',
+  'should',
+  'must',
+  'may',
+  'might',
+  'have',
+  'has',
+  'had',
+  'please',
+  'always',
+  'only',
+  'all',
+  'some',
+]);
 /** More names than this and the texts are treated as different (bounds the comparison's cost). */
 const MAX_ENTITIES = 200;
 const QUOTED = /"([^"\n]{1,200})"|“([^”\n]{1,200})”|`([^`\n]{1,200})`/g;
@@ -69,7 +186,11 @@ function isEntity(token: string): boolean {
 
 /** Lower case, apostrophes dropped ("don't" → "dont"), everything else not a letter or digit a space. */
 function normalize(text: string): string {
-  return text.toLowerCase().replace(/[’']/g, '').replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  return text
+    .toLowerCase()
+    .replace(/[’']/g, '')
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
 }
 
 function sameSet(a: Set<string>, b: Set<string>): boolean {

@@ -79,7 +79,11 @@ function toUnityLog(data: MemoryExport): FormattedExport {
     });
   }
   const skipped = data.records.length - log.length;
-  return { data: log, records: log.length, warnings: skipped > 0 ? [`${skipped} records are not interactions (notes, turns, knowledge) and have no place in a Unity memory log; they were left out.`] : [] };
+  return {
+    data: log,
+    records: log.length,
+    warnings: skipped > 0 ? [`${skipped} records are not interactions (notes, turns, knowledge) and have no place in a Unity memory log; they were left out.`] : [],
+  };
 }
 
 /** Every record as a Go agent vector store: `{"Records": {id: {id, prompt, embedding, CosineSimilarity}}}`. */

@@ -46,7 +46,6 @@ export interface InteractionLog {
   warnings?: string[];
 }
 
-
 export function conversationNamespace(conversationId: string): string {
   return `conversations/${conversationId.replace(/[^A-Za-z0-9._:@+-]/g, '_')}`;
 }
@@ -71,7 +70,10 @@ export function toRecord(input: MemoryInput, now: number, index: number): Memory
 }
 
 export function dedupeKey(record: MemoryRecord): string {
-  return `${record.kind}\n${record.text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim()}`;
+  return `${record.kind}\n${record.text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim()}`;
 }
 
 export function requireText(value: unknown, name: string): string {

@@ -135,7 +135,16 @@ describe('ids are unique per store', () => {
     expect(elsewhere.message).toMatch(/fact-1 already exists \(namespace a\)/);
     expect((await errorOf(memory.add({ namespace: 'a', id: 'fact-1', text: 'silently replaced?' }))).code).toBe('MEMORY_ID_CONFLICT');
     expect((await errorOf(memory.addTurn({ conversationId: 'c', userQuery: 'q', assistantResponse: 'a', id: 'fact-1' }))).code).toBe('MEMORY_ID_CONFLICT');
-    expect((await errorOf(memory.addMany([{ namespace: 'x', id: 'dup', text: '1' }, { namespace: 'y', id: 'dup', text: '2' }]))).code).toBe('INVALID_ARGUMENT');
+    expect(
+      (
+        await errorOf(
+          memory.addMany([
+            { namespace: 'x', id: 'dup', text: '1' },
+            { namespace: 'y', id: 'dup', text: '2' },
+          ]),
+        )
+      ).code,
+    ).toBe('INVALID_ARGUMENT');
     const all = await memory.list();
     expect(all.map((record) => `${record.namespace}/${record.id}: ${record.text}`)).toEqual(['a/fact-1: the original text']);
     expect((await memory.update('fact-1', { text: 'changed on purpose' })).text).toBe('changed on purpose');

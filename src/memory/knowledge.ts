@@ -130,7 +130,8 @@ export class KnowledgeStores {
 
   /** The source to load and, when it was given or had to be read to be named, its text. */
   private async sourceOf(input: KnowledgeLoadInput): Promise<{ source: KnowledgeSource; text?: string }> {
-    if ((input.path === undefined) === (input.markdown === undefined)) throw new LociError('INVALID_ARGUMENT', 'Give a knowledge store either a markdown file (path) or markdown text, not both or neither.');
+    if ((input.path === undefined) === (input.markdown === undefined))
+      throw new LociError('INVALID_ARGUMENT', 'Give a knowledge store either a markdown file (path) or markdown text, not both or neither.');
     if (input.markdown !== undefined) return { source: { name: checkSourceName(input.source ?? 'inline.md') }, text: input.markdown };
     if (input.confined) {
       if (!this.reader) throw new LociError('NOT_SUPPORTED', 'This memory has no project folder to read knowledge files from; send the markdown text instead.');

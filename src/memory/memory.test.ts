@@ -59,17 +59,27 @@ describe('namespaces', () => {
 
 describe('bad input writes nothing', () => {
   it('refuses an oversized record and the whole batch it came in', async () => {
-    const error = await memory.addMany([
-      { namespace: 'n', text: 'a fine record' },
-      { namespace: 'n', text: 'x'.repeat(MAX_RECORD_CHARS + 1) },
-    ]).catch((caught: unknown) => caught);
+    const error = await memory
+      .addMany([
+        { namespace: 'n', text: 'a fine record' },
+        { namespace: 'n', text: 'x'.repeat(MAX_RECORD_CHARS + 1) },
+      ])
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(LociError);
     expect((error as LociError).message).toMatch(/limit is 100000/);
     expect(await memory.list()).toEqual([]);
   });
 
   it('rejects a malformed import file whole', async () => {
-    const bad = { format: 'loci-memory', version: 1, embedder: 'none', records: [{ id: 'ok', namespace: 'n', kind: 'note', text: 'fine', time: 1 }, { id: 'a/b', namespace: 'n', kind: 'note', text: 't', time: 1 }] };
+    const bad = {
+      format: 'loci-memory',
+      version: 1,
+      embedder: 'none',
+      records: [
+        { id: 'ok', namespace: 'n', kind: 'note', text: 'fine', time: 1 },
+        { id: 'a/b', namespace: 'n', kind: 'note', text: 't', time: 1 },
+      ],
+    };
     await expect(memory.import(bad)).rejects.toThrow(/record 1/);
     await expect(memory.import({ format: 'loci-memory', version: 1, embedder: 'none', records: [{ id: 'x' }] })).rejects.toThrow(/problem/);
     await expect(memory.import({ hello: 'world' })).rejects.toThrow(/not a loci export/);
@@ -177,7 +187,7 @@ describe('lifecycle', () => {
     expect(twin.id).toBe(first.id);
     expect(twin.mergedCount).toBe(1);
     expect((await memory.list({ namespaces: ['user/1'] })).length).toBe(1);
-    await memory.add({ namespace: 'user/1', text: 'prefers dark mode in every editor', }, { dedupe: false });
+    await memory.add({ namespace: 'user/1', text: 'prefers dark mode in every editor' }, { dedupe: false });
     expect((await memory.list({ namespaces: ['user/1'] })).length).toBe(2);
 
     const updated = await memory.update(first.id, { text: 'Prefers light mode since 2024.' });

@@ -17,18 +17,7 @@ import { checkTime } from './time-range.js';
 import { conversationHistory } from './history.js';
 import { isAbort, requireText, safeJson, toRecord, type AddOptions, type InteractionLog, type MemoryContext } from './inputs.js';
 import type { MemoryCore } from './memory-core.js';
-import type {
-  HistoryOptions,
-  HistoryResult,
-  InteractionInput,
-  InteractionOutcome,
-  MemoryFilter,
-  MemoryHit,
-  MemoryInput,
-  MemoryRecord,
-  RecallOptions,
-  TurnInput,
-} from './spec.js';
+import type { HistoryOptions, HistoryResult, InteractionInput, InteractionOutcome, MemoryFilter, MemoryHit, MemoryInput, MemoryRecord, RecallOptions, TurnInput } from './spec.js';
 import { exportRecords, importRecords, type ImportOptions, type ImportSummary, type MemoryExport } from './transfer.js';
 
 export type { AddOptions, InteractionLog, MemoryContext } from './inputs.js';
@@ -115,10 +104,7 @@ export class Memory implements MemoryCore {
    * success when it returns, cancelled when aborted, error otherwise. The command may fill
    * in the response, feedback, outcome or metadata through the log it is given.
    */
-  async withInteraction<T>(
-    input: Omit<InteractionInput, 'outcome' | 'response'> & { response?: string },
-    run: (log: InteractionLog) => Promise<T> | T,
-  ): Promise<T> {
+  async withInteraction<T>(input: Omit<InteractionInput, 'outcome' | 'response'> & { response?: string }, run: (log: InteractionLog) => Promise<T> | T): Promise<T> {
     const log: InteractionLog = {};
     let outcome: InteractionOutcome = 'error';
     try {
@@ -280,7 +266,6 @@ export class Memory implements MemoryCore {
     this.warm?.saveGraph();
   }
 
-
   private async retriever(): Promise<Retriever> {
     const embedderId = this.records.embedderId;
     if (this.context.inMemory === false) return storeRetriever(this.context.store, embedderId, MEMORY_FIELD_WEIGHTS);
@@ -301,4 +286,3 @@ export class Memory implements MemoryCore {
  * half the body's weight (measured on LoCoMo: same recall as 1.0, better nDCG).
  */
 const MEMORY_FIELD_WEIGHTS = { path: 0, symbols: 1, heading: 0.5, body: 1 };
-

@@ -72,7 +72,13 @@ export function sidecarOf(record: MemoryRecord & { embedding?: number[] }, embed
 export function readSidecar(value: unknown, where: string): LociSidecar | undefined {
   if (value === undefined || value === null) return undefined;
   const result = lociSidecarSchema.safeParse(value);
-  if (!result.success) throw invalid(`${where}.loci: ${result.error.issues.slice(0, 5).map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ')}.`);
+  if (!result.success)
+    throw invalid(
+      `${where}.loci: ${result.error.issues
+        .slice(0, 5)
+        .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
+        .join('; ')}.`,
+    );
   return result.data;
 }
 

@@ -63,9 +63,13 @@ export async function importRecords(memory: MemoryCore, data: unknown, options: 
   for (const record of parsed.records) {
     const elsewhere = (holders.get(record.id) ?? []).filter((namespace) => namespace !== record.namespace);
     if (elsewhere.length > 0) {
-      throw new LociError('MEMORY_ID_CONFLICT', `Cannot import: memory id ${record.id} (namespace ${record.namespace}) already exists in namespace ${elsewhere.join(', ')}; ids are unique per store. Nothing was written.`, {
-        details: { id: record.id, namespaces: elsewhere },
-      });
+      throw new LociError(
+        'MEMORY_ID_CONFLICT',
+        `Cannot import: memory id ${record.id} (namespace ${record.namespace}) already exists in namespace ${elsewhere.join(', ')}; ids are unique per store. Nothing was written.`,
+        {
+          details: { id: record.id, namespaces: elsewhere },
+        },
+      );
     }
   }
   let records = parsed.records;

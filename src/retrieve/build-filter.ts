@@ -16,7 +16,10 @@ export function buildFilter(options: { paths?: readonly string[]; languages?: re
     const trimmed = raw.trim();
     const negated = trimmed.startsWith('!');
     const path = trimmed.replace(/^!/, '').trim().replace(/\\/g, '/').replace(/^\.\//, '');
-    if (!path) throw new LociError('INVALID_ARGUMENT', `An empty --path was given${negated ? ' after "!"' : ''}.`, { hint: 'Pass a glob such as "src/**/*.ts", a folder such as "src", or "!glob" to exclude.' });
+    if (!path)
+      throw new LociError('INVALID_ARGUMENT', `An empty --path was given${negated ? ' after "!"' : ''}.`, {
+        hint: 'Pass a glob such as "src/**/*.ts", a folder such as "src", or "!glob" to exclude.',
+      });
     const mark = negated ? '!' : '';
     if (isGlob(path)) globs.push(mark + path);
     else {

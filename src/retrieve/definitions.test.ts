@@ -40,7 +40,12 @@ describe('definitionsFirst', () => {
       [3, record(3, 'test/helpers.ts', ['nextTick'])],
       [4, record(4, 'src/scheduler.ts', ['SchedulerJob', 'nextTick'])],
     ]);
-    const roles = new Map([['src/a.test.ts', 'test' as const], ['test/helpers.ts', 'test' as const], ['src/scheduler.ts', 'implementation' as const], ['src/other.ts', 'implementation' as const]]);
+    const roles = new Map([
+      ['src/a.test.ts', 'test' as const],
+      ['test/helpers.ts', 'test' as const],
+      ['src/scheduler.ts', 'implementation' as const],
+      ['src/other.ts', 'implementation' as const],
+    ]);
     const ordered = definitionsFirst(candidates, records, roles, nameQuery('nextTick')!);
     expect(ordered.map((c) => c.rowId)).toEqual([4, 3, 1, 2]);
     // Scores stay in order and on the 0–1 scale.
@@ -57,7 +62,11 @@ describe('definitionsFirst', () => {
 describe('applyRolePriors', () => {
   it('scales tests down unless asked, and lets a test lend a little to its subject', () => {
     const candidates = [candidate(1, 'src/compose.test.ts', 0.85), candidate(2, 'src/compose.ts', 0.6), candidate(3, 'src/other.ts', 0.62)];
-    const roles = new Map([['src/compose.test.ts', 'test' as const], ['src/compose.ts', 'implementation' as const], ['src/other.ts', 'implementation' as const]]);
+    const roles = new Map([
+      ['src/compose.test.ts', 'test' as const],
+      ['src/compose.ts', 'implementation' as const],
+      ['src/other.ts', 'implementation' as const],
+    ]);
     const ranked = applyRolePriors(candidates, roles, new Set(), weights);
     expect(ranked.map((c) => c.path)).toEqual(['src/compose.ts', 'src/other.ts', 'src/compose.test.ts']);
     expect(ranked[0]!.adjustments?.fromTests).toBeGreaterThan(0);

@@ -15,7 +15,11 @@ const kebab = /^[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+$/;
 
 /** `nextTick`, `createApp()`, `` `Foo.bar` ``, `use-model`, `Foo::bar`: a lookup by name, not a question. */
 export function nameQuery(query: string): NameQuery | undefined {
-  const name = query.trim().replace(/^`(.*)`$/, '$1').replace(/\(\)$/, '').trim();
+  const name = query
+    .trim()
+    .replace(/^`(.*)`$/, '$1')
+    .replace(/\(\)$/, '')
+    .trim();
   if (name.length < 2 || name.length > 200) return undefined;
   if (identifier.test(name)) {
     const dotted = name.replace(/::|#/g, '.');
@@ -58,12 +62,7 @@ export const ROLE_ORDER: Readonly<Record<FileRole, number>> = { implementation: 
  * examples, exact spelling before other cases — and keeps everything else in its order
  * below them. Each definition keeps its score, lifted just above the best other result.
  */
-export function definitionsFirst(
-  candidates: FusionCandidate[],
-  records: Map<number, ChunkRecord>,
-  roles: Map<string, FileRole>,
-  query: NameQuery,
-): FusionCandidate[] {
+export function definitionsFirst(candidates: FusionCandidate[], records: Map<number, ChunkRecord>, roles: Map<string, FileRole>, query: NameQuery): FusionCandidate[] {
   const definitions: Array<{ candidate: FusionCandidate; match: number; role: number; fileOrder: number; commentOnly: number; line: number }> = [];
   const rest: FusionCandidate[] = [];
   const fileOrder = new Map<string, number>();

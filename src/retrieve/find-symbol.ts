@@ -26,7 +26,9 @@ const MAX_DEFINITIONS = 1_000;
 export async function findSymbolDefinitions(store: Store, name: string, options: FindSymbolOptions = {}): Promise<SearchResponse> {
   const named = nameQuery(name);
   if (!named) {
-    throw new LociError('INVALID_ARGUMENT', `"${name.slice(0, 80)}" is not a symbol name.`, { hint: 'Pass an identifier such as parseConfig, Router.match or use-model; use loci search for questions.' });
+    throw new LociError('INVALID_ARGUMENT', `"${name.slice(0, 80)}" is not a symbol name.`, {
+      hint: 'Pass an identifier such as parseConfig, Router.match or use-model; use loci search for questions.',
+    });
   }
   const topK = options.topK ?? 10;
   let filter = buildFilter({ ...(options.paths ? { paths: options.paths } : {}), ...(options.languages ? { languages: options.languages } : {}) });
@@ -49,5 +51,12 @@ export async function findSymbolDefinitions(store: Store, name: string, options:
     if (defined) result.symbol = defined;
     return result;
   });
-  return { query: name, mode: 'lexical', results, retrieval: { index: 'store', lexical: store.lexicalRanking, vectors: 'none' }, warnings: matched.length === 0 ? [`No indexed chunk defines "${named.name}".`] : [], degraded: [] };
+  return {
+    query: name,
+    mode: 'lexical',
+    results,
+    retrieval: { index: 'store', lexical: store.lexicalRanking, vectors: 'none' },
+    warnings: matched.length === 0 ? [`No indexed chunk defines "${named.name}".`] : [],
+    degraded: [],
+  };
 }

@@ -10,7 +10,6 @@ export interface SignalScores {
   mention?: number;
 }
 
-
 export interface FusionWeights {
   lexical: number;
   vector: number;

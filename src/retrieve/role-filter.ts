@@ -8,7 +8,10 @@ const known: ReadonlySet<string> = new Set(fileRoles);
 /** Checks role names from a caller; an unknown one is an error that lists the roles. */
 export function parseRoles(names: readonly string[] | undefined, flag: string): FileRole[] | undefined {
   if (!names || names.length === 0) return undefined;
-  const roles = names.flatMap((name) => name.split(',')).map((name) => name.trim().toLowerCase()).filter(Boolean);
+  const roles = names
+    .flatMap((name) => name.split(','))
+    .map((name) => name.trim().toLowerCase())
+    .filter(Boolean);
   const unknown = roles.filter((role) => !known.has(role));
   if (unknown.length > 0) {
     throw new LociError('INVALID_ARGUMENT', `Unknown ${flag} "${unknown.join('", "')}".`, { hint: `Roles are ${fileRoles.join(', ')}.`, details: { unknown, roles: fileRoles } });

@@ -95,8 +95,7 @@ export async function searchIndex(context: SearchContext, query: string, options
   // (Hybrid only: `--mode lexical|vector` stay exactly that one signal over the query as typed.)
   const terms = queryTerms(query);
   checkQueryTerms(terms);
-  const hints =
-    mode === 'hybrid' ? languageHints(query, terms, new Set(retriever.languages ? await retriever.languages() : [])) : { terms, languages: [], text: query };
+  const hints = mode === 'hybrid' ? languageHints(query, terms, new Set(retriever.languages ? await retriever.languages() : [])) : { terms, languages: [], text: query };
   let lexicalRows: ScoredRow[] = [];
   let vectorRows: ScoredRow[] = [];
   if (mode !== 'vector') {
@@ -132,9 +131,7 @@ export async function searchIndex(context: SearchContext, query: string, options
   const named = mode === 'hybrid' && context.defaults.definitionsFirst !== false ? nameQuery(query) : undefined;
   if (named) mentions.symbols = [...new Set([...mentions.symbols, ...named.keys])];
   const mentionRows =
-    mode === 'hybrid' && (mentions.symbols.length > 0 || mentions.paths.length > 0)
-      ? await context.store.findMentions({ ...mentions, limit: candidateLimit, ...(filter ? { filter } : {}) })
-      : [];
+    mode === 'hybrid' && (mentions.symbols.length > 0 || mentions.paths.length > 0) ? await context.store.findMentions({ ...mentions, limit: candidateLimit, ...(filter ? { filter } : {}) }) : [];
   let fused = fuseScores({ lexical: lexicalRows, vector: vectorRows, mention: mentionRows, weights: context.defaults.weights, method: context.defaults.fusion });
   let fetched = new Map<number, ChunkRecord>();
   let explanations = new Map<number, RankingExplanation>();
@@ -158,7 +155,10 @@ export async function searchIndex(context: SearchContext, query: string, options
   if (mode === 'hybrid' && fused.length > 0) {
     // Implementation before its tests and examples, unless the query asks for them.
     roles = await rolesOf(context.store, [...new Set(fused.map((candidate) => candidate.path))]);
-    fused = applyRolePriors(fused, roles, rolesAskedFor(terms), { penalties: context.defaults.rolePenalties ?? DEFAULT_ROLE_PENALTIES, subjectShare: context.defaults.testSubjectShare ?? DEFAULT_SUBJECT_SHARE });
+    fused = applyRolePriors(fused, roles, rolesAskedFor(terms), {
+      penalties: context.defaults.rolePenalties ?? DEFAULT_ROLE_PENALTIES,
+      subjectShare: context.defaults.testSubjectShare ?? DEFAULT_SUBJECT_SHARE,
+    });
     if (named) {
       const unfetched = fused.filter((candidate) => candidate.signals.mention !== undefined && !fetched.has(candidate.rowId)).map((candidate) => candidate.rowId);
       for (const record of await context.store.getChunks(unfetched)) fetched.set(record.rowId, record);

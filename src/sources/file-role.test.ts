@@ -7,10 +7,22 @@ const role = (path: string, text?: string) => classifyFileRole(path, detectLangu
 describe('classifyFileRole', () => {
   it('knows tests by the conventions of each language', () => {
     for (const path of [
-      'src/compose.test.ts', 'src/router.spec.tsx', 'packages/runtime-core/__tests__/scheduler.spec.ts', 'packages-private/dts-test/scheduler.test-d.ts',
-      'tests/test_sessions.py', 'requests/sessions_test.py', 'conftest.py', 'tree_test.go', 'tests/integration.rs', 'benches/bench.rs',
-      'src/test/java/com/acme/UserServiceTest.java', 'Acme.Tests/UserServiceTests.cs', 'spec/models/user_spec.rb', 'tests/Unit/UserTest.php',
-    ]) expect(role(path), path).toBe('test');
+      'src/compose.test.ts',
+      'src/router.spec.tsx',
+      'packages/runtime-core/__tests__/scheduler.spec.ts',
+      'packages-private/dts-test/scheduler.test-d.ts',
+      'tests/test_sessions.py',
+      'requests/sessions_test.py',
+      'conftest.py',
+      'tree_test.go',
+      'tests/integration.rs',
+      'benches/bench.rs',
+      'src/test/java/com/acme/UserServiceTest.java',
+      'Acme.Tests/UserServiceTests.cs',
+      'spec/models/user_spec.rb',
+      'tests/Unit/UserTest.php',
+    ])
+      expect(role(path), path).toBe('test');
   });
 
   it('tells fixtures, examples, docs, generated, config and lock files apart', () => {
@@ -27,13 +39,35 @@ describe('classifyFileRole', () => {
     expect(role('vitest.config.ts')).toBe('config');
     expect(role('.github/workflows/ci.yml')).toBe('config');
     expect(role('requirements-dev.txt')).toBe('config');
-    for (const lock of ['package-lock.json', 'yarn.lock', 'pnpm-lock.yaml', 'bun.lock', 'bun.lockb', 'deno.lock', 'Cargo.lock', 'poetry.lock', 'uv.lock', 'go.sum', 'sub/Gemfile.lock', 'composer.lock']) {
+    for (const lock of [
+      'package-lock.json',
+      'yarn.lock',
+      'pnpm-lock.yaml',
+      'bun.lock',
+      'bun.lockb',
+      'deno.lock',
+      'Cargo.lock',
+      'poetry.lock',
+      'uv.lock',
+      'go.sum',
+      'sub/Gemfile.lock',
+      'composer.lock',
+    ]) {
       expect(role(lock), lock).toBe('lock');
     }
   });
 
   it('keeps implementation files as implementation', () => {
-    for (const path of ['src/compose.ts', 'packages/runtime-core/src/scheduler.ts', 'requests/sessions.py', 'tree.go', 'src/lib.rs', 'src/testing-library-adapter.ts', 'src/contest.py', 'src/latest.ts']) {
+    for (const path of [
+      'src/compose.ts',
+      'packages/runtime-core/src/scheduler.ts',
+      'requests/sessions.py',
+      'tree.go',
+      'src/lib.rs',
+      'src/testing-library-adapter.ts',
+      'src/contest.py',
+      'src/latest.ts',
+    ]) {
       expect(role(path), path).toBe('implementation');
     }
   });

@@ -12,18 +12,66 @@ export const FILE_ROLE_VERSION = 1;
 
 /** Lock files of every common package manager (also excluded from indexing by default). */
 export const lockFileNames: readonly string[] = [
-  'package-lock.json', 'npm-shrinkwrap.json', 'yarn.lock', 'pnpm-lock.yaml', 'bun.lock', 'bun.lockb', 'deno.lock',
-  'Cargo.lock', 'poetry.lock', 'Pipfile.lock', 'pdm.lock', 'uv.lock', 'pixi.lock', 'conda-lock.yml', 'Gemfile.lock',
-  'composer.lock', 'go.sum', 'go.work.sum', 'flake.lock', 'mix.lock', 'pubspec.lock', 'Podfile.lock', 'Package.resolved',
-  'packages.lock.json', 'paket.lock', 'gradle.lockfile', 'renv.lock', 'Manifest.toml', 'shard.lock', 'rebar.lock',
-  'stack.yaml.lock', 'cabal.project.freeze', 'elm-stuff.lock', '.terraform.lock.hcl',
+  'package-lock.json',
+  'npm-shrinkwrap.json',
+  'yarn.lock',
+  'pnpm-lock.yaml',
+  'bun.lock',
+  'bun.lockb',
+  'deno.lock',
+  'Cargo.lock',
+  'poetry.lock',
+  'Pipfile.lock',
+  'pdm.lock',
+  'uv.lock',
+  'pixi.lock',
+  'conda-lock.yml',
+  'Gemfile.lock',
+  'composer.lock',
+  'go.sum',
+  'go.work.sum',
+  'flake.lock',
+  'mix.lock',
+  'pubspec.lock',
+  'Podfile.lock',
+  'Package.resolved',
+  'packages.lock.json',
+  'paket.lock',
+  'gradle.lockfile',
+  'renv.lock',
+  'Manifest.toml',
+  'shard.lock',
+  'rebar.lock',
+  'stack.yaml.lock',
+  'cabal.project.freeze',
+  'elm-stuff.lock',
+  '.terraform.lock.hcl',
 ];
 const lockNames = new Set(lockFileNames.map((name) => name.toLowerCase()));
 
 // Folder names, compared lower-cased, that say what everything below them is for.
 const generatedFolders = new Set(['vendor', 'vendors', 'third_party', 'third-party', 'thirdparty', '__generated__', 'generated']);
 const fixtureFolders = new Set(['fixtures', 'fixture', '__fixtures__', 'testdata', 'test-data', 'test_data', '__snapshots__', 'snapshots', '__mocks__', 'mocks', 'golden', 'testfixtures']);
-const testFolders = new Set(['test', 'tests', '__tests__', 'spec', 'specs', 'e2e', 'integration-tests', 'integration_tests', 'test-dts', 'dts-test', 'benches', 'bench', 'benchmark', 'benchmarks', 'cypress', 'playwright', 'unittests', 'testing']);
+const testFolders = new Set([
+  'test',
+  'tests',
+  '__tests__',
+  'spec',
+  'specs',
+  'e2e',
+  'integration-tests',
+  'integration_tests',
+  'test-dts',
+  'dts-test',
+  'benches',
+  'bench',
+  'benchmark',
+  'benchmarks',
+  'cypress',
+  'playwright',
+  'unittests',
+  'testing',
+]);
 const exampleFolders = new Set(['example', 'examples', '_examples', 'demo', 'demos', 'sample', 'samples', 'playground', 'playgrounds', 'cookbook', 'tutorial', 'tutorials']);
 const docsFolders = new Set(['docs', 'doc', 'documentation', 'website', 'site', 'changelogs', 'rfcs']);
 
@@ -32,17 +80,25 @@ const configLanguages = new Set(['json', 'yaml', 'toml', 'ini', 'xml', 'hcl', 'd
 
 const testFileName = [
   /\.(test|spec|tests|specs|e2e|bench|test-d|spec-d)\.[a-z0-9]+$/i, // JS/TS and friends
-  /^test_.+\.py$/i, /_tests?\.py$/i, /^conftest\.py$/i, // pytest
+  /^test_.+\.py$/i,
+  /_tests?\.py$/i,
+  /^conftest\.py$/i, // pytest
   /_test\.go$/i, // go test
   /_(spec|test)\.rb$/i, // RSpec, minitest
   /(Test|Tests|IT|Spec)\.(java|kt|kts|scala|cs|php|swift|groovy)$/, // JUnit, xUnit, PHPUnit, XCTest
-  /_test\.(exs|dart|cc|cpp|c)$/i, /^test_.+\.(c|cc|cpp|rs)$/i,
+  /_test\.(exs|dart|cc|cpp|c)$/i,
+  /^test_.+\.(c|cc|cpp|rs)$/i,
 ];
 const generatedFileName = [/\.min\.(js|css)$/i, /\.(generated|gen|g)\.[a-z]+$/i, /\.designer\.cs$/i, /_pb2(_grpc)?\.pyi?$/i, /\.pb(\.gw)?\.go$/i, /_generated\.go$/i, /\.snap$/i];
 const configFileName = [
-  /^\.[\w.-]*rc(\.(js|cjs|mjs|json|ya?ml|toml))?$/i, /\.config\.(js|cjs|mjs|ts|mts|cts|json)$/i, /^tsconfig.*\.json$/i, /^jsconfig.*\.json$/i,
-  /^(package|composer|deno|bower|lerna|nx|turbo|vercel|netlify)\.json$/i, /^(setup\.cfg|setup\.py|pyproject\.toml|tox\.ini|noxfile\.py|cargo\.toml|go\.mod|go\.work|gemfile|rakefile|makefile|dockerfile|justfile|pom\.xml|build\.gradle(\.kts)?|settings\.gradle(\.kts)?)$/i,
-  /^(requirements|constraints)([-_.][\w.-]*)?\.(txt|in)$/i, /^\.(editorconfig|gitattributes|gitignore|lociignore|npmignore|dockerignore|prettierignore|eslintignore|nvmrc|node-version)$/i,
+  /^\.[\w.-]*rc(\.(js|cjs|mjs|json|ya?ml|toml))?$/i,
+  /\.config\.(js|cjs|mjs|ts|mts|cts|json)$/i,
+  /^tsconfig.*\.json$/i,
+  /^jsconfig.*\.json$/i,
+  /^(package|composer|deno|bower|lerna|nx|turbo|vercel|netlify)\.json$/i,
+  /^(setup\.cfg|setup\.py|pyproject\.toml|tox\.ini|noxfile\.py|cargo\.toml|go\.mod|go\.work|gemfile|rakefile|makefile|dockerfile|justfile|pom\.xml|build\.gradle(\.kts)?|settings\.gradle(\.kts)?)$/i,
+  /^(requirements|constraints)([-_.][\w.-]*)?\.(txt|in)$/i,
+  /^\.(editorconfig|gitattributes|gitignore|lociignore|npmignore|dockerignore|prettierignore|eslintignore|nvmrc|node-version)$/i,
 ];
 
 // Content that marks a test or generated file wherever it sits. Only looked for when the
@@ -64,7 +120,10 @@ export function classifyFileRole(path: string, language: string, text?: string):
   const base = posix.basename(normalized);
   const lowerBase = base.toLowerCase();
   if (lockNames.has(lowerBase) || /\.lockfile$/i.test(base)) return 'lock';
-  const folders = normalized.split('/').slice(0, -1).map((folder) => folder.toLowerCase());
+  const folders = normalized
+    .split('/')
+    .slice(0, -1)
+    .map((folder) => folder.toLowerCase());
   if (folders.some((folder) => generatedFolders.has(folder)) || generatedFileName.some((pattern) => pattern.test(base))) return 'generated';
   if (folders.some((folder) => fixtureFolders.has(folder))) return 'fixture';
   if (testFileName.some((pattern) => pattern.test(base)) || folders.some((folder) => testFolders.has(folder))) return 'test';
@@ -114,7 +173,10 @@ export function testSubjectStem(path: string): string | undefined {
 
 /** The name stem of any file (`src/compose.ts` → `compose`), for pairing tests with subjects. */
 export function fileStem(path: string): string {
-  return posix.basename(path.replace(/\\/g, '/')).replace(/\.[^.]+$/, '').toLowerCase();
+  return posix
+    .basename(path.replace(/\\/g, '/'))
+    .replace(/\.[^.]+$/, '')
+    .toLowerCase();
 }
 
 /** Words in a query that ask for a role ranking would otherwise push down. */

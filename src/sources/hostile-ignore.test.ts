@@ -32,22 +32,26 @@ async function chain(depth: number): Promise<string> {
 }
 
 describe('ignore files that are not plain small files', () => {
-  it.runIf(process.platform !== 'win32')('does not block on a FIFO named .gitignore or .lociignore, and reports it (walk and watcher path)', async () => {
-    await mkdir(join(root, 'sub'));
-    await writeFile(join(root, 'a.ts'), '');
-    await writeFile(join(root, 'sub', 'b.ts'), '');
-    execFileSync('mkfifo', [join(root, '.gitignore'), join(root, 'sub', '.lociignore')]);
-    const result = await walk();
-    expect(result.files.map((file) => file.path)).toEqual(['a.ts', 'sub/b.ts']);
-    expect(result.skipped['special-file']).toBe(2);
-    expect(result.warnings).toEqual([
-      '.gitignore not read (not a regular file: a folder, FIFO, device or socket); its rules are not applied.',
-      'sub/.lociignore not read (not a regular file: a folder, FIFO, device or socket); its rules are not applied.',
-    ]);
-    const classified = await classifyPaths({ root, maxFileBytes: 1000 }, ['sub/b.ts']);
-    expect(classified.files.map((file) => file.path)).toEqual(['sub/b.ts']);
-    expect(classified.warnings).toHaveLength(2);
-  }, 30_000);
+  it.runIf(process.platform !== 'win32')(
+    'does not block on a FIFO named .gitignore or .lociignore, and reports it (walk and watcher path)',
+    async () => {
+      await mkdir(join(root, 'sub'));
+      await writeFile(join(root, 'a.ts'), '');
+      await writeFile(join(root, 'sub', 'b.ts'), '');
+      execFileSync('mkfifo', [join(root, '.gitignore'), join(root, 'sub', '.lociignore')]);
+      const result = await walk();
+      expect(result.files.map((file) => file.path)).toEqual(['a.ts', 'sub/b.ts']);
+      expect(result.skipped['special-file']).toBe(2);
+      expect(result.warnings).toEqual([
+        '.gitignore not read (not a regular file: a folder, FIFO, device or socket); its rules are not applied.',
+        'sub/.lociignore not read (not a regular file: a folder, FIFO, device or socket); its rules are not applied.',
+      ]);
+      const classified = await classifyPaths({ root, maxFileBytes: 1000 }, ['sub/b.ts']);
+      expect(classified.files.map((file) => file.path)).toEqual(['sub/b.ts']);
+      expect(classified.warnings).toHaveLength(2);
+    },
+    30_000,
+  );
 
   it('does not read an ignore file over 1 MB, nor follow a symlinked one, and says so', async () => {
     await mkdir(join(root, 'big'));
@@ -78,10 +82,45 @@ describe('ignore patterns whose matching cost explodes', () => {
   }, 60_000);
 
   it('keeps the meaning of ordinary patterns, folding runs of "**" as git does', () => {
-    const patterns = ['*.log', '!keep.log', 'build/', '/root-only', 'docs/**/draft-*', '**/tmp/**/cache', 'a/**/b/**/c', 'x/**/', '**/**/**/**/**/**/**/**/**/**/**/**/z', 'logs/**', '\\#hash', '*.min.*'];
+    const patterns = [
+      '*.log',
+      '!keep.log',
+      'build/',
+      '/root-only',
+      'docs/**/draft-*',
+      '**/tmp/**/cache',
+      'a/**/b/**/c',
+      'x/**/',
+      '**/**/**/**/**/**/**/**/**/**/**/**/z',
+      'logs/**',
+      '\\#hash',
+      '*.min.*',
+    ];
     const paths = [
-      'app.log', 'keep.log', 'src/app.log', 'build/', 'src/build/', 'root-only', 'src/root-only', 'docs/a/b/draft-1.md', 'docs/draft-2.md', 'docs/final.md',
-      'tmp/cache', 'tmp/x/y/cache', 'src/tmp/q/cache', 'a/b/c', 'a/x/b/y/c', 'a/c', 'x/y/', 'x/', 'z', 'q/r/z', 'logs/2024/app.txt', '#hash', 'app.min.js', 'app.js',
+      'app.log',
+      'keep.log',
+      'src/app.log',
+      'build/',
+      'src/build/',
+      'root-only',
+      'src/root-only',
+      'docs/a/b/draft-1.md',
+      'docs/draft-2.md',
+      'docs/final.md',
+      'tmp/cache',
+      'tmp/x/y/cache',
+      'src/tmp/q/cache',
+      'a/b/c',
+      'a/x/b/y/c',
+      'a/c',
+      'x/y/',
+      'x/',
+      'z',
+      'q/r/z',
+      'logs/2024/app.txt',
+      '#hash',
+      'app.min.js',
+      'app.js',
     ];
     const ours = matcherFromPatterns(patterns);
     const reference = ignore({ allowRelativePaths: true }).add(patterns);

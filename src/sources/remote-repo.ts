@@ -22,7 +22,10 @@ export function remoteCachePath(url: string, cacheDir: string): string {
     host = parsed.protocol === 'file:' ? 'local' : parsed.hostname;
     path = parsed.pathname;
   }
-  const parts = path.replace(/\.git\/?$/, '').split('/').filter((part) => part && part !== '.' && part !== '..');
+  const parts = path
+    .replace(/\.git\/?$/, '')
+    .split('/')
+    .filter((part) => part && part !== '.' && part !== '..');
   if (parts.length === 0) throw new LociError('INVALID_ARGUMENT', `Cannot tell the repository from ${redactUrl(url)}.`, { hint: 'Use https://host/org/repo(.git).' });
   return join(cacheDir, host.replace(/[^\w.-]/g, '_'), ...parts.map((part) => part.replace(/[^\w.-]/g, '_')));
 }
@@ -50,7 +53,11 @@ export async function syncRemoteRepo(options: SyncOptions): Promise<{ root: stri
   // user can read: not on the command line (visible in `ps`), the URL or .git/config. The key
   // is scoped to this origin (http.<url>.extraHeader), so a redirect elsewhere does not carry it.
   const auth: Record<string, string> = credential
-    ? { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: `http.${credential.scope}.extraHeader`, GIT_CONFIG_VALUE_0: `Authorization: Basic ${Buffer.from(`x-access-token:${credential.token}`).toString('base64')}` }
+    ? {
+        GIT_CONFIG_COUNT: '1',
+        GIT_CONFIG_KEY_0: `http.${credential.scope}.extraHeader`,
+        GIT_CONFIG_VALUE_0: `Authorization: Basic ${Buffer.from(`x-access-token:${credential.token}`).toString('base64')}`,
+      }
     : {};
   const withheld = !credential && options.env.LOCI_GIT_TOKEN && /^https?:/i.test(options.url) ? hostOf(options.url) : undefined;
   const plaintext = /^http:/i.test(options.url);
@@ -59,19 +66,33 @@ export async function syncRemoteRepo(options: SyncOptions): Promise<{ root: stri
       execFile(
         'git',
         args,
-        { cwd, env: { PATH: options.env.PATH ?? process.env.PATH ?? '', HOME: options.env.HOME ?? '', GIT_TERMINAL_PROMPT: '0', ...auth }, maxBuffer: 16 * 1024 * 1024, ...(options.signal ? { signal: options.signal } : {}) },
+        {
+          cwd,
+          env: { PATH: options.env.PATH ?? process.env.PATH ?? '', HOME: options.env.HOME ?? '', GIT_TERMINAL_PROMPT: '0', ...auth },
+          maxBuffer: 16 * 1024 * 1024,
+          ...(options.signal ? { signal: options.signal } : {}),
+        },
         (error, stdout, stderr) => {
           if (!error) return resolve(stdout.trim());
           if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-            return reject(new LociError('NOT_SUPPORTED', 'Indexing a remote repository needs git, which is not installed.', { hint: 'Install git (apt-get install git), or clone it yourself and index the folder.' }));
+            return reject(
+              new LociError('NOT_SUPPORTED', 'Indexing a remote repository needs git, which is not installed.', {
+                hint: 'Install git (apt-get install git), or clone it yourself and index the folder.',
+              }),
+            );
           }
           if (options.signal?.aborted) return reject(new LociError('ABORTED', 'The clone was cancelled.'));
-          const message = redactSecrets(String(stderr || error.message), token).trim().split('\n').slice(-3).join(' ');
-          const hint = withheld && plaintext
-            ? 'LOCI_GIT_TOKEN is never sent over plain http:; use the https:// URL of the repository.'
-            : withheld
-            ? `LOCI_GIT_TOKEN is sent only over HTTPS to hosts you list: if this repository needs it, set LOCI_GIT_TOKEN_HOSTS=${withheld} (or git.tokenHosts in your own config).`
-            : 'Check the URL, your network, and LOCI_GIT_TOKEN (with LOCI_GIT_TOKEN_HOSTS) for private repositories.';
+          const message = redactSecrets(String(stderr || error.message), token)
+            .trim()
+            .split('\n')
+            .slice(-3)
+            .join(' ');
+          const hint =
+            withheld && plaintext
+              ? 'LOCI_GIT_TOKEN is never sent over plain http:; use the https:// URL of the repository.'
+              : withheld
+                ? `LOCI_GIT_TOKEN is sent only over HTTPS to hosts you list: if this repository needs it, set LOCI_GIT_TOKEN_HOSTS=${withheld} (or git.tokenHosts in your own config).`
+                : 'Check the URL, your network, and LOCI_GIT_TOKEN (with LOCI_GIT_TOKEN_HOSTS) for private repositories.';
           reject(new LociError('ROOT_NOT_FOUND', `git ${args[0]} of ${redactUrl(options.url)} failed: ${message}`, { hint }));
         },
       );
@@ -109,7 +130,11 @@ export function gitCredentialFor(
   const hostPort = parsed.port ? `${host}:${parsed.port}` : host;
   const scope = `https://${parsed.host.toLowerCase()}/`;
   const listed = tokenHosts.some((entry) => {
-    const name = entry.trim().toLowerCase().replace(/^https:\/\//, '').replace(/\/+$/, '');
+    const name = entry
+      .trim()
+      .toLowerCase()
+      .replace(/^https:\/\//, '')
+      .replace(/\/+$/, '');
     return name !== '' && (name === host || name === hostPort);
   });
   if (env.LOCI_GIT_TOKEN && listed) return { token: env.LOCI_GIT_TOKEN, variable: 'LOCI_GIT_TOKEN', scope };

@@ -84,7 +84,12 @@ export function createSafeReader(options: SafeReaderOptions): SafeReader {
       // What was opened, not what was checked: a path swapped for a link in between is caught here.
       const opened = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined);
       if (opened !== undefined) {
-        const skip = realTargetSkip(opened, false, { root, rootReal: realRoot, ...(options.excludeAbsolutePaths ? { excludeAbsolutePaths: options.excludeAbsolutePaths } : {}), ...(options.indexSecrets ? { indexSecrets: true } : {}) });
+        const skip = realTargetSkip(opened, false, {
+          root,
+          rootReal: realRoot,
+          ...(options.excludeAbsolutePaths ? { excludeAbsolutePaths: options.excludeAbsolutePaths } : {}),
+          ...(options.indexSecrets ? { indexSecrets: true } : {}),
+        });
         if (skip) throw refusal(path, skip);
       }
       const read = await readRegularFile(handle, options.maxFileBytes, {
@@ -95,7 +100,11 @@ export function createSafeReader(options: SafeReaderOptions): SafeReader {
       });
       if (!read.ok) {
         if (read.reason === 'special-file') throw refusal(path, 'special-file');
-        throw refusal(path, 'too-large', read.reason === 'too-large' ? `${read.size} bytes is over the ${options.maxFileBytes}-byte limit` : `it grew past the ${options.maxFileBytes}-byte limit while being read`);
+        throw refusal(
+          path,
+          'too-large',
+          read.reason === 'too-large' ? `${read.size} bytes is over the ${options.maxFileBytes}-byte limit` : `it grew past the ${options.maxFileBytes}-byte limit while being read`,
+        );
       }
       const length = read.bytes.length;
       used += length;
@@ -213,6 +222,8 @@ function openError(path: string, error: unknown): LociError {
 }
 
 async function isDirectory(absolute: string): Promise<boolean> {
-  return stat(absolute).then((info) => info.isDirectory(), () => false);
+  return stat(absolute).then(
+    (info) => info.isDirectory(),
+    () => false,
+  );
 }
-

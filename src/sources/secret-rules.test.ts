@@ -10,15 +10,51 @@ import { walkFolder } from './walk-folder.js';
 describe('secret path rules', () => {
   it('match the files people keep credentials in, at any depth', () => {
     const secret = [
-      '.env', '.env.local', 'app/.env.production', '.envrc', 'id_rsa', 'home/.ssh/id_ed25519', 'certs/server.pem', 'tls/server.key', 'store.p12', 'cert.pfx',
-      'android/release.keystore', 'app.jks', '.npmrc', '.pypirc', '.netrc', '_netrc', '.git-credentials', 'dotfiles/.aws/credentials',
-      '.docker/config.json', 'ops/.kube/config', 'secrets.yaml', 'config/secrets.yml', 'credentials.json', 'service-account-prod.json', 'infra/terraform.tfstate', '.htpasswd',
+      '.env',
+      '.env.local',
+      'app/.env.production',
+      '.envrc',
+      'id_rsa',
+      'home/.ssh/id_ed25519',
+      'certs/server.pem',
+      'tls/server.key',
+      'store.p12',
+      'cert.pfx',
+      'android/release.keystore',
+      'app.jks',
+      '.npmrc',
+      '.pypirc',
+      '.netrc',
+      '_netrc',
+      '.git-credentials',
+      'dotfiles/.aws/credentials',
+      '.docker/config.json',
+      'ops/.kube/config',
+      'secrets.yaml',
+      'config/secrets.yml',
+      'credentials.json',
+      'service-account-prod.json',
+      'infra/terraform.tfstate',
+      '.htpasswd',
     ];
     for (const path of secret) expect(isSecretPath(path), path).toBe(true);
   });
 
   it('leave templates, public keys and look-alikes alone', () => {
-    const ordinary = ['.env.example', 'app/.env.sample', '.env.template', 'id_rsa.pub', 'keys/id_ed25519.pub', 'src/env.ts', 'docs/secrets.md', 'config.json', 'docker/config.json', 'kube/config', 'src/key.ts', 'README.md'];
+    const ordinary = [
+      '.env.example',
+      'app/.env.sample',
+      '.env.template',
+      'id_rsa.pub',
+      'keys/id_ed25519.pub',
+      'src/env.ts',
+      'docs/secrets.md',
+      'config.json',
+      'docker/config.json',
+      'kube/config',
+      'src/key.ts',
+      'README.md',
+    ];
     for (const path of ordinary) expect(isSecretPath(path), path).toBe(false);
   });
 });

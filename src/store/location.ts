@@ -30,7 +30,9 @@ export function resolveStoreLocation(root: string, store?: StoreInput): StoreLoc
   if (typeof store === 'object') {
     if (isStore(store)) return { kind: 'instance', index: store };
     if (isStore(store.index) && (store.memory === undefined || isStore(store.memory))) return { kind: 'instance', index: store.index, ...(store.memory ? { memory: store.memory } : {}) };
-    throw new LociError('INVALID_ARGUMENT', 'store must be a path, a postgres:// URL, a Store, or { index: Store, memory?: Store }.', { hint: 'Open a store with openPostgresStore (loci/postgres) or pass a path.' });
+    throw new LociError('INVALID_ARGUMENT', 'store must be a path, a postgres:// URL, a Store, or { index: Store, memory?: Store }.', {
+      hint: 'Open a store with openPostgresStore (loci/postgres) or pass a path.',
+    });
   }
   if (!store) {
     const folder = join(root, DEFAULT_STORE_FOLDER);

@@ -151,7 +151,7 @@ describe('user errors: one clear line, documented exit code, no stack trace', ()
     expect(run.stderr).toMatch(/search\.threshold \(from --threshold\)/);
   });
 
-  it('a store that is not loci\'s → 4, file untouched', async () => {
+  it("a store that is not loci's → 4, file untouched", async () => {
     const foreign = join(workspace, 'foreign.db');
     await writeFile(foreign, 'not a database');
     expectCleanError(await runLoci(['index', repo, '--store', foreign], { cwd: workspace }), 4, /not an SQLite database/);

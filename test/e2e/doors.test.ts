@@ -132,7 +132,10 @@ describe('client examples in docs/clients', () => {
     const starts = [...source.matchAll(typePattern)];
     starts.forEach((match, index) => {
       const body = source.slice(match.index, starts[index + 1]?.index ?? source.length);
-      out.set(match[1] as string, [...body.matchAll(fieldPattern)].map((field) => field[1] as string));
+      out.set(
+        match[1] as string,
+        [...body.matchAll(fieldPattern)].map((field) => field[1] as string),
+      );
     });
     return out;
   };
@@ -185,7 +188,19 @@ describe('client examples in docs/clients', () => {
 describe('MCP', () => {
   async function exercise(client: Client) {
     const tools = (await client.listTools()).tools.map((tool) => tool.name).sort();
-    expect(tools).toEqual(['conversation_history', 'find_symbol', 'get_context', 'index_status', 'knowledge_drop', 'knowledge_list', 'knowledge_load', 'knowledge_search', 'recall', 'remember', 'search_code']);
+    expect(tools).toEqual([
+      'conversation_history',
+      'find_symbol',
+      'get_context',
+      'index_status',
+      'knowledge_drop',
+      'knowledge_list',
+      'knowledge_load',
+      'knowledge_search',
+      'recall',
+      'remember',
+      'search_code',
+    ]);
     const search = await client.callTool({ name: 'search_code', arguments: { query: 'refund the charge', topK: 2 } });
     expect(search.isError).toBeFalsy();
     expect((search.structuredContent as { results: unknown[] }).results.length).toBeGreaterThan(0);
@@ -199,7 +214,10 @@ describe('MCP', () => {
     const failed = await client.callTool({ name: 'recall', arguments: { query: 'x', namespaces: ['bad space'] } });
     expect(failed.isError).toBe(true);
     expect(JSON.stringify(failed.content)).toMatch(/INVALID_ARGUMENT/);
-    const loaded = await client.callTool({ name: 'knowledge_load', arguments: { agent: 'boss', markdown: '# Deploys\n\nDeploys go out on Tuesdays after the freeze.\n\n# Tabs\n\nThe team indents with tabs.\n' } });
+    const loaded = await client.callTool({
+      name: 'knowledge_load',
+      arguments: { agent: 'boss', markdown: '# Deploys\n\nDeploys go out on Tuesdays after the freeze.\n\n# Tabs\n\nThe team indents with tabs.\n' },
+    });
     expect(loaded.structuredContent).toMatchObject({ agent: 'boss', sections: 2, rebuilt: expect.any(Boolean) });
     const found = await client.callTool({ name: 'knowledge_search', arguments: { agent: 'boss', query: 'when do deploys go out', threshold: 0, topK: 1 } });
     expect(JSON.stringify(found.content)).toMatch(/Tuesdays/);

@@ -142,6 +142,10 @@ describe('indexing secrets', () => {
     expect(indexed.code, indexed.stderr).toBe(0);
     expect(JSON.parse(indexed.stdout).skipped).toMatchObject({ secret: 0, 'secret-content': 0 });
     const results = await search([markers.env, markers.settings, markers.idRsa].join(' '), store);
-    for (const marker of [markers.env, markers.settings, markers.idRsa]) expect(results.some((result) => result.text.includes(marker)), marker).toBe(true);
+    for (const marker of [markers.env, markers.settings, markers.idRsa])
+      expect(
+        results.some((result) => result.text.includes(marker)),
+        marker,
+      ).toBe(true);
   });
 });

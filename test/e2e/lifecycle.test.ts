@@ -10,7 +10,12 @@ import { runLoci } from '../support/run-cli.js';
 
 let workspace: string;
 let repo: string;
-const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: workspace, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
+const git = (...args: string[]) =>
+  execFileSync('git', args, {
+    cwd: repo,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '', HOME: workspace, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
+  });
 const index = async () => {
   const run = await runLoci(['index', repo, '--json'], { cwd: workspace });
   expect(run.stderr).toBe('');
@@ -22,14 +27,20 @@ beforeAll(async () => {
   repo = join(workspace, 'repo');
   await mkdir(join(repo, 'src'), { recursive: true });
   for (let file = 0; file < 20; file++) {
-    await writeFile(join(repo, 'src', `module${file}.ts`), `export function handler${file}(input: string): string {\n  // module ${file} handles requests of kind ${file}\n  return input.repeat(${file + 1});\n}\n`);
+    await writeFile(
+      join(repo, 'src', `module${file}.ts`),
+      `export function handler${file}(input: string): string {\n  // module ${file} handles requests of kind ${file}\n  return input.repeat(${file + 1});\n}\n`,
+    );
   }
   git('init', '-q', '-b', 'main');
   git('add', '.');
   git('commit', '-qm', 'main');
   git('checkout', '-qb', 'feature');
   for (let file = 0; file < 5; file++) {
-    await writeFile(join(repo, 'src', `module${file}.ts`), `export function featureHandler${file}(input: string): number {\n  // the feature branch rewrote module ${file}\n  return input.length * ${file};\n}\n`);
+    await writeFile(
+      join(repo, 'src', `module${file}.ts`),
+      `export function featureHandler${file}(input: string): number {\n  // the feature branch rewrote module ${file}\n  return input.length * ${file};\n}\n`,
+    );
   }
   await writeFile(join(repo, 'src', 'feature-only.ts'), 'export const featureFlag = true;\n');
   git('add', '.');
@@ -97,7 +108,10 @@ describe('crash safety', () => {
     for (let folder = 0; folder < 10; folder++) {
       await mkdir(join(big, `pkg${folder}`), { recursive: true });
       for (let file = 0; file < 40; file++) {
-        const body = Array.from({ length: 12 }, (_, fn) => `export function f${folder}_${file}_${fn}(value: number): number {\n  // package ${folder} file ${file} function ${fn}\n  return value * ${fn} + ${file};\n}`).join('\n\n');
+        const body = Array.from(
+          { length: 12 },
+          (_, fn) => `export function f${folder}_${file}_${fn}(value: number): number {\n  // package ${folder} file ${file} function ${fn}\n  return value * ${fn} + ${file};\n}`,
+        ).join('\n\n');
         await writeFile(join(big, `pkg${folder}`, `file${file}.ts`), body);
       }
     }
@@ -129,7 +143,10 @@ describe('crash safety', () => {
       for (let file = 0; file < 120; file++) {
         const folder = Math.floor(random() * 10);
         const name = Math.floor(random() * 40);
-        await writeFile(join(big, `pkg${folder}`, `file${name}.ts`), `export const version${version} = ${file};\n// rewritten in attempt ${attempt}\nexport function g${folder}_${name}() { return ${attempt}; }\n`);
+        await writeFile(
+          join(big, `pkg${folder}`, `file${name}.ts`),
+          `export const version${version} = ${file};\n// rewritten in attempt ${attempt}\nexport function g${folder}_${name}() { return ${attempt}; }\n`,
+        );
       }
       const child = spawn(process.execPath, [cliPath, 'index', big, '--store', store, '--json'], { stdio: 'ignore' });
       const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
@@ -171,7 +188,10 @@ describe('crash safety', () => {
     const { readFileSync } = await import('node:fs');
     const catalog = new Database(join(store, 'index.db'), { readonly: true });
     const finished = (catalog.prepare('SELECT path, content_hash FROM files').all() as Array<{ path: string; content_hash: string }>).filter(
-      (row) => createHash('sha256').update(readFileSync(join(big, row.path))).digest('hex') === row.content_hash,
+      (row) =>
+        createHash('sha256')
+          .update(readFileSync(join(big, row.path)))
+          .digest('hex') === row.content_hash,
     ).length;
     catalog.close();
     expect(finished).toBeGreaterThan(0);
@@ -279,7 +299,8 @@ describe('remote sources', () => {
     const work = join(workspace, 'upstream-work');
     execFileSync('git', ['clone', '-q', origin, work]);
     await writeFile(join(work, 'src', 'upstream.ts'), 'export const platypusMode = "on";\n');
-    const gitIn = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env: { PATH: process.env.PATH ?? '', HOME: workspace, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
+    const gitIn = (cwd: string, ...args: string[]) =>
+      execFileSync('git', args, { cwd, env: { PATH: process.env.PATH ?? '', HOME: workspace, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
     gitIn(work, 'add', '.');
     gitIn(work, 'commit', '-qm', 'upstream');
     gitIn(work, 'push', '-q', 'origin', 'HEAD');

@@ -75,7 +75,11 @@ describe('CLI', () => {
 
   it('lists, searches and shows a stored row with time 1e300 instead of crashing', async () => {
     await writeRawRecord({ id: 'far-future', namespace: 'cli/bad', kind: 'note', text: 'a deploy note from the far future', time: 1e300, updatedAt: 1e300, mergedCount: 0 });
-    for (const args of [['memory', 'list', '--namespace', 'cli/bad'], ['memory', 'search', 'deploy note', '--namespace', 'cli/bad'], ['memory', 'get', 'far-future']]) {
+    for (const args of [
+      ['memory', 'list', '--namespace', 'cli/bad'],
+      ['memory', 'search', 'deploy note', '--namespace', 'cli/bad'],
+      ['memory', 'get', 'far-future'],
+    ]) {
       const result = await run(args);
       expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
       expect(result.stdout).toMatch(/9999-12-31T23:59:59.999Z/);
@@ -97,7 +101,8 @@ describe('HTTP', () => {
     server?.kill('SIGTERM');
   });
 
-  const post = (path: string, body: unknown) => fetch(`${base}${path}`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` } });
+  const post = (path: string, body: unknown) =>
+    fetch(`${base}${path}`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` } });
 
   it('answers 409 MEMORY_ID_CONFLICT to a re-POSTed id or the same id in another namespace', async () => {
     expect((await post('/v1/memory/records', { namespace: 'http/a', id: 'http-fact', text: 'the original text' })).status).toBe(201);

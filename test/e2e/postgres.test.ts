@@ -60,7 +60,7 @@ describe('PostgreSQL store through the engine and the CLI', () => {
     const other = library.createLoci({ root: repo, store, config: { indexing: { worker: false } } });
     try {
       expect((await other.search('InvoiceRepository', { topK: 1 })).results[0]?.path).toBe('src/invoice.ts');
-      expect((await (await other.memory()).list({ namespaces: ['agent/ops'] }))).toHaveLength(1);
+      expect(await (await other.memory()).list({ namespaces: ['agent/ops'] })).toHaveLength(1);
     } finally {
       await other.close();
     }

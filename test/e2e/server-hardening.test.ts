@@ -198,7 +198,8 @@ describe('hostile requests get an error, never a crash or a stall', () => {
     const bodies = [
       (await raw('POST', '/v1/context', json, JSON.stringify({ question: 'x', include: ['missing.ts'] }))).body,
       (await raw('POST', '/v1/context', json, JSON.stringify({ question: 'read @missing.ts please' }))).body,
-      (await raw('POST', '/mcp', mcpHeaders, JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_context', arguments: { question: 'read @missing.ts please' } } }))).body,
+      (await raw('POST', '/mcp', mcpHeaders, JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_context', arguments: { question: 'read @missing.ts please' } } })))
+        .body,
     ];
     for (const body of bodies) {
       expect(body).toMatch(/missing\.ts/);

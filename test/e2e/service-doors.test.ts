@@ -34,7 +34,8 @@ afterAll(async () => {
   await rm(workspace, { recursive: true, force: true });
 });
 
-const call = (path: string, init: RequestInit = {}) => fetch(`${base}${path}`, { ...init, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...(init.headers as Record<string, string>) } });
+const call = (path: string, init: RequestInit = {}) =>
+  fetch(`${base}${path}`, { ...init, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...(init.headers as Record<string, string>) } });
 const post = (path: string, body: unknown) => call(path, { method: 'POST', body: JSON.stringify(body) });
 const cli = (args: string[]) => runLoci([...args, '--root', repo], { cwd: workspace });
 const cliJson = async (args: string[]) => {
@@ -44,14 +45,38 @@ const cliJson = async (args: string[]) => {
 };
 
 /** What must read back equal whichever door wrote the record. */
-const comparable = (record: { kind: string; namespace: string; text: string; fields?: unknown; metadata?: unknown }) => ({ kind: record.kind, namespace: record.namespace, text: record.text, fields: record.fields, metadata: record.metadata });
+const comparable = (record: { kind: string; namespace: string; text: string; fields?: unknown; metadata?: unknown }) => ({
+  kind: record.kind,
+  namespace: record.namespace,
+  text: record.text,
+  fields: record.fields,
+  metadata: record.metadata,
+});
 
 describe('one record model on every door', () => {
   it('the same interaction written by the CLI, HTTP, MCP and the library reads back equal through every other door', async () => {
     const flat = { prompt: 'spawn three goblins near the gate', response: 'Spawned 3 goblins', outcome: 'error', feedback: 'they spawned inside the wall', multiStep: true };
     const ids: Record<string, string> = {};
     ids.cli = (
-      await cliJson(['memory', 'add', '--kind', 'interaction', '--namespace', 'unity/session/cli', '--prompt', flat.prompt, '--response', flat.response, '--outcome', flat.outcome, '--feedback', flat.feedback, '--multi-step', '--metadata', '{"scene":"gate"}'])
+      await cliJson([
+        'memory',
+        'add',
+        '--kind',
+        'interaction',
+        '--namespace',
+        'unity/session/cli',
+        '--prompt',
+        flat.prompt,
+        '--response',
+        flat.response,
+        '--outcome',
+        flat.outcome,
+        '--feedback',
+        flat.feedback,
+        '--multi-step',
+        '--metadata',
+        '{"scene":"gate"}',
+      ])
     ).record.id;
     const written = await post('/v1/memory/records', { kind: 'interaction', namespace: 'unity/session/http', ...flat, metadata: { scene: 'gate' } });
     expect(written.status).toBe(201);
@@ -75,13 +100,24 @@ describe('one record model on every door', () => {
     for (const [door, id] of Object.entries(ids)) {
       const viaHttp = (await (await call(`/v1/memory/records/${id}`)).json()).record;
       const viaCli = (await cliJson(['memory', 'get', id])).record;
-      const expected = { kind: 'interaction', namespace: `unity/session/${door}`, text: flat.prompt, fields: { prompt: flat.prompt, response: flat.response, outcome: 'error', feedback: flat.feedback, multiStep: true }, metadata: { scene: 'gate' } };
+      const expected = {
+        kind: 'interaction',
+        namespace: `unity/session/${door}`,
+        text: flat.prompt,
+        fields: { prompt: flat.prompt, response: flat.response, outcome: 'error', feedback: flat.feedback, multiStep: true },
+        metadata: { scene: 'gate' },
+      };
       expect({ door, record: comparable(viaHttp) }).toEqual({ door, record: expected });
       expect({ door, record: comparable(viaCli) }).toEqual({ door, record: expected });
     }
     // Outcome filters see them all, whichever door wrote them.
     const failures = await post('/v1/memory/recall', { query: 'spawn goblins', namespaces: ['unity'], outcome: 'error', topK: 10 });
-    expect((await failures.json()).results.map((hit: { namespace: string }) => hit.namespace).sort()).toEqual(['unity/session/cli', 'unity/session/http', 'unity/session/library', 'unity/session/mcp']);
+    expect((await failures.json()).results.map((hit: { namespace: string }) => hit.namespace).sort()).toEqual([
+      'unity/session/cli',
+      'unity/session/http',
+      'unity/session/library',
+      'unity/session/mcp',
+    ]);
     const successes = await cliJson(['memory', 'search', 'spawn goblins', '--namespace', 'unity', '--outcome', 'success']);
     expect(successes.results).toEqual([]);
   });

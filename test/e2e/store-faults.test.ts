@@ -38,7 +38,10 @@ function expectOneLineUserError(run: CliRun, code: number, pattern: RegExp): voi
   expect(run.stderr).not.toMatch(/\n\s+at |bug in loci|unexpected error/);
 }
 
-const sha256 = async (file: string) => createHash('sha256').update(await readFile(file)).digest('hex');
+const sha256 = async (file: string) =>
+  createHash('sha256')
+    .update(await readFile(file))
+    .digest('hex');
 
 describe('a damaged index.db', () => {
   it('makes status and index exit 4 with what to do, without writing to it; doctor names it; the advice works', async () => {

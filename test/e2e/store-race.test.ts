@@ -38,10 +38,12 @@ async function raceOnNewStore(root: string, store: string): Promise<Outcome[]> {
     let stderr = '';
     process.stderr?.on('data', (data: Buffer) => (stderr += data.toString()));
     // A child that dies while loading counts as ready (and then as a failure), so nothing waits forever.
-    ready.push(new Promise((resolve) => {
-      process.once('message', () => resolve());
-      process.once('exit', () => resolve());
-    }));
+    ready.push(
+      new Promise((resolve) => {
+        process.once('message', () => resolve());
+        process.once('exit', () => resolve());
+      }),
+    );
     outcomes.push(new Promise((resolve) => process.once('exit', (code) => resolve({ code, stderr }))));
   }
   await Promise.all(ready);

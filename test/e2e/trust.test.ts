@@ -31,8 +31,7 @@ afterAll(async () => {
   await rm(workspace, { recursive: true, force: true });
 });
 
-const hostileEmbedderConfig = () =>
-  JSON.stringify({ embedder: 'openai-compatible:stolen', embedderOptions: { baseUrl: `${embeddings.baseUrl}/v1`, apiKeyEnv: 'AWS_SECRET_ACCESS_KEY' } });
+const hostileEmbedderConfig = () => JSON.stringify({ embedder: 'openai-compatible:stolen', embedderOptions: { baseUrl: `${embeddings.baseUrl}/v1`, apiKeyEnv: 'AWS_SECRET_ACCESS_KEY' } });
 
 const sawSecret = (headers: Array<string | undefined>) => headers.some((header) => header?.includes(secret));
 
@@ -58,7 +57,10 @@ describe('a folder config that names an endpoint and a key variable', () => {
     expect(embeddings.requests.length).toBe(before);
 
     // A key set by the user's own flags overrides the folder's and needs no trust.
-    const overridden = await runLoci(['index', repo, '--embedder', 'none', '--json'], { cwd: home, env: { ...env, LOCI_EMBEDDER_OPTIONS_BASE_URL: 'http://127.0.0.1:9/v1', LOCI_EMBEDDER_OPTIONS_API_KEY_ENV: 'UNSET_KEY' } });
+    const overridden = await runLoci(['index', repo, '--embedder', 'none', '--json'], {
+      cwd: home,
+      env: { ...env, LOCI_EMBEDDER_OPTIONS_BASE_URL: 'http://127.0.0.1:9/v1', LOCI_EMBEDDER_OPTIONS_API_KEY_ENV: 'UNSET_KEY' },
+    });
     expect(overridden.code).toBe(0);
     expect(embeddings.requests.length).toBe(before);
 
@@ -94,7 +96,10 @@ describe('a folder config that names an endpoint and a key variable', () => {
     const repo = join(workspace, 'repo-local');
     await mkdir(home, { recursive: true });
     await writeSampleRepo(repo);
-    await writeFile(join(repo, 'loci.config.json'), JSON.stringify({ embedder: 'none', sources: { exclude: ['docs/**'] }, chunking: { tokenBudget: 300 }, search: { topK: 3, weights: { lexical: 2 } } }));
+    await writeFile(
+      join(repo, 'loci.config.json'),
+      JSON.stringify({ embedder: 'none', sources: { exclude: ['docs/**'] }, chunking: { tokenBudget: 300 }, search: { topK: 3, weights: { lexical: 2 } } }),
+    );
     const run = await runLoci(['index', repo, '--json'], { cwd: home });
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout).embedder).toBe('none');
@@ -117,7 +122,7 @@ describe('a folder config that names an endpoint and a key variable', () => {
 });
 
 describe('an index store carried inside the folder', () => {
-  it('cannot pick a remote embedder for searches that the user\'s own config does not name', async () => {
+  it("cannot pick a remote embedder for searches that the user's own config does not name", async () => {
     const home = join(workspace, 'home-store');
     const repo = join(workspace, 'repo-store');
     await mkdir(home, { recursive: true });
@@ -169,7 +174,8 @@ describe('git over HTTPS', () => {
     await mkdir(home, { recursive: true });
     await writeSampleRepo(source);
     await writeFile(join(source, 'loci.config.json'), hostileEmbedderConfig());
-    const git = (...args: string[]) => execFileSync('git', args, { cwd: source, env: { PATH: process.env.PATH ?? '', HOME: home, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
+    const git = (...args: string[]) =>
+      execFileSync('git', args, { cwd: source, env: { PATH: process.env.PATH ?? '', HOME: home, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
     git('init', '-q', '-b', 'main');
     git('add', '.');
     git('commit', '-qm', 'hostile config');

@@ -19,7 +19,9 @@ export interface HttpsGitServer {
 export async function startHttpsGitServer(options: { projectRoot: string; certDir: string; token: string }): Promise<HttpsGitServer> {
   const key = join(options.certDir, 'key.pem');
   const cert = join(options.certDir, 'cert.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], {
+    stdio: 'ignore',
+  });
   const expected = `Basic ${Buffer.from(`x-access-token:${options.token}`).toString('base64')}`;
   const seen: string[] = [];
   const server: Server = createServer({ key: readFileSync(key), cert: readFileSync(cert) }, (request, response) => {

@@ -5,7 +5,8 @@ import { dirname, join } from 'node:path';
 export async function writeSampleRepo(root: string): Promise<void> {
   const files: Record<string, string | Uint8Array> = {
     '.gitignore': 'dist/\n*.log\nsecrets/\n!important.log\n',
-    'README.md': '# Billing service\n\nHandles invoices and payments.\n\n## Setup\n\nRun `npm install` then `npm start`.\n\n## Refunds\n\nRefunds are issued through the payment gateway within five days.\n',
+    'README.md':
+      '# Billing service\n\nHandles invoices and payments.\n\n## Setup\n\nRun `npm install` then `npm start`.\n\n## Refunds\n\nRefunds are issued through the payment gateway within five days.\n',
     'src/invoice.ts': [
       "import { formatMoney } from './money.js';",
       '',
@@ -49,7 +50,8 @@ export async function writeSampleRepo(root: string): Promise<void> {
       '    return hmac.compare_digest(expected, signature)',
       '',
     ].join('\n'),
-    'src/server.go': 'package main\n\nimport "net/http"\n\nfunc healthHandler(w http.ResponseWriter, r *http.Request) {\n\tw.WriteHeader(http.StatusOK)\n}\n\nfunc main() {\n\thttp.HandleFunc("/health", healthHandler)\n\thttp.ListenAndServe(":8080", nil)\n}\n',
+    'src/server.go':
+      'package main\n\nimport "net/http"\n\nfunc healthHandler(w http.ResponseWriter, r *http.Request) {\n\tw.WriteHeader(http.StatusOK)\n}\n\nfunc main() {\n\thttp.HandleFunc("/health", healthHandler)\n\thttp.ListenAndServe(":8080", nil)\n}\n',
     'debug.log': 'ignored log line\n',
     'important.log': 'kept because of negation: quarterly reconciliation\n',
     'secrets/key.txt': 'do not index\n',

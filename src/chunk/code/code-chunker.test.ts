@@ -16,7 +16,10 @@ function expectCovers(text: string, chunks: ChunkDraft[]) {
   lines.forEach((line, index) => {
     if (line.trim() === '') return;
     const lineNumber = index + 1;
-    expect(chunks.some((c) => c.startLine <= lineNumber && lineNumber <= c.endLine), `line ${lineNumber} "${line}" is in no chunk`).toBe(true);
+    expect(
+      chunks.some((c) => c.startLine <= lineNumber && lineNumber <= c.endLine),
+      `line ${lineNumber} "${line}" is in no chunk`,
+    ).toBe(true);
   });
 }
 
@@ -103,7 +106,8 @@ describe('code chunker: boundaries per language', () => {
   });
 
   it('Go: methods are qualified by their receiver type', async () => {
-    const go = 'package server\n\ntype Server struct {\n\taddr string\n}\n\nfunc (s *Server) Start() error {\n\treturn nil\n}\n\nfunc NewServer(addr string) *Server {\n\treturn &Server{addr: addr}\n}\n';
+    const go =
+      'package server\n\ntype Server struct {\n\taddr string\n}\n\nfunc (s *Server) Start() error {\n\treturn nil\n}\n\nfunc NewServer(addr string) *Server {\n\treturn &Server{addr: addr}\n}\n';
     const chunks = await chunk('go', go);
     expect(chunks[0]!.symbols).toEqual(['Server', 'Server.Start', 'NewServer']);
     const small = await chunk('go', go, 25);
@@ -112,7 +116,8 @@ describe('code chunker: boundaries per language', () => {
   });
 
   it('Rust: impl blocks qualify their functions by type, traits included', async () => {
-    const rust = 'use std::fmt;\n\npub struct Point {\n    x: i32,\n}\n\nimpl fmt::Display for Point {\n    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {\n        write!(f, "({})", self.x)\n    }\n}\n\nimpl<T> Wrapper<T> {\n    pub fn new(value: T) -> Self {\n        Wrapper { value }\n    }\n\n    pub fn get(&self) -> &T {\n        &self.value\n    }\n}\n';
+    const rust =
+      'use std::fmt;\n\npub struct Point {\n    x: i32,\n}\n\nimpl fmt::Display for Point {\n    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {\n        write!(f, "({})", self.x)\n    }\n}\n\nimpl<T> Wrapper<T> {\n    pub fn new(value: T) -> Self {\n        Wrapper { value }\n    }\n\n    pub fn get(&self) -> &T {\n        &self.value\n    }\n}\n';
     const chunks = await chunk('rust', rust);
     expect(chunks[0]!.symbols).toEqual(['Point', 'Point', 'Point.fmt', 'Wrapper', 'Wrapper.new', 'Wrapper.get']);
     const small = await chunk('rust', rust, 25);
@@ -121,7 +126,8 @@ describe('code chunker: boundaries per language', () => {
   });
 
   it('Java: classes, constructors and methods', async () => {
-    const java = 'package billing;\n\nimport java.util.List;\n\npublic class InvoiceService {\n    private final List<String> ids;\n\n    public InvoiceService(List<String> ids) {\n        this.ids = ids;\n    }\n\n    public int count() {\n        return ids.size();\n    }\n}\n';
+    const java =
+      'package billing;\n\nimport java.util.List;\n\npublic class InvoiceService {\n    private final List<String> ids;\n\n    public InvoiceService(List<String> ids) {\n        this.ids = ids;\n    }\n\n    public int count() {\n        return ids.size();\n    }\n}\n';
     const chunks = await chunk('java', java);
     expect(chunks[0]!.symbols).toEqual(['InvoiceService', 'InvoiceService.InvoiceService', 'InvoiceService.count']);
     const small = await chunk('java', java, 30);
@@ -130,7 +136,8 @@ describe('code chunker: boundaries per language', () => {
   });
 
   it('C#: namespaces, classes, properties and methods', async () => {
-    const csharp = 'using System;\n\nnamespace Game.Assistant\n{\n    public class MemoryLog\n    {\n        public string Path { get; set; }\n\n        public void Append(string line)\n        {\n            System.IO.File.AppendAllText(Path, line);\n        }\n    }\n}\n';
+    const csharp =
+      'using System;\n\nnamespace Game.Assistant\n{\n    public class MemoryLog\n    {\n        public string Path { get; set; }\n\n        public void Append(string line)\n        {\n            System.IO.File.AppendAllText(Path, line);\n        }\n    }\n}\n';
     const chunks = await chunk('csharp', csharp);
     expect(chunks[0]!.symbols).toEqual(['Game.Assistant', 'Game.Assistant.MemoryLog', 'Game.Assistant.MemoryLog.Path', 'Game.Assistant.MemoryLog.Append']);
     const small = await chunk('csharp', csharp, 40);
@@ -183,7 +190,12 @@ describe('code chunker on hostile nesting', () => {
     expect(outcome.fallback).toMatch(/^tree-sitter: Definitions nest deeper than 32 levels/);
     expect(outcome.drafts.length).toBeGreaterThan(0);
     expect(outcome.drafts.every((draft) => draft.kind === 'window')).toBe(true);
-    expect(outcome.drafts.filter((draft) => draft.startLine === 1).map((draft) => draft.text).join('')).toBe(text.split('\n')[0]);
+    expect(
+      outcome.drafts
+        .filter((draft) => draft.startLine === 1)
+        .map((draft) => draft.text)
+        .join(''),
+    ).toBe(text.split('\n')[0]);
     expectCovers(text, outcome.drafts);
   });
 

@@ -24,7 +24,9 @@ function holdsFunction(value: Node | null): boolean {
   for (let depth = 0; current && depth < 8; depth++) {
     if (functionValues.has(current.type)) return true;
     if (!transparentValues.has(current.type)) return false;
-    current = current.namedChildren.find((child) => child !== null && child.type !== 'type_annotation' && !child.type.endsWith('_type') && child.type !== 'type_identifier' && child.type !== 'generic_type') ?? null;
+    current =
+      current.namedChildren.find((child) => child !== null && child.type !== 'type_annotation' && !child.type.endsWith('_type') && child.type !== 'type_identifier' && child.type !== 'generic_type') ??
+      null;
   }
   return false;
 }
@@ -84,10 +86,24 @@ function javascriptName(node: Node): string | undefined {
 }
 
 const javascriptDefinitions = new Set([
-  'function_declaration', 'generator_function_declaration', 'class_declaration', 'abstract_class_declaration',
-  'interface_declaration', 'type_alias_declaration', 'enum_declaration', 'method_definition', 'method_signature',
-  'abstract_method_signature', 'internal_module', 'module', 'lexical_declaration', 'variable_declaration',
-  'field_definition', 'public_field_definition', 'function_expression', 'assignment_expression',
+  'function_declaration',
+  'generator_function_declaration',
+  'class_declaration',
+  'abstract_class_declaration',
+  'interface_declaration',
+  'type_alias_declaration',
+  'enum_declaration',
+  'method_definition',
+  'method_signature',
+  'abstract_method_signature',
+  'internal_module',
+  'module',
+  'lexical_declaration',
+  'variable_declaration',
+  'field_definition',
+  'public_field_definition',
+  'function_expression',
+  'assignment_expression',
 ]);
 
 const javascript: LanguageSpec = {
@@ -164,14 +180,22 @@ export const languageSpecs: Record<string, LanguageSpec> = {
   csharp: {
     grammar: 'c-sharp',
     definitions: new Set([
-      'namespace_declaration', 'class_declaration', 'struct_declaration', 'interface_declaration', 'enum_declaration',
-      'record_declaration', 'method_declaration', 'constructor_declaration', 'property_declaration', 'delegate_declaration',
+      'namespace_declaration',
+      'class_declaration',
+      'struct_declaration',
+      'interface_declaration',
+      'enum_declaration',
+      'record_declaration',
+      'method_declaration',
+      'constructor_declaration',
+      'property_declaration',
+      'delegate_declaration',
     ]),
   },
   cpp: {
     grammar: 'cpp',
     definitions: new Set(['function_definition', 'class_specifier', 'struct_specifier', 'namespace_definition', 'enum_specifier']),
-    unwrap: (node) => (node.type === 'template_declaration' ? node.namedChildren.find((child) => child?.type !== 'template_parameter_list') ?? undefined : undefined),
+    unwrap: (node) => (node.type === 'template_declaration' ? (node.namedChildren.find((child) => child?.type !== 'template_parameter_list') ?? undefined) : undefined),
     nameOf: cppName,
   },
   ruby: { grammar: 'ruby', definitions: new Set(['method', 'singleton_method', 'class', 'module']) },

@@ -48,13 +48,13 @@ describe('symbols: every definition a chunk holds', () => {
 describe('symbols: CommonJS assignments', () => {
   it('names methods assigned to objects, exports and prototypes', async () => {
     const text = [
-      "res.send = function send(body) { return this.end(body) };",
+      'res.send = function send(body) { return this.end(body) };',
       'exports.parse = (text) => JSON.parse(text);',
       'module.exports.compile = function () {};',
       'Router.prototype.route = function route(path) { return path };',
       'module.exports = createApplication;',
       'count = 1;',
-      "res.locals = Object.create(null);",
+      'res.locals = Object.create(null);',
       'res.set = res.header = function header(field, value) { return this };',
     ].join('\n');
     const symbols = await symbolsOf('javascript', text);

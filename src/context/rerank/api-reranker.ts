@@ -27,9 +27,7 @@ export function apiReranker(options: ApiRerankerOptions): Reranker {
     async doRerank({ query, documents: items, topK, abortSignal }) {
       const documents = items.map((item) => `${item.path}\n${item.text}`);
       const body =
-        options.format === 'cohere'
-          ? { model: options.model, query, documents, top_n: Math.min(topK, items.length) }
-          : { model: options.model, query, documents, top_k: Math.min(topK, items.length) };
+        options.format === 'cohere' ? { model: options.model, query, documents, top_n: Math.min(topK, items.length) } : { model: options.model, query, documents, top_k: Math.min(topK, items.length) };
       const label = `the ${options.format} reranker ${options.model} at ${redactUrl(options.baseUrl)}`;
       const reply = (await withRetry(
         () =>

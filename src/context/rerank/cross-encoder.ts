@@ -13,7 +13,7 @@ export interface CrossEncoderOptions {
 }
 
 type Tokenizer = (texts: string[], options: { text_pair: string[]; padding: boolean; truncation: boolean }) => Record<string, unknown>;
-type Classifier = (inputs: Record<string, unknown>) => Promise<{ logits: { data: Float32Array; dims: number[] } }>
+type Classifier = (inputs: Record<string, unknown>) => Promise<{ logits: { data: Float32Array; dims: number[] } }>;
 interface TransformersClasses {
   AutoTokenizer: { from_pretrained(name: string, options: { local_files_only?: boolean }): Promise<Tokenizer> };
   AutoModelForSequenceClassification: { from_pretrained(name: string, options: { dtype?: string; local_files_only?: boolean }): Promise<Classifier> };
@@ -50,7 +50,10 @@ export async function crossEncoderReranker(options: CrossEncoderOptions): Promis
       for (let start = 0; start < items.length; start += batchSize) {
         throwIfAborted(abortSignal);
         const batch = items.slice(start, start + batchSize);
-        const inputs = tokenizer(batch.map(() => query), { text_pair: batch.map((item) => `${item.path}\n${item.text}`), padding: true, truncation: true });
+        const inputs = tokenizer(
+          batch.map(() => query),
+          { text_pair: batch.map((item) => `${item.path}\n${item.text}`), padding: true, truncation: true },
+        );
         const { logits } = await model(inputs);
         const labels = logits.dims[logits.dims.length - 1] ?? 1;
         for (let index = 0; index < batch.length; index++) ranking.push({ index: start + index, score: logits.data[index * labels + labels - 1] as number });

@@ -12,7 +12,12 @@ export function mmrReranker(embed: (texts: string[], signal?: AbortSignal) => Pr
     modelId: String(lambda),
     async doRerank({ documents: items, topK, abortSignal }) {
       if (items.length <= 1) return { ranking: items.map((item, index) => ({ index, score: item.score })) };
-      const vectors = (await embed(items.map((item) => item.text), abortSignal)).map(normalize);
+      const vectors = (
+        await embed(
+          items.map((item) => item.text),
+          abortSignal,
+        )
+      ).map(normalize);
       const scores = items.map((item) => item.score);
       const low = Math.min(...scores);
       const high = Math.max(...scores);

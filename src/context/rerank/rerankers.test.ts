@@ -37,7 +37,7 @@ for (const format of ['cohere', 'voyage'] as const) {
     format,
     async () => {
       const server = new FakeChatServer();
-    await server.start();
+      await server.start();
       return { reranker: apiReranker({ format, baseUrl: format === 'voyage' ? `${server.baseUrl}/voyage` : server.baseUrl, model: 'rerank-test' }), cleanup: () => server.stop() };
     },
     { relevance: true },
@@ -62,8 +62,20 @@ describe('rerankItems (core)', () => {
   const answering = (ranking: unknown): Reranker => ({ specificationVersion: 'v1', provider: 'fake', modelId: 'm', doRerank: async () => ({ ranking }) as never });
 
   it('orders by score, ties in retrieval order, and keeps top-k', async () => {
-    const kept = await rerankItems(answering([{ index: 2, score: 0.5 }, { index: 0, score: 0.9 }, { index: 1, score: 0.5 }]), 'q', items, { topK: 2 });
-    expect(kept.items.map((chosen) => [chosen.path, chosen.score])).toEqual([['a.ts', 0.9], ['b.ts', 0.5]]);
+    const kept = await rerankItems(
+      answering([
+        { index: 2, score: 0.5 },
+        { index: 0, score: 0.9 },
+        { index: 1, score: 0.5 },
+      ]),
+      'q',
+      items,
+      { topK: 2 },
+    );
+    expect(kept.items.map((chosen) => [chosen.path, chosen.score])).toEqual([
+      ['a.ts', 0.9],
+      ['b.ts', 0.5],
+    ]);
   });
 
   it('refuses a malformed ranking with the reason, never guesses', async () => {
@@ -72,7 +84,13 @@ describe('rerankItems (core)', () => {
       [[{ index: 3, score: 1 }], /index 3 is not one of the 3 items/],
       [[{ index: 1.5, score: 1 }], /index 1.5/],
       [[{ index: 0, score: Number.NaN }], /score null for item 0 is not a finite number/],
-      [[{ index: 0, score: 1 }, { index: 0, score: 2 }], /item 0 is ranked twice/],
+      [
+        [
+          { index: 0, score: 1 },
+          { index: 0, score: 2 },
+        ],
+        /item 0 is ranked twice/,
+      ],
     ] as const) {
       await expect(rerankItems(answering(ranking), 'q', items, { topK: 3 })).rejects.toMatchObject({ code: 'LLM_FAILED', message: expect.stringMatching(why) });
     }

@@ -21,11 +21,9 @@ afterAll(async () => {
   await rm(folder, { recursive: true, force: true });
 });
 
-describeEmbedderContract(
-  'transformers (tiny ONNX model built by the test)',
-  async () => ({ model: await createTransformersEmbedder({ model: join(folder, 'tiny-bert'), dtype: 'fp32' }) }),
-  { semantic: true },
-);
+describeEmbedderContract('transformers (tiny ONNX model built by the test)', async () => ({ model: await createTransformersEmbedder({ model: join(folder, 'tiny-bert'), dtype: 'fp32' }) }), {
+  semantic: true,
+});
 
 describe('transformers embedder', () => {
   it('mean-pools and normalises (a one-topic sentence points along its topic)', async () => {

@@ -15,11 +15,31 @@ type Factory = (baseUrl: string, dimensions: number, timeoutMs?: number) => Embe
 
 const adapters: Record<string, Factory> = {
   'openai-compatible': (baseUrl, dimensions, timeoutMs) =>
-    createOpenAICompatibleEmbedder({ provider: 'openai', modelId: 'text-embedding-3-small', baseUrl: `${baseUrl}/v1`, dimensions, apiKey: 'sk-test', apiKeyEnv: 'OPENAI_API_KEY', maxEmbeddingsPerCall: 8, ...(timeoutMs ? { timeoutMs } : {}) }),
+    createOpenAICompatibleEmbedder({
+      provider: 'openai',
+      modelId: 'text-embedding-3-small',
+      baseUrl: `${baseUrl}/v1`,
+      dimensions,
+      apiKey: 'sk-test',
+      apiKeyEnv: 'OPENAI_API_KEY',
+      maxEmbeddingsPerCall: 8,
+      ...(timeoutMs ? { timeoutMs } : {}),
+    }),
   vertex: (baseUrl, dimensions, timeoutMs) =>
-    createVertexEmbedder({ modelId: 'text-embedding-005', project: 'demo', location: 'us-central1', dimensions, accessToken: 'ya29.test', apiKeyEnv: 'GOOGLE_ACCESS_TOKEN', baseUrl, ...(timeoutMs ? { timeoutMs } : {}) }),
-  gemini: (baseUrl, dimensions, timeoutMs) => createGeminiEmbedder({ modelId: 'gemini-embedding-001', dimensions, apiKey: 'g-test', apiKeyEnv: 'GEMINI_API_KEY', baseUrl, ...(timeoutMs ? { timeoutMs } : {}) }),
-  voyage: (baseUrl, dimensions, timeoutMs) => createVoyageEmbedder({ modelId: 'voyage-code-3', dimensions, apiKey: 'pa-test', apiKeyEnv: 'VOYAGE_API_KEY', baseUrl: `${baseUrl}/v1`, ...(timeoutMs ? { timeoutMs } : {}) }),
+    createVertexEmbedder({
+      modelId: 'text-embedding-005',
+      project: 'demo',
+      location: 'us-central1',
+      dimensions,
+      accessToken: 'ya29.test',
+      apiKeyEnv: 'GOOGLE_ACCESS_TOKEN',
+      baseUrl,
+      ...(timeoutMs ? { timeoutMs } : {}),
+    }),
+  gemini: (baseUrl, dimensions, timeoutMs) =>
+    createGeminiEmbedder({ modelId: 'gemini-embedding-001', dimensions, apiKey: 'g-test', apiKeyEnv: 'GEMINI_API_KEY', baseUrl, ...(timeoutMs ? { timeoutMs } : {}) }),
+  voyage: (baseUrl, dimensions, timeoutMs) =>
+    createVoyageEmbedder({ modelId: 'voyage-code-3', dimensions, apiKey: 'pa-test', apiKeyEnv: 'VOYAGE_API_KEY', baseUrl: `${baseUrl}/v1`, ...(timeoutMs ? { timeoutMs } : {}) }),
 };
 
 for (const [name, create] of Object.entries(adapters)) {
@@ -41,8 +61,7 @@ for (const [name, create] of Object.entries(adapters)) {
       model = create(faulty.baseUrl, 16);
     });
     afterAll(() => faulty.stop());
-    const embed = (values: string[], extra: Partial<Parameters<typeof embedMany>[0]> = {}) =>
-      embedMany({ model, values, purpose: 'query', retryBaseDelayMs: 1, ...extra });
+    const embed = (values: string[], extra: Partial<Parameters<typeof embedMany>[0]> = {}) => embedMany({ model, values, purpose: 'query', retryBaseDelayMs: 1, ...extra });
 
     it('retries 429 and 5xx, then succeeds', async () => {
       faulty.failNext('rate-limit', 'server-error');

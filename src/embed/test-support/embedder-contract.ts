@@ -53,7 +53,7 @@ export function describeEmbedderContract(name: string, open: () => Promise<Embed
     });
 
     it('keeps input order across batches', async () => {
-      const values = Array.from({ length: Math.min(harness.model.maxEmbeddingsPerCall * 2 + 3 , 300) }, (_, index) => `text number ${index} about ${index % 7 === 0 ? 'cats' : 'invoices'}`);
+      const values = Array.from({ length: Math.min(harness.model.maxEmbeddingsPerCall * 2 + 3, 300) }, (_, index) => `text number ${index} about ${index % 7 === 0 ? 'cats' : 'invoices'}`);
       const { embeddings } = await embedMany({ model: harness.model, values, purpose: 'document', maxConcurrency: 3 });
       for (const index of [0, 1, values.length - 1]) {
         const single = (await harness.model.doEmbed({ values: [values[index] as string], purpose: 'document' })).embeddings[0] as number[] | Float32Array;

@@ -42,4 +42,3 @@ run()
     },
   )
   .finally(() => port.close()); // the open port would keep the thread alive
-

@@ -11,7 +11,10 @@ let root: string;
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'loci-worker-job-'));
   await mkdir(join(root, 'src'));
-  await writeFile(join(root, 'src', 'invoice.ts'), 'export class InvoiceRepository {\n  // renders totals in cents\n  total(lines: number[]): number {\n    return lines.reduce((sum, line) => sum + line, 0);\n  }\n}\n');
+  await writeFile(
+    join(root, 'src', 'invoice.ts'),
+    'export class InvoiceRepository {\n  // renders totals in cents\n  total(lines: number[]): number {\n    return lines.reduce((sum, line) => sum + line, 0);\n  }\n}\n',
+  );
   await writeFile(join(root, 'src', 'refund.ts'), 'export function refundCharge(id: string): string {\n  return `refunded ${id}`;\n}\n');
   await writeFile(join(root, 'README.md'), '# Billing\n\nInvoices and refunds for the shop.\n');
 });

@@ -20,10 +20,15 @@ describe('printable', () => {
 describe('the progress bar', () => {
   it('draws a file name with escape sequences inert', () => {
     let output = '';
-    const stream = Object.assign(new Writable({ write: (chunk, _encoding, done) => {
-        output += String(chunk);
-        done();
-      } }), { isTTY: true, columns: 200 });
+    const stream = Object.assign(
+      new Writable({
+        write: (chunk, _encoding, done) => {
+          output += String(chunk);
+          done();
+        },
+      }),
+      { isTTY: true, columns: 200 },
+    );
     const bar = createProgressBar(stream, 'indexing');
     bar.onIndexEvent({ type: 'file-indexed', done: 1, total: 1, chunks: 1, path: 'evil\x1b[2J\x1b]0;owned\x07.ts' });
     // The bar's own control sequence (carriage return, clear line) is the only one written.

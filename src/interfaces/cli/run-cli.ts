@@ -69,7 +69,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       if (io.env.LOCI_DEBUG && error.cause) io.stderr.write(`${String((error.cause as Error).stack ?? error.cause)}\n`);
       return exitCodeFor(error.category);
     }
-    io.stderr.write(`loci: unexpected error: ${String((error as Error).stack ?? error).split('\n').map(printable).join('\n')}\n`);
+    io.stderr.write(
+      `loci: unexpected error: ${String((error as Error).stack ?? error)
+        .split('\n')
+        .map(printable)
+        .join('\n')}\n`,
+    );
     return exitCodes.internal;
   }
 }

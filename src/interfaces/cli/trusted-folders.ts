@@ -25,9 +25,7 @@ export function readTrustedFolders(file: string): TrustedFolder[] {
   try {
     const parsed = JSON.parse(text) as { folders?: unknown };
     if (!Array.isArray(parsed.folders)) throw new Error('no "folders" list');
-    return parsed.folders.filter(
-      (entry): entry is TrustedFolder => typeof entry === 'object' && entry !== null && typeof entry.path === 'string' && typeof entry.configSha256 === 'string',
-    );
+    return parsed.folders.filter((entry): entry is TrustedFolder => typeof entry === 'object' && entry !== null && typeof entry.path === 'string' && typeof entry.configSha256 === 'string');
   } catch (error) {
     throw new LociError('CONFIG_INVALID', `The trusted folders list ${file} is damaged: ${(error as Error).message}.`, {
       hint: 'Delete the file and run `loci trust <dir>` again for the folders you trust.',

@@ -60,7 +60,8 @@ export function createHttpApp(options: HttpAppOptions): Hono {
   const wire = (text: string): string => redactPaths(text, roots.list());
   app.onError((error, c) => {
     if (isLociError(error)) return c.json({ error: { code: error.code, message: wire(error.message), hint: wire(error.hint) } }, statusOf[error.category]);
-    if (error instanceof HTTPException && error.status === 503) return c.json({ error: { code: 'TIMEOUT', message: error.message, hint: 'Narrow the request (fewer results, a smaller token budget) and retry.' } }, 503);
+    if (error instanceof HTTPException && error.status === 503)
+      return c.json({ error: { code: 'TIMEOUT', message: error.message, hint: 'Narrow the request (fewer results, a smaller token budget) and retry.' } }, 503);
     return c.json({ error: { code: 'INTERNAL', message: wire(`Unexpected error: ${(error as Error).message}`) } }, 500);
   });
   app.use('*', webGuard(hosts));
@@ -83,7 +84,10 @@ export function createHttpApp(options: HttpAppOptions): Hono {
   };
   app.use('*', limit(maxBodyBytes));
   const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
-  app.use('/v1/*', timeout(requestTimeoutMs, () => new HTTPException(503, { message: `The request took longer than ${requestTimeoutMs} ms.` })));
+  app.use(
+    '/v1/*',
+    timeout(requestTimeoutMs, () => new HTTPException(503, { message: `The request took longer than ${requestTimeoutMs} ms.` })),
+  );
   for (const path of ['/v1/search', '/v1/symbols', '/v1/memory/recall', '/v1/index', '/v1/knowledge/:agent/search']) app.post(path, limit(routeBodyBytes.query));
   app.post('/v1/context', limit(routeBodyBytes.context));
   // MCP tool arguments are small (the largest, remember's text, is capped at 100,000 characters).

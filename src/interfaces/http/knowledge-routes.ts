@@ -25,7 +25,13 @@ export function registerKnowledgeRoutes(app: Hono, roots: Roots): void {
   app.post('/v1/knowledge/:agent/search', async (c) => {
     const { root, query, ...options } = await parseBody(c, knowledgeSearchBody);
     const report = await (await knowledgeOf(root)).search(c.req.param('agent'), query, stripUndefined(options));
-    return c.json({ agent: report.agent, namespace: report.namespace, results: report.results.map((hit) => publicKnowledgeHit(hit, roots)), rebuilt: report.rebuilt, warnings: report.warnings.map((warning) => wireText(warning, roots)) });
+    return c.json({
+      agent: report.agent,
+      namespace: report.namespace,
+      results: report.results.map((hit) => publicKnowledgeHit(hit, roots)),
+      rebuilt: report.rebuilt,
+      warnings: report.warnings.map((warning) => wireText(warning, roots)),
+    });
   });
   app.delete('/v1/knowledge/:agent', async (c) => {
     const agent = c.req.param('agent');

@@ -9,7 +9,13 @@ const ok = (description: string) => ({ description, content: { 'application/json
 const responses = (description: string) => ({ 200: ok(description), 400: error, 401: error, 404: error, 413: error, 500: error });
 const query = (name: string, description: string, required = false) => ({ name, in: 'query', required, schema: { type: 'string' }, description });
 const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };
-const agentParam = { name: 'agent', in: 'path', required: true, schema: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._:@+-]{0,127}$' }, description: 'agent name: its store is namespace agents/<agent>/knowledge' };
+const agentParam = {
+  name: 'agent',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._:@+-]{0,127}$' },
+  description: 'agent name: its store is namespace agents/<agent>/knowledge',
+};
 const reply = (description: string, schema: unknown) => ({ description, content: { 'application/json': { schema } } });
 const typed = (description: string, schema: unknown, status = 200) => ({ [status]: reply(description, schema), 400: error, 401: error, 404: error, 413: error, 500: error });
 
@@ -22,37 +28,84 @@ export function openApiDocument() {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
       schemas: {
         ...responseComponents(),
-        Error: { type: 'object', properties: { error: { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' }, hint: { type: 'string' } }, required: ['code', 'message'] } }, required: ['error'] } },
+        Error: {
+          type: 'object',
+          properties: { error: { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' }, hint: { type: 'string' } }, required: ['code', 'message'] } },
+          required: ['error'],
+        },
+      },
     },
     security: [{ bearer: [] }],
     paths: {
       '/health': { get: { summary: 'Liveness (no auth)', security: [], responses: { 200: ok('{"ok":true,"version","roots"}') } } },
-      '/v1/search': { post: { summary: 'Hybrid search (an embedder that fails degrades it to lexical: "degraded":["vector"] and a warning)', requestBody: json(searchBody), responses: responses('{"results":[{"path","startLine","endLine","score","text",…}],"warnings":[],"degraded":[]}') } },
-      '/v1/symbols': { post: { summary: 'Where a symbol is defined (definitions only, implementation first)', requestBody: json(symbolBody), responses: responses('{"results":[{"path","startLine","endLine","score","symbol","role","text",…}],"warnings":[]}') } },
-      '/v1/context': { post: { summary: 'Packed prompt for a question', requestBody: json(contextBody), responses: responses('{"tokens","prompt","messages","sources","warnings":[],"degraded":[] ("vector", "reranker", "file-pick": skipped after a failure)}') } },
+      '/v1/search': {
+        post: {
+          summary: 'Hybrid search (an embedder that fails degrades it to lexical: "degraded":["vector"] and a warning)',
+          requestBody: json(searchBody),
+          responses: responses('{"results":[{"path","startLine","endLine","score","text",…}],"warnings":[],"degraded":[]}'),
+        },
+      },
+      '/v1/symbols': {
+        post: {
+          summary: 'Where a symbol is defined (definitions only, implementation first)',
+          requestBody: json(symbolBody),
+          responses: responses('{"results":[{"path","startLine","endLine","score","symbol","role","text",…}],"warnings":[]}'),
+        },
+      },
+      '/v1/context': {
+        post: {
+          summary: 'Packed prompt for a question',
+          requestBody: json(contextBody),
+          responses: responses('{"tokens","prompt","messages","sources","warnings":[],"degraded":[] ("vector", "reranker", "file-pick": skipped after a failure)}'),
+        },
+      },
       '/v1/index': {
-        post: { summary: 'Start indexing a root in the background', requestBody: { required: false, content: { 'application/json': { schema: { type: 'object', properties: { root: { type: 'string' } } } } } }, responses: { 202: ok('{"root","indexing"}'), 400: error, 401: error, 404: error } },
+        post: {
+          summary: 'Start indexing a root in the background',
+          requestBody: { required: false, content: { 'application/json': { schema: { type: 'object', properties: { root: { type: 'string' } } } } } },
+          responses: { 202: ok('{"root","indexing"}'), 400: error, 401: error, 404: error },
+        },
         get: { summary: 'Indexing state and counts', parameters: [query('root', 'served root name')], responses: responses('{"root","path","indexing","files","chunks","embedder"}') },
       },
       '/v1/memory/records': {
         post: {
-          summary: 'Add a record: a note, knowledge, an interaction (prompt, response, outcome, feedback, multiStep) or a turn (conversationId, prompt = user query, response = assistant reply). An id given must be new to the store (409 MEMORY_ID_CONFLICT otherwise).',
+          summary:
+            'Add a record: a note, knowledge, an interaction (prompt, response, outcome, feedback, multiStep) or a turn (conversationId, prompt = user query, response = assistant reply). An id given must be new to the store (409 MEMORY_ID_CONFLICT otherwise).',
           requestBody: json(recordBody),
           responses: { ...typed('The stored record', replies.record, 201), 409: error },
         },
         get: {
           summary: 'List records, oldest first (an empty namespace lists nothing)',
-          parameters: [query('namespace', 'repeatable'), query('kind', 'repeatable'), query('outcome', 'interactions with this outcome'), query('limit', 'max records'), query('root', 'served root name')],
+          parameters: [
+            query('namespace', 'repeatable'),
+            query('kind', 'repeatable'),
+            query('outcome', 'interactions with this outcome'),
+            query('limit', 'max records'),
+            query('root', 'served root name'),
+          ],
           responses: typed('{"records":[…]}', replies.records),
         },
       },
       '/v1/memory/records/{id}': {
         get: { summary: 'Get a record', parameters: [idParam, query('namespace', 'faster lookup'), query('root', 'served root name')], responses: typed('{"record"}', replies.record) },
-        patch: { summary: 'Update a record (a replaced text is kept in its versions)', parameters: [idParam, query('root', 'served root name')], requestBody: json(updateBody), responses: { ...typed('{"record"}', replies.record), 409: error } },
-        delete: { summary: 'Forget a record', parameters: [idParam, query('namespace', 'only in this namespace'), query('root', 'served root name')], responses: typed('{"forgotten":1}', replies.forgotten) },
+        patch: {
+          summary: 'Update a record (a replaced text is kept in its versions)',
+          parameters: [idParam, query('root', 'served root name')],
+          requestBody: json(updateBody),
+          responses: { ...typed('{"record"}', replies.record), 409: error },
+        },
+        delete: {
+          summary: 'Forget a record',
+          parameters: [idParam, query('namespace', 'only in this namespace'), query('root', 'served root name')],
+          responses: typed('{"forgotten":1}', replies.forgotten),
+        },
       },
       '/v1/memory/recall': {
-        post: { summary: 'Recall records (BM25 + vector + recency, or cosine alone with mode cosine). A namespace with no records answers 200 with no results.', requestBody: json(recallBody), responses: typed('{"results":[{…record,"score","signals"}],"warnings":[],"degraded":[] ("vector": the embedder failed, recall was lexical)}', replies.hits) },
+        post: {
+          summary: 'Recall records (BM25 + vector + recency, or cosine alone with mode cosine). A namespace with no records answers 200 with no results.',
+          requestBody: json(recallBody),
+          responses: typed('{"results":[{…record,"score","signals"}],"warnings":[],"degraded":[] ("vector": the embedder failed, recall was lexical)}', replies.hits),
+        },
       },
       '/v1/memory/conversations/{id}/history': {
         get: {
@@ -67,19 +120,33 @@ export function openApiDocument() {
           responses: typed('{"conversationId","turns","messages","tokens","recentIds","relevantIds","omitted"}', replies.history),
         },
       },
-      '/v1/knowledge': { get: { summary: 'The knowledge stores loaded, with their sources and sections', parameters: [query('root', 'served root name')], responses: typed('{"stores":[…]}', replies.stores) } },
+      '/v1/knowledge': {
+        get: { summary: 'The knowledge stores loaded, with their sources and sections', parameters: [query('root', 'served root name')], responses: typed('{"stores":[…]}', replies.stores) },
+      },
       '/v1/knowledge/{agent}/load': {
         post: {
-          summary: "Load-or-create an agent's knowledge store from a markdown file inside the served root (path; rebuilt when the file changes, checked before each search) or from markdown text (rebuilt when it differs)",
+          summary:
+            "Load-or-create an agent's knowledge store from a markdown file inside the served root (path; rebuilt when the file changes, checked before each search) or from markdown text (rebuilt when it differs)",
           parameters: [agentParam],
           requestBody: json(knowledgeLoadBody),
           responses: typed('{"agent","namespace","source","sections","rebuilt"}', replies.load),
         },
       },
       '/v1/knowledge/{agent}/search': {
-        post: { summary: 'Search a knowledge store: sections at least `threshold` similar (cosine), top `topK`; mode cosine orders by cosine alone', parameters: [agentParam], requestBody: json(knowledgeSearchBody), responses: typed('{"agent","namespace","results":[…],"rebuilt","warnings"}', replies.search) },
+        post: {
+          summary: 'Search a knowledge store: sections at least `threshold` similar (cosine), top `topK`; mode cosine orders by cosine alone',
+          parameters: [agentParam],
+          requestBody: json(knowledgeSearchBody),
+          responses: typed('{"agent","namespace","results":[…],"rebuilt","warnings"}', replies.search),
+        },
       },
-      '/v1/knowledge/{agent}': { delete: { summary: "Drop an agent's knowledge store (its sections and sources)", parameters: [agentParam, query('root', 'served root name')], responses: typed('{"agent","dropped"}', replies.dropped) } },
+      '/v1/knowledge/{agent}': {
+        delete: {
+          summary: "Drop an agent's knowledge store (its sections and sources)",
+          parameters: [agentParam, query('root', 'served root name')],
+          responses: typed('{"agent","dropped"}', replies.dropped),
+        },
+      },
       '/mcp': { post: { summary: 'MCP over streamable HTTP (stateless, JSON responses)', responses: { 200: ok('JSON-RPC response') } } },
     },
   };

@@ -8,7 +8,8 @@ export async function parseBody<T extends z.ZodType>(c: Context, schema: T, opti
   const text = await c.req.text();
   if (optional && text.trim() === '') return schema.parse({});
   // Checked before parsing: zod, the store and JSON.stringify recurse and would overflow.
-  if (jsonDepthExceeds(text)) throw new LociError('INVALID_ARGUMENT', `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`, { hint: 'Send flat JSON; metadata values are plain objects a few levels deep.' });
+  if (jsonDepthExceeds(text))
+    throw new LociError('INVALID_ARGUMENT', `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`, { hint: 'Send flat JSON; metadata values are plain objects a few levels deep.' });
   let json: unknown;
   try {
     json = JSON.parse(text);

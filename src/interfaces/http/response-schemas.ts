@@ -17,7 +17,10 @@ export const memoryRecordSchema = z.object({
   updatedAt: z.number(),
   expiresAt: z.number().optional(),
   mergedCount: z.number().int(),
-  fields: z.union([interactionFieldsSchema, turnFieldsSchema, knowledgeFieldsSchema]).optional().describe('interaction: {prompt, response, outcome, feedback?, multiStep?}; turn: {conversationId, userQuery, assistantResponse}; knowledge: {source, headingPath}.'),
+  fields: z
+    .union([interactionFieldsSchema, turnFieldsSchema, knowledgeFieldsSchema])
+    .optional()
+    .describe('interaction: {prompt, response, outcome, feedback?, multiStep?}; turn: {conversationId, userQuery, assistantResponse}; knowledge: {source, headingPath}.'),
   metadata: z.record(z.string(), z.unknown()).optional(),
   versions: z.array(version).optional(),
   conflictsWith: z.array(z.string()).optional(),

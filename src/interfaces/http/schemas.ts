@@ -33,7 +33,7 @@ export const contextBody = z.strictObject({
   include: z.array(z.string()).optional(),
   all: z.string().optional(),
   paths: z.array(z.string()).optional(),
-  threshold: z.number().optional().describe('Retrieved chunks scoring below this are not sent (the score\'s scale depends on the mode).'),
+  threshold: z.number().optional().describe("Retrieved chunks scoring below this are not sent (the score's scale depends on the mode)."),
   minSimilarity: z.number().min(-1).max(1).optional().describe('Retrieved chunks less similar than this to the question (cosine, −1 to 1) are not sent.'),
   conversationId: z.string().min(1).max(200).optional().describe('Put the budgeted history of this conversation (its turns in memory) into the prompt, as `loci ask` does.'),
   historyTokens: z.number().int().min(1).max(1_000_000).optional().describe('Tokens of history at most (default a quarter of maxTokens).'),
@@ -52,13 +52,21 @@ export const recallBody = z.strictObject({
   kinds: z.array(z.enum(memoryKinds as [string, ...string[]])).optional(),
   outcome: z.enum(interactionOutcomes as [string, ...string[]]).optional(),
   minSimilarity: z.number().min(-1).max(1).optional().describe('Drop hits less similar than this to the query (cosine, −1 to 1; needs vectors).'),
-  mode: z.enum(recallModes as [string, ...string[]]).optional().describe('hybrid (default), lexical, vector, or cosine (cosine similarity alone, best first, as the Go agent orders).'),
+  mode: z
+    .enum(recallModes as [string, ...string[]])
+    .optional()
+    .describe('hybrid (default), lexical, vector, or cosine (cosine similarity alone, best first, as the Go agent orders).'),
   since: z.number().optional().describe('Only records at or after this time (epoch ms).'),
   until: z.number().optional().describe('Only records at or before this time (epoch ms).'),
-  explain: z.boolean().optional().describe('Each hit\'s score broken down by signal (`explanation`).'),
+  explain: z.boolean().optional().describe("Each hit's score broken down by signal (`explanation`)."),
   root: z.string().optional(),
 });
-export const updateBody = z.strictObject({ namespace: z.string().optional(), text: z.string().min(1).optional(), metadata: z.record(z.string(), z.unknown()).optional(), ttlMs: z.number().positive().nullable().optional() });
+export const updateBody = z.strictObject({
+  namespace: z.string().optional(),
+  text: z.string().min(1).optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+  ttlMs: z.number().positive().nullable().optional(),
+});
 
 const agentKnowledge = {
   threshold: z.number().min(-1).max(1).optional().describe('Minimum cosine similarity (default 0.5, config memory.knowledgeThreshold).'),

@@ -67,10 +67,7 @@ export function createHostMatcher(policy: HostPolicy): HostMatcher {
       if (!names.has(name)) return false;
       return serverPort === undefined || (port ?? defaultPort) === serverPort;
     },
-    list: (serverPort) => [
-      ...[...names].flatMap((name) => (serverPort === undefined ? [name] : serverPort === 80 ? [name, `${name}:80`] : [`${name}:${serverPort}`])),
-      ...exact,
-    ],
+    list: (serverPort) => [...[...names].flatMap((name) => (serverPort === undefined ? [name] : serverPort === 80 ? [name, `${name}:80`] : [`${name}:${serverPort}`])), ...exact],
   };
 }
 
@@ -97,7 +94,13 @@ export function webGuard(hosts: HostMatcher): MiddlewareHandler {
     }
     const origin = c.req.header('origin');
     if (origin !== undefined && !originAllowed(origin, host as string, port, hostAllowed)) {
-      return refuse(c, 403, 'FORBIDDEN_ORIGIN', `Requests from the web page at ${origin.slice(0, 200)} are refused.`, 'Call the API from a local program, or allow that page with --allowed-host <name:port>.');
+      return refuse(
+        c,
+        403,
+        'FORBIDDEN_ORIGIN',
+        `Requests from the web page at ${origin.slice(0, 200)} are refused.`,
+        'Call the API from a local program, or allow that page with --allowed-host <name:port>.',
+      );
     }
     const method = c.req.method;
     const hasBody = Number(c.req.header('content-length') ?? 0) > 0 || c.req.header('transfer-encoding') !== undefined;

@@ -29,7 +29,11 @@ export function registerKnowledgeTools(server: McpServer, roots: Roots): void {
     },
     async ({ agent, path, markdown, source, root }) =>
       guard(roots, async () => {
-        const store = await (await knowledgeOf(root)).load(agent, { ...(path !== undefined ? { path, confined: true } : {}), ...(markdown !== undefined ? { markdown } : {}), ...(source !== undefined ? { source } : {}) });
+        const store = await (await knowledgeOf(root)).load(agent, {
+          ...(path !== undefined ? { path, confined: true } : {}),
+          ...(markdown !== undefined ? { markdown } : {}),
+          ...(source !== undefined ? { source } : {}),
+        });
         const summary = { agent, namespace: store.namespace, source: wireText(store.source, roots), sections: store.sections, rebuilt: store.rebuilt };
         return { content: [{ type: 'text', text: `${store.rebuilt ? 'Built' : 'Up to date:'} ${agent}'s knowledge from ${summary.source}: ${store.sections} sections.` }], structuredContent: summary };
       }),
@@ -51,11 +55,18 @@ export function registerKnowledgeTools(server: McpServer, roots: Roots): void {
     },
     async ({ agent, query, threshold, topK, mode, root }) =>
       guard(roots, async () => {
-        const report = await (await knowledgeOf(root)).search(agent, query, { ...(threshold !== undefined ? { threshold } : {}), ...(topK !== undefined ? { topK } : {}), ...(mode !== undefined ? { mode } : {}) });
+        const report = await (await knowledgeOf(root)).search(agent, query, {
+          ...(threshold !== undefined ? { threshold } : {}),
+          ...(topK !== undefined ? { topK } : {}),
+          ...(mode !== undefined ? { mode } : {}),
+        });
         const results = report.results.map((hit) => ({ ...publicKnowledgeHit(hit, roots), score: round(hit.score) }));
         const warnings = report.warnings.map((warning) => wireText(warning, roots));
         const text = results.length === 0 ? 'No section is similar enough.' : report.results.map((hit) => `- (${round(hit.score)}) ${hit.record.text}`).join('\n\n');
-        return { content: [{ type: 'text', text: warnings.length > 0 ? `${text}\n(${warnings.join(' ')})` : text }], structuredContent: { agent, namespace: report.namespace, results, rebuilt: report.rebuilt, warnings } };
+        return {
+          content: [{ type: 'text', text: warnings.length > 0 ? `${text}\n(${warnings.join(' ')})` : text }],
+          structuredContent: { agent, namespace: report.namespace, results, rebuilt: report.rebuilt, warnings },
+        };
       }),
   );
 
@@ -65,7 +76,10 @@ export function registerKnowledgeTools(server: McpServer, roots: Roots): void {
     async ({ root }) =>
       guard(roots, async () => {
         const stores = (await (await knowledgeOf(root)).list()).map((store) => publicKnowledgeStore(store, roots));
-        return { content: [{ type: 'text', text: stores.length === 0 ? 'No knowledge stores.' : stores.map((store) => `- ${store.agent}: ${store.sections} sections`).join('\n') }], structuredContent: { stores } };
+        return {
+          content: [{ type: 'text', text: stores.length === 0 ? 'No knowledge stores.' : stores.map((store) => `- ${store.agent}: ${store.sections} sections`).join('\n') }],
+          structuredContent: { stores },
+        };
       }),
   );
 

@@ -16,7 +16,16 @@ export function registerMemoryTools(server: McpServer, roots: Roots): void {
         'Stores a fact, decision, preference or outcome in long-term memory under a namespace (e.g. "user/alice", "project/loci", "agent/reviewer"), so later sessions can recall it. ' +
         'Near-identical notes in a namespace are merged when they agree; a note that contradicts an older one (another number, a negation, another name) is kept and recalled first. ' +
         'kind "interaction" logs a prompt with its response and outcome (success, error, cancelled); kind "turn" appends a dialog turn (conversationId, prompt = user query, response = reply) to a conversation.',
-      inputSchema: { ...recordInputShape, text: z.string().min(1).max(100_000).optional().describe(recordInputShape.text.description ?? ''), root: rootField },
+      inputSchema: {
+        ...recordInputShape,
+        text: z
+          .string()
+          .min(1)
+          .max(100_000)
+          .optional()
+          .describe(recordInputShape.text.description ?? ''),
+        root: rootField,
+      },
     },
     async ({ root, ...input }) =>
       guard(roots, async () => {
@@ -41,10 +50,19 @@ export function registerMemoryTools(server: McpServer, roots: Roots): void {
         query: z.string().min(1).describe('What to recall.'),
         namespaces: z.array(z.string()).optional().describe('Scopes to search, e.g. ["user/alice"]; default all.'),
         topK: z.number().int().min(1).max(50).optional().describe('How many records (default 5).'),
-        kinds: z.array(z.enum(memoryKinds as [string, ...string[]])).optional().describe('Only these kinds, e.g. ["interaction"].'),
-        outcome: z.enum(interactionOutcomes as [string, ...string[]]).optional().describe('Only logged interactions with this outcome.'),
+        kinds: z
+          .array(z.enum(memoryKinds as [string, ...string[]]))
+          .optional()
+          .describe('Only these kinds, e.g. ["interaction"].'),
+        outcome: z
+          .enum(interactionOutcomes as [string, ...string[]])
+          .optional()
+          .describe('Only logged interactions with this outcome.'),
         minSimilarity: z.number().min(-1).max(1).optional().describe('Only records at least this similar to the query (cosine, -1 to 1).'),
-        mode: z.enum(recallModes as [string, ...string[]]).optional().describe('hybrid (default), lexical, vector, or cosine (similarity alone).'),
+        mode: z
+          .enum(recallModes as [string, ...string[]])
+          .optional()
+          .describe('hybrid (default), lexical, vector, or cosine (similarity alone).'),
         root: rootField,
       },
     },
@@ -55,7 +73,10 @@ export function registerMemoryTools(server: McpServer, roots: Roots): void {
         const { hits, warnings, degraded } = await memory.recallResponse(query, options);
         // `time` stays an ISO string here (as it always was over MCP); the other fields are the record's own.
         const records = hits.map((hit) => ({ ...publicRecord(hit.record), time: new Date(hit.record.time).toISOString(), score: round(hit.score), signals: hit.signals }));
-        const text = records.length === 0 ? 'Nothing relevant remembered.' : hits.map((hit) => `- [${hit.record.namespace}] (${new Date(hit.record.time).toISOString().slice(0, 10)}) ${describe(hit.record)}`).join('\n');
+        const text =
+          records.length === 0
+            ? 'Nothing relevant remembered.'
+            : hits.map((hit) => `- [${hit.record.namespace}] (${new Date(hit.record.time).toISOString().slice(0, 10)}) ${describe(hit.record)}`).join('\n');
         return { content: [{ type: 'text', text: warnings.length > 0 ? `${text}\n(${warnings.join(' ')})` : text }], structuredContent: { records, warnings, degraded } };
       }),
   );

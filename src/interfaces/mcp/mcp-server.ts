@@ -44,8 +44,19 @@ export function createMcpServer(roots: Roots): McpServer {
           ...(excludeRoles ? { excludeRoles } : {}),
           ...(minSimilarity !== undefined ? { minSimilarity } : {}),
         });
-        const results = response.results.map((result) => ({ path: result.path, startLine: result.startLine, endLine: result.endLine, score: round(result.score), symbol: result.symbol, role: result.role, text: result.text }));
-        const text = results.length === 0 ? 'No results.' : results.map((result, index) => `[${index + 1}] ${result.path}:${result.startLine}-${result.endLine}${result.symbol ? ` (${result.symbol})` : ''}\n${result.text}`).join('\n\n');
+        const results = response.results.map((result) => ({
+          path: result.path,
+          startLine: result.startLine,
+          endLine: result.endLine,
+          score: round(result.score),
+          symbol: result.symbol,
+          role: result.role,
+          text: result.text,
+        }));
+        const text =
+          results.length === 0
+            ? 'No results.'
+            : results.map((result, index) => `[${index + 1}] ${result.path}:${result.startLine}-${result.endLine}${result.symbol ? ` (${result.symbol})` : ''}\n${result.text}`).join('\n\n');
         return { content: [{ type: 'text', text }], structuredContent: { results, warnings: response.warnings, degraded: response.degraded } };
       }),
   );
@@ -68,7 +79,15 @@ export function createMcpServer(roots: Roots): McpServer {
       guard(roots, async () => {
         const response = await roots.get(root).loci.findSymbol(name, { topK: topK ?? 5, ...(excludeRoles ? { excludeRoles } : {}) });
         const results = response.results.map((result) => ({ path: result.path, startLine: result.startLine, endLine: result.endLine, symbol: result.symbol, role: result.role, text: result.text }));
-        const text = results.length === 0 ? response.warnings.join(' ') || 'No definitions.' : results.map((result, index) => `[${index + 1}] ${result.path}:${result.startLine}-${result.endLine} (${result.symbol}${result.role && result.role !== 'implementation' ? `, ${result.role}` : ''})\n${result.text}`).join('\n\n');
+        const text =
+          results.length === 0
+            ? response.warnings.join(' ') || 'No definitions.'
+            : results
+                .map(
+                  (result, index) =>
+                    `[${index + 1}] ${result.path}:${result.startLine}-${result.endLine} (${result.symbol}${result.role && result.role !== 'implementation' ? `, ${result.role}` : ''})\n${result.text}`,
+                )
+                .join('\n\n');
         return { content: [{ type: 'text', text }], structuredContent: { results, warnings: response.warnings } };
       }),
   );
@@ -95,7 +114,10 @@ export function createMcpServer(roots: Roots): McpServer {
         const history = conversationId !== undefined ? (await promptHistory(await loci.memory(), { conversationId, question, maxTokens: limit })).turns : undefined;
         const built = await buildContext(loci, question, { maxTokens: limit, ...(history ? { history } : {}), ...(minSimilarity !== undefined ? { minSimilarity } : {}) });
         const said = built.warnings.length > 0 ? `\n\n(${built.warnings.join(' ')})` : '';
-        return { content: [{ type: 'text', text: `${built.prompt}${said}` }], structuredContent: { tokens: built.tokens, sources: built.sources, mode: built.mode, warnings: built.warnings, degraded: built.degraded } };
+        return {
+          content: [{ type: 'text', text: `${built.prompt}${said}` }],
+          structuredContent: { tokens: built.tokens, sources: built.sources, mode: built.mode, warnings: built.warnings, degraded: built.degraded },
+        };
       }),
   );
 

@@ -68,8 +68,7 @@ export function createLineLimit(options: LineLimitOptions): Transform {
 
 /** The request id of a top-level message, from where clients put it (first or last key); else null. */
 function idOf(head: string, tail: string): string | number | null {
-  const match =
-    /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d+|"[^"\\]{0,200}")/.exec(head) ?? /,\s*"id"\s*:\s*(-?\d+|"[^"\\]{0,200}")\s*\}\s*$/.exec(tail);
+  const match = /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d+|"[^"\\]{0,200}")/.exec(head) ?? /,\s*"id"\s*:\s*(-?\d+|"[^"\\]{0,200}")\s*\}\s*$/.exec(tail);
   if (!match) return null;
   return JSON.parse(match[1] as string) as string | number;
 }

@@ -37,7 +37,11 @@ export class Roots {
     if (name === undefined || name === '') return this.list()[0] as RootState;
     const found = this.byName.get(name) ?? this.list().find((root) => root.path === resolve(name));
     if (!found) {
-      throw new LociError('INDEX_NOT_FOUND', `No served root named "${name}".`, { hint: `Served roots: ${this.list().map((root) => root.name).join(', ')}.` });
+      throw new LociError('INDEX_NOT_FOUND', `No served root named "${name}".`, {
+        hint: `Served roots: ${this.list()
+          .map((root) => root.name)
+          .join(', ')}.`,
+      });
     }
     return found;
   }

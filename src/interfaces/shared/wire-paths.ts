@@ -10,7 +10,11 @@ export function redactPaths(text: string, roots: ReadonlyArray<{ name: string; p
   let out = text;
   // Longest first, so a root nested in another is named by itself.
   for (const root of [...roots].sort((a, b) => b.path.length - a.path.length)) {
-    out = out.split(root.path + sep).join('').split(root.path).join(root.name);
+    out = out
+      .split(root.path + sep)
+      .join('')
+      .split(root.path)
+      .join(root.name);
   }
   // POSIX (/a/b) and Windows (C:\a\b) absolute paths with at least two parts.
   return out.replace(/(^|[\s"'`(=:])((?:[A-Za-z]:)?[\\/](?:[^\s"'`()\\/]+[\\/])+)([^\s"'`()\\/]*)/g, (_match, before: string, _dirs: string, last: string) => `${before}…/${last}`);

@@ -12,7 +12,6 @@ import { stopWords } from '../stop-words.js';
  * - stop words are dropped, except as part of a whole identifier.
  */
 
-
 const wordPattern = /[\p{L}\p{N}_]+/gu;
 const asciiOnly = /^[\x00-\x7f]*$/;
 // camelCase, PascalCase, ACRONYMCase and letter/digit boundaries

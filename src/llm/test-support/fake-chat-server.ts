@@ -55,7 +55,9 @@ export class FakeChatServer {
     const text = fault === 'empty-answer' ? '' : this.answer(record);
     if (!record.body.stream || fault === 'ignore-stream') {
       response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ model: record.body.model, choices: [{ message: { role: 'assistant', content: text }, finish_reason: 'stop' }], usage: { prompt_tokens: 10, completion_tokens: 5 } }));
+      response.end(
+        JSON.stringify({ model: record.body.model, choices: [{ message: { role: 'assistant', content: text }, finish_reason: 'stop' }], usage: { prompt_tokens: 10, completion_tokens: 5 } }),
+      );
       return;
     }
     response.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -70,7 +72,10 @@ export class FakeChatServer {
 
   private rerank(record: ChatRequestRecord, response: ServerResponse): void {
     const query = (record.body.query ?? '').toLowerCase().split(/\W+/).filter(Boolean);
-    const scored = (record.body.documents ?? []).map((document, index) => ({ index, relevance_score: query.filter((word) => document.toLowerCase().includes(word)).length / Math.max(1, query.length) }));
+    const scored = (record.body.documents ?? []).map((document, index) => ({
+      index,
+      relevance_score: query.filter((word) => document.toLowerCase().includes(word)).length / Math.max(1, query.length),
+    }));
     scored.sort((a, b) => b.relevance_score - a.relevance_score);
     response.writeHead(200, { 'content-type': 'application/json' });
     response.end(JSON.stringify(record.path.includes('voyage') ? { data: scored } : { results: scored }));

@@ -104,7 +104,10 @@ export function computeFeatures(query: QueryFeatures, candidates: ReadonlyArray<
     if (first !== second) pairs.push([first, second]);
   }
 
-  const neighbours = importNeighbours(candidates.map(({ record }) => record.path), query.imports);
+  const neighbours = importNeighbours(
+    candidates.map(({ record }) => record.path),
+    query.imports,
+  );
 
   return candidates.map(({ candidate, record }, index) => {
     // Only which query terms each field holds matters: the locator skips the rest cheaply.

@@ -81,7 +81,13 @@ describe('features', () => {
   });
 
   it('measures coverage by field, proximity, ranks and language from the chunk itself', () => {
-    const statistics = { chunks: 100, frequencies: new Map([['read', 9], ['csv', 1]]) };
+    const statistics = {
+      chunks: 100,
+      frequencies: new Map([
+        ['read', 9],
+        ['csv', 1],
+      ]),
+    };
     const [near, far] = computeFeatures({ terms: ['read', 'csv'], sequence: ['read', 'csv'], languages: new Set(['python']), statistics }, [
       { candidate: candidate(1, 'io/csv.py', 2, 0.5), record: record('io/csv.py', 'def read_csv(path):\n    """Read a CSV file."""', 'read_csv') },
       { candidate: candidate(2, 'b.py', 4), record: record('b.py', 'read the manual first, then later maybe a csv') },
@@ -152,7 +158,10 @@ describe('learned ranking in search', () => {
 
   const documents = [
     { id: 'notes.md', text: '# Python notes\n\nPython makes it easy to check a variable. Python is iterable friendly, python python.' },
-    { id: 'iterable.py', text: 'def is_iterable(value):\n    """Check whether a variable can be iterated."""\n    try:\n        iter(value)\n        return True\n    except TypeError:\n        return False' },
+    {
+      id: 'iterable.py',
+      text: 'def is_iterable(value):\n    """Check whether a variable can be iterated."""\n    try:\n        iter(value)\n        return True\n    except TypeError:\n        return False',
+    },
     { id: 'other.py', text: 'def check_file(path):\n    """Check that a file exists."""\n    return os.path.exists(path)' },
   ];
 

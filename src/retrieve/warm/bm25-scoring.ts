@@ -91,7 +91,15 @@ function findSorted(values: Uint32Array, wanted: number): number {
  * are bit-identical to the exhaustive walk and to each other across paths.
  * `members` (when given) limits scoring to marked slots; `accept` is asked once per row.
  */
-export function scoreTopK(view: ScoringView, query: readonly QueryTerm[], limit: number, averageLength: number, accept: RowFilter | undefined, members: Uint8Array | undefined, prune = true): RowScore[] {
+export function scoreTopK(
+  view: ScoringView,
+  query: readonly QueryTerm[],
+  limit: number,
+  averageLength: number,
+  accept: RowFilter | undefined,
+  members: Uint8Array | undefined,
+  prune = true,
+): RowScore[] {
   const accumulator = view.accumulator;
   const touched: number[] = [];
   const bounds = query.map(({ idf, postings }) => (idf * (postings.maxWeighted * (K1 + 1))) / (postings.maxWeighted + K1 * (1 - B)));

@@ -27,7 +27,8 @@ export function vectorGraphAvailable(): boolean {
 }
 
 /** What to tell the user when usearch is missing and the index is big enough to want it. */
-export const NO_VECTOR_GRAPH_WARNING = 'The optional native module usearch is not installed, so vector search scans every vector exactly (correct, but slower on large indexes). Install it with: npm install usearch';
+export const NO_VECTOR_GRAPH_WARNING =
+  'The optional native module usearch is not installed, so vector search scans every vector exactly (correct, but slower on large indexes). Install it with: npm install usearch';
 
 /** usearch is an optional native dependency; without it every search is exact. */
 function loadUsearch(): UsearchModule | null {
@@ -138,7 +139,11 @@ export class ExactOrGraphVectorIndex {
       this.dirty = true;
       const vectors = new Float32Array(missing.length * this.dimensions);
       missing.forEach((rowId, index) => vectors.set(this.flat.vectorOf(rowId) as Float32Array, index * this.dimensions));
-      graph.add(BigUint64Array.from(missing, (rowId) => BigInt(rowId)), vectors, 0);
+      graph.add(
+        BigUint64Array.from(missing, (rowId) => BigInt(rowId)),
+        vectors,
+        0,
+      );
       for (const rowId of missing) this.graphKeys.add(rowId);
     }
     this.graph = graph;

@@ -305,4 +305,3 @@ export class LexicalIndex {
     this.accumulator = new Float64Array(rowIds.length);
   }
 }
-

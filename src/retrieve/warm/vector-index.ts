@@ -30,7 +30,10 @@ export class FlatVectorIndex {
   private packedFloats = 0;
   private slotCount = 0;
 
-  constructor(readonly dimensions: number, initialCapacity = 1024) {
+  constructor(
+    readonly dimensions: number,
+    initialCapacity = 1024,
+  ) {
     this.matrix = new Float32Array(dimensions * initialCapacity);
     this.slotRowIds = new Float64Array(initialCapacity).fill(-1);
   }
@@ -197,4 +200,3 @@ export class FlatVectorIndex {
     this.slotRowIds = rowIds;
   }
 }
-

@@ -105,7 +105,7 @@ describe('FlatVectorIndex prefix filters', () => {
     const index = new FlatVectorIndex(8);
     const folders = ['', 'src', 'src/app', 'src/apple', 'agent/a1', 'agent/a10', 'docs/guide'];
     let seed = 7;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) - 0.5;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31 - 0.5;
     for (let row = 0; row < 400; row++) {
       const folder = folders[row % folders.length] as string;
       const path = folder ? `${folder}/#r${row}` : `README${row}.md`;
@@ -113,7 +113,13 @@ describe('FlatVectorIndex prefix filters', () => {
     }
     for (let row = 0; row < 400; row += 9) index.remove(row);
     const query = Float32Array.from({ length: 8 }, random);
-    for (const filter of [{ pathPrefixes: ['src/app'] }, { pathPrefixes: ['src/app/'] }, { pathPrefixes: ['agent/a1/'] }, { pathPrefixes: ['READ'] }, { pathPrefixes: ['docs/', 'agent/'], languages: ['note'] }]) {
+    for (const filter of [
+      { pathPrefixes: ['src/app'] },
+      { pathPrefixes: ['src/app/'] },
+      { pathPrefixes: ['agent/a1/'] },
+      { pathPrefixes: ['READ'] },
+      { pathPrefixes: ['docs/', 'agent/'], languages: ['note'] },
+    ]) {
       const accept = compileFilter(filter);
       const plain = (path: string, language: string) => (accept as (p: string, l: string) => boolean)(path, language);
       expect(index.search(query, 20, accept)).toEqual(index.search(query, 20, plain));

@@ -20,9 +20,7 @@ export async function openNamespace(pool: PgPool, target: PostgresTarget, option
     await client.query('BEGIN');
     try {
       await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [SETUP_LOCK]);
-      const tables = (await client.query<{ name: string }>('SELECT table_name AS name FROM information_schema.tables WHERE table_schema = $1', [target.schema])).rows.map(
-        (row) => row.name,
-      );
+      const tables = (await client.query<{ name: string }>('SELECT table_name AS name FROM information_schema.tables WHERE table_schema = $1', [target.schema])).rows.map((row) => row.name);
       if (tables.length === 0) {
         if (!options.create) {
           throw new LociError('INDEX_NOT_FOUND', `No loci index in namespace "${target.namespace}" at ${target.display}.`, {

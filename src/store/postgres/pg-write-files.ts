@@ -50,7 +50,11 @@ export async function insertVectors(client: PgClient, s: string, rows: Array<[st
 export async function writeFileGroup(client: PgClient, s: string, files: FileWrite[], lexicon: Lexicon): Promise<void> {
   await client.query(`DELETE FROM ${s}.chunks WHERE path = ANY($1::text[])`, [files.map((write) => pgText(write.entry.path))]);
   const chunks = files.flatMap((write) => write.chunks.map((chunk) => ({ write, chunk })));
-  const ids = await lexicon.idsFor(client, s, chunks.map(({ chunk }) => chunk.termStats.terms.keys()));
+  const ids = await lexicon.idsFor(
+    client,
+    s,
+    chunks.map(({ chunk }) => chunk.termStats.terms.keys()),
+  );
   const now = Date.now();
   if (chunks.length > 0) {
     const column = <T>(pick: (item: (typeof chunks)[number]) => T) => chunks.map(pick);
@@ -93,7 +97,12 @@ export async function writeFileGroup(client: PgClient, s: string, files: FileWri
     if (vectors.size > 0) {
       const literals = new Map<string, string>();
       for (const { write, chunk } of chunks) if (chunk.vector) literals.set(`${write.entry.embedder}\n${chunk.contentHash}`, vectorLiteral(chunk.vector));
-      await insertVectors(client, s, [...vectors].map(([key, [embedder, hash]]) => [embedder, hash, literals.get(key) as string]), now);
+      await insertVectors(
+        client,
+        s,
+        [...vectors].map(([key, [embedder, hash]]) => [embedder, hash, literals.get(key) as string]),
+        now,
+      );
     }
   }
   await client.query(

@@ -1,21 +1,7 @@
 import { sha256Hex } from '../../sources/content-hash.js';
 import { matcherForGlobs } from '../path-match.js';
 import { decodeTerms } from '../../lexical/codec.js';
-import type {
-  CatalogEntry,
-  ChunkRecord,
-  FileWrite,
-  IndexMeta,
-  IndexRow,
-  LexicalQuery,
-  MentionQuery,
-  ScanOptions,
-  ScoredRow,
-  Store,
-  StoreCounts,
-  TermStatistics,
-  VectorQuery,
-} from '../spec.js';
+import type { CatalogEntry, ChunkRecord, FileWrite, IndexMeta, IndexRow, LexicalQuery, MentionQuery, ScanOptions, ScoredRow, Store, StoreCounts, TermStatistics, VectorQuery } from '../spec.js';
 import { groupOutline, inRequestedOrder, toCatalogEntry, type CatalogRow, type ChunkRow } from '../rows.js';
 import { createPool, parsePostgresUrl, wrapPgError, type PgClient, type PgPool, type PostgresTarget } from './connection.js';
 import { openNamespace } from './open-namespace.js';
@@ -163,7 +149,14 @@ class PostgresStore implements Store {
   async putCachedVectors(embedderId: string, vectors: Map<string, Float32Array>): Promise<void> {
     if (vectors.size === 0) return;
     const now = Date.now();
-    await this.session.write((client) => insertVectors(client, this.s, [...vectors].map(([hash, vector]) => [embedderId, hash, vectorLiteral(vector)]), now));
+    await this.session.write((client) =>
+      insertVectors(
+        client,
+        this.s,
+        [...vectors].map(([hash, vector]) => [embedderId, hash, vectorLiteral(vector)]),
+        now,
+      ),
+    );
   }
 
   /**
@@ -377,7 +370,6 @@ class PostgresStore implements Store {
   private async setMeta(client: PgClient, key: string, value: string): Promise<void> {
     await client.query(`INSERT INTO ${this.s}.meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [key, value]);
   }
-
 }
 
 function scoredRow(row: ScoredRow): ScoredRow {

@@ -45,7 +45,9 @@ export function checkDatabase(file: string): StoreFinding[] {
     db = new Database(file, { fileMustExist: true });
     db.pragma('busy_timeout = 10000');
   } catch (error) {
-    return [{ file, check: 'open', status: 'error', detail: `Cannot open ${file}: ${(error as Error).message}.`, fix: 'Check the file exists and is readable, or run `loci index` to create the index.' }];
+    return [
+      { file, check: 'open', status: 'error', detail: `Cannot open ${file}: ${(error as Error).message}.`, fix: 'Check the file exists and is readable, or run `loci index` to create the index.' },
+    ];
   }
   let format: unknown;
   try {

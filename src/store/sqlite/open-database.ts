@@ -62,9 +62,7 @@ function configure(db: Database.Database, readonly: boolean): void {
   }
   db.pragma('foreign_keys = ON');
   db.pragma('cache_size = -65536');
-  db.function('loci_glob', { deterministic: true }, (globsJson: unknown, path: unknown) =>
-    matcherForGlobs(String(globsJson))(String(path)) ? 1 : 0,
-  );
+  db.function('loci_glob', { deterministic: true }, (globsJson: unknown, path: unknown) => (matcherForGlobs(String(globsJson))(String(path)) ? 1 : 0));
 }
 
 function prepareSchema(db: Database.Database, file: string, readonly: boolean): void {
@@ -92,9 +90,7 @@ function schemaVersionOf(db: Database.Database, file: string): number {
       details: { file, tables },
     });
   }
-  const meta = new Map(
-    (db.prepare('SELECT key, value FROM meta').all() as Array<{ key: string; value: string }>).map((row) => [row.key, row.value]),
-  );
+  const meta = new Map((db.prepare('SELECT key, value FROM meta').all() as Array<{ key: string; value: string }>).map((row) => [row.key, row.value]));
   if (meta.get('format') !== STORE_FORMAT) {
     throw new LociError('STORE_FOREIGN', `${file} has a meta table but is not a loci store.`, { details: { file } });
   }

@@ -48,7 +48,7 @@ describe('sqlite store: refusing what is not ours', () => {
     await withFolder(async (folder) => {
       const file = join(folder, 'app.db');
       const db = new Database(file);
-      db.exec('CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users (name) VALUES (\'ada\')');
+      db.exec("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users (name) VALUES ('ada')");
       db.close();
       expect(() => openSqliteStore({ file, create: true })).toThrow(expect.objectContaining({ code: 'STORE_FOREIGN' }));
       const check = new Database(file);

@@ -1,21 +1,7 @@
 import { statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { decodeTerms, encodeTerms } from '../../lexical/codec.js';
-import type {
-  CatalogEntry,
-  ChunkRecord,
-  FileWrite,
-  IndexMeta,
-  IndexRow,
-  LexicalQuery,
-  MentionQuery,
-  ScanOptions,
-  ScoredRow,
-  Store,
-  StoreCounts,
-  TermStatistics,
-  VectorQuery,
-} from '../spec.js';
+import type { CatalogEntry, ChunkRecord, FileWrite, IndexMeta, IndexRow, LexicalQuery, MentionQuery, ScanOptions, ScoredRow, Store, StoreCounts, TermStatistics, VectorQuery } from '../spec.js';
 import { findMentionsSql, searchLexicalSql } from './queries.js';
 import { sqliteLanguages, sqliteTermStatistics } from './ranking-stats.js';
 import { groupOutline, inRequestedOrder, symbolKeys, toCatalogEntry, type CatalogRow, type ChunkRow } from '../rows.js';
@@ -97,9 +83,7 @@ class SqliteStore implements Store {
 
   async listCatalog(options: { pathPrefix?: string } = {}): Promise<CatalogEntry[]> {
     return this.guard(() => {
-      const rows = options.pathPrefix
-        ? (this.statements.catalogUnder.all(options.pathPrefix, `${options.pathPrefix}\u{10ffff}`) as CatalogRow[])
-        : (this.statements.catalogAll.all() as CatalogRow[]);
+      const rows = options.pathPrefix ? (this.statements.catalogUnder.all(options.pathPrefix, `${options.pathPrefix}\u{10ffff}`) as CatalogRow[]) : (this.statements.catalogAll.all() as CatalogRow[]);
       return rows.map(toCatalogEntry);
     });
   }
@@ -176,13 +160,15 @@ class SqliteStore implements Store {
       const rowId = Number(result.lastInsertRowid);
       const { path, symbols, heading, body } = chunk.lexical;
       this.statements.insertFts.run(rowId, path, symbols, heading, body);
-      this.statements.insertTerms.run(rowId, encodeTerms(chunk.termStats, (term) => this.termIdOf(term)));
+      this.statements.insertTerms.run(
+        rowId,
+        encodeTerms(chunk.termStats, (term) => this.termIdOf(term)),
+      );
       for (const name of symbolKeys(chunk.symbols ?? (chunk.symbol ? [chunk.symbol] : []))) this.statements.insertSymbol.run(name, rowId);
       if (chunk.vector) this.statements.insertVector.run(entry.embedder, chunk.contentHash, encodeVector(chunk.vector), now);
     }
     this.statements.upsertFile.run({ ...entry, chunkCount: chunks.length, attributes: entry.attributes ?? null });
   }
-
 
   async touchFile(path: string, size: number, mtimeMs: number): Promise<void> {
     this.guard(() => this.statements.touchFile.run(size, mtimeMs, path));
@@ -293,7 +279,13 @@ class SqliteStore implements Store {
 
   async counts(): Promise<StoreCounts> {
     return this.guard(() => {
-      const count = (sql: string, ...params: unknown[]) => Number(this.db.prepare(sql).pluck().get(...params) ?? 0);
+      const count = (sql: string, ...params: unknown[]) =>
+        Number(
+          this.db
+            .prepare(sql)
+            .pluck()
+            .get(...params) ?? 0,
+        );
       const meta = new Map((this.statements.meta.all() as Array<{ key: string; value: string }>).map((row) => [row.key, row.value]));
       const embedder = meta.get('embedder') ?? 'none';
       let bytesOnDisk = 0;

@@ -44,8 +44,10 @@ export interface Statements {
 
 export function prepareStatements(db: Database.Database): Statements {
   return {
-    countUnreferenced: db.prepare(`SELECT count(*) FROM embeddings e
-      WHERE NOT (e.embedder = ? AND EXISTS (SELECT 1 FROM chunks c WHERE c.content_hash = e.content_hash))`).pluck(),
+    countUnreferenced: db
+      .prepare(`SELECT count(*) FROM embeddings e
+      WHERE NOT (e.embedder = ? AND EXISTS (SELECT 1 FROM chunks c WHERE c.content_hash = e.content_hash))`)
+      .pluck(),
     deleteUnreferenced: db.prepare(`DELETE FROM embeddings WHERE (embedder, content_hash) IN (
       SELECT e.embedder, e.content_hash FROM embeddings e
       WHERE NOT (e.embedder = ? AND EXISTS (SELECT 1 FROM chunks c WHERE c.content_hash = e.content_hash))
@@ -86,13 +88,13 @@ export function prepareStatements(db: Database.Database): Statements {
     chunksByIds: db.prepare('SELECT * FROM chunks WHERE id IN (SELECT value FROM json_each(?))'),
     dataVersion: db.prepare('PRAGMA data_version').pluck(),
     vectorIds: db.prepare('SELECT c.id, e.vector FROM chunks c JOIN embeddings e ON e.embedder = ? AND e.content_hash = c.content_hash').raw(true),
-    vectorRows: db
-      .prepare('SELECT c.id, e.vector, c.path, c.language FROM chunks c JOIN embeddings e ON e.embedder = ? AND e.content_hash = c.content_hash')
-      .raw(true),
+    vectorRows: db.prepare('SELECT c.id, e.vector, c.path, c.language FROM chunks c JOIN embeddings e ON e.embedder = ? AND e.content_hash = c.content_hash').raw(true),
     pathsByIds: db.prepare('SELECT id, path FROM chunks WHERE id IN (SELECT value FROM json_each(?))').raw(true),
-    scanRows: db.prepare(`SELECT c.id, c.path, c.language, t.data, e.vector FROM chunks c
+    scanRows: db
+      .prepare(`SELECT c.id, c.path, c.language, t.data, e.vector FROM chunks c
       JOIN chunk_terms t ON t.chunk = c.id
       LEFT JOIN embeddings e ON e.embedder = ? AND e.content_hash = c.content_hash
-      WHERE c.id > ? ORDER BY c.id LIMIT ?`).raw(true),
+      WHERE c.id > ? ORDER BY c.id LIMIT ?`)
+      .raw(true),
   };
 }

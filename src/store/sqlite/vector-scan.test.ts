@@ -15,7 +15,8 @@ const rows: Array<[number, Buffer, string, string]> = [
   [3, unalignedBlob([0.9, 0.1, 0]), 'c.py', 'python'],
   [4, Buffer.from(new Float32Array([1, 0]).buffer), 'd.py', 'python'], // another model's width: skipped
 ];
-const statement = (data: unknown[][]) => ({ iterate: () => data[Symbol.iterator](), all: (ids: string) => data.filter((row) => (JSON.parse(ids) as number[]).includes(row[0] as number)) }) as unknown as Database.Statement;
+const statement = (data: unknown[][]) =>
+  ({ iterate: () => data[Symbol.iterator](), all: (ids: string) => data.filter((row) => (JSON.parse(ids) as number[]).includes(row[0] as number)) }) as unknown as Database.Statement;
 const statements: VectorScanStatements = {
   vectorIds: statement(rows.map(([id, blob]) => [id, blob])),
   vectorRows: statement(rows),
@@ -23,7 +24,7 @@ const statements: VectorScanStatements = {
 };
 
 describe('exact vector scan over stored blobs', () => {
-  it('reads aligned and unaligned blobs alike, skips other widths, and fetches the winners\' paths', () => {
+  it("reads aligned and unaligned blobs alike, skips other widths, and fetches the winners' paths", () => {
     const top = scanVectors(statements, { embedderId: 'm', vector: new Float32Array([1, 0, 0]), limit: 2 });
     expect(top.map((row) => [row.rowId, row.path])).toEqual([
       [1, 'a.py'],

@@ -84,7 +84,13 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
         chunks: [chunk('src/b.ts', 9, 'function two() {}', { symbol: 'two' }), chunk('src/b.ts', 1, 'function one() {}', { symbol: 'one' }), chunk('src/b.ts', 20, 'plain text')],
       });
       expect(await store.listOutline()).toEqual([
-        { path: 'src/b.ts', symbols: [{ name: 'one', line: 1 }, { name: 'two', line: 9 }] },
+        {
+          path: 'src/b.ts',
+          symbols: [
+            { name: 'one', line: 1 },
+            { name: 'two', line: 9 },
+          ],
+        },
         { path: 'src/config.ts', symbols: [{ name: 'parseConfig', line: 1 }] },
       ]);
     });
@@ -129,9 +135,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
       await store.writeFile({ entry: catalogEntry('a.ts'), chunks: [chunk('a.ts', 1, 'original text')] });
       const broken = chunk('a.ts', 1, 'replacement');
       (broken as unknown as { text: unknown }).text = null; // violates NOT NULL after the first insert
-      await expect(
-        store.writeFile({ entry: catalogEntry('a.ts', { contentHash: 'v2' }), chunks: [chunk('a.ts', 1, 'first new'), broken] }),
-      ).rejects.toThrow();
+      await expect(store.writeFile({ entry: catalogEntry('a.ts', { contentHash: 'v2' }), chunks: [chunk('a.ts', 1, 'first new'), broken] })).rejects.toThrow();
       expect((await store.getCatalogEntry('a.ts'))?.contentHash).toBe('hash-of-a.ts');
       const rows = await store.searchLexical({ terms: ['origin', 'first'], weights, limit: 10 });
       const records = await store.getChunks(rows.map((row) => row.rowId));

@@ -36,11 +36,27 @@ const INT64 = 7;
 
 function tensorType(elementType: number, dims: Array<number | string>): Field[] {
   const shape: Field[] = dims.map((dim) => [1, 'message', typeof dim === 'number' ? [[1, 'varint', dim]] : [[2, 'string', dim]]] as Field);
-  return [[1, 'message', [[1, 'varint', elementType], [2, 'message', shape]]]];
+  return [
+    [
+      1,
+      'message',
+      [
+        [1, 'varint', elementType],
+        [2, 'message', shape],
+      ],
+    ],
+  ];
 }
 
 function valueInfo(name: string, elementType: number, dims: Array<number | string>): Field {
-  return [11, 'message', [[1, 'string', name], [2, 'message', tensorType(elementType, dims)]]];
+  return [
+    11,
+    'message',
+    [
+      [1, 'string', name],
+      [2, 'message', tensorType(elementType, dims)],
+    ],
+  ];
 }
 
 function node(opType: string, inputs: string[], outputs: string[], attributes: Field[] = []): Field {
@@ -59,7 +75,22 @@ function tensor(name: string, dataType: number, dims: number[], raw: Uint8Array)
 export function tinyBertOnnx(embeddings: Float32Array, vocabularySize: number, dimensions: number): Uint8Array {
   const graph: Field[] = [
     node('Gather', ['embeddings', 'input_ids'], ['gathered']),
-    node('Cast', ['attention_mask'], ['mask_float'], [[5, 'message', [[1, 'string', 'to'], [20, 'varint', 2], [3, 'varint', FLOAT]]]]),
+    node(
+      'Cast',
+      ['attention_mask'],
+      ['mask_float'],
+      [
+        [
+          5,
+          'message',
+          [
+            [1, 'string', 'to'],
+            [20, 'varint', 2],
+            [3, 'varint', FLOAT],
+          ],
+        ],
+      ],
+    ),
     node('Unsqueeze', ['mask_float', 'unsqueeze_axes'], ['mask_3d']),
     node('Mul', ['gathered', 'mask_3d'], ['last_hidden_state']),
     [2, 'string', 'tiny-bert'],
@@ -69,12 +100,26 @@ export function tinyBertOnnx(embeddings: Float32Array, vocabularySize: number, d
     valueInfo('attention_mask', INT64, ['batch', 'sequence']),
   ];
   // outputs use field 12
-  graph.push([12, 'message', [[1, 'string', 'last_hidden_state'], [2, 'message', tensorType(FLOAT, ['batch', 'sequence', dimensions])]]]);
+  graph.push([
+    12,
+    'message',
+    [
+      [1, 'string', 'last_hidden_state'],
+      [2, 'message', tensorType(FLOAT, ['batch', 'sequence', dimensions])],
+    ],
+  ]);
   return encodeMessage([
     [1, 'varint', 8],
     [2, 'string', 'loci-tests'],
     [7, 'message', graph],
-    [8, 'message', [[1, 'string', ''], [2, 'varint', 13]]],
+    [
+      8,
+      'message',
+      [
+        [1, 'string', ''],
+        [2, 'varint', 13],
+      ],
+    ],
   ]);
 }
 
@@ -84,8 +129,24 @@ export function tinyBertOnnx(embeddings: Float32Array, vocabularySize: number, d
  * near zero: a real (tiny) relevance model for exercising the reranker end to end.
  */
 export function tinyCrossEncoderOnnx(embeddings: Float32Array, vocabularySize: number, dimensions: number): Uint8Array {
-  const keepdims = (value: number): Field => [5, 'message', [[1, 'string', 'keepdims'], [20, 'varint', 2], [3, 'varint', value]]];
-  const toFloat: Field = [5, 'message', [[1, 'string', 'to'], [20, 'varint', 2], [3, 'varint', FLOAT]]];
+  const keepdims = (value: number): Field => [
+    5,
+    'message',
+    [
+      [1, 'string', 'keepdims'],
+      [20, 'varint', 2],
+      [3, 'varint', value],
+    ],
+  ];
+  const toFloat: Field = [
+    5,
+    'message',
+    [
+      [1, 'string', 'to'],
+      [20, 'varint', 2],
+      [3, 'varint', FLOAT],
+    ],
+  ];
   const graph: Field[] = [
     node('Gather', ['embeddings', 'input_ids'], ['gathered']),
     node('Cast', ['attention_mask'], ['mask_float'], [toFloat]),
@@ -108,11 +169,25 @@ export function tinyCrossEncoderOnnx(embeddings: Float32Array, vocabularySize: n
     valueInfo('attention_mask', INT64, ['batch', 'sequence']),
     valueInfo('token_type_ids', INT64, ['batch', 'sequence']),
   ];
-  graph.push([12, 'message', [[1, 'string', 'logits'], [2, 'message', tensorType(FLOAT, ['batch', 1])]]]);
+  graph.push([
+    12,
+    'message',
+    [
+      [1, 'string', 'logits'],
+      [2, 'message', tensorType(FLOAT, ['batch', 1])],
+    ],
+  ]);
   return encodeMessage([
     [1, 'varint', 8],
     [2, 'string', 'loci-tests'],
     [7, 'message', graph],
-    [8, 'message', [[1, 'string', ''], [2, 'varint', 13]]],
+    [
+      8,
+      'message',
+      [
+        [1, 'string', ''],
+        [2, 'varint', 13],
+      ],
+    ],
   ]);
 }

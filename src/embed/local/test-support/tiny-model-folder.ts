@@ -36,7 +36,10 @@ export async function writeTinyModelFolder(folder: string, topics: Record<string
       ...(crossEncoder ? { num_labels: 1, id2label: { 0: 'LABEL_0' }, label2id: { LABEL_0: 0 } } : {}),
     }),
   );
-  await writeFile(join(folder, 'tokenizer_config.json'), JSON.stringify({ tokenizer_class: 'BertTokenizer', do_lower_case: true, model_max_length: 512, cls_token: '[CLS]', sep_token: '[SEP]', pad_token: '[PAD]', unk_token: '[UNK]' }));
+  await writeFile(
+    join(folder, 'tokenizer_config.json'),
+    JSON.stringify({ tokenizer_class: 'BertTokenizer', do_lower_case: true, model_max_length: 512, cls_token: '[CLS]', sep_token: '[SEP]', pad_token: '[PAD]', unk_token: '[UNK]' }),
+  );
   const specialToken = (content: string, id: number) => ({ id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true });
   await writeFile(
     join(folder, 'tokenizer.json'),
@@ -50,7 +53,13 @@ export async function writeTinyModelFolder(folder: string, topics: Record<string
       post_processor: {
         type: 'TemplateProcessing',
         single: [{ SpecialToken: { id: '[CLS]', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '[SEP]', type_id: 0 } }],
-        pair: [{ SpecialToken: { id: '[CLS]', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '[SEP]', type_id: 0 } }, { Sequence: { id: 'B', type_id: 1 } }, { SpecialToken: { id: '[SEP]', type_id: 1 } }],
+        pair: [
+          { SpecialToken: { id: '[CLS]', type_id: 0 } },
+          { Sequence: { id: 'A', type_id: 0 } },
+          { SpecialToken: { id: '[SEP]', type_id: 0 } },
+          { Sequence: { id: 'B', type_id: 1 } },
+          { SpecialToken: { id: '[SEP]', type_id: 1 } },
+        ],
         special_tokens: { '[CLS]': { id: '[CLS]', ids: [2], tokens: ['[CLS]'] }, '[SEP]': { id: '[SEP]', ids: [3], tokens: ['[SEP]'] } },
       },
       decoder: { type: 'WordPiece', prefix: '##', cleanup: true },

@@ -58,7 +58,11 @@ function contextOptions(command: Command): Command {
     .option('--include <path>', 'always send this file whole (repeatable; @path in the question works too)', collect)
     .option('--all [mask]', 'send every indexed file matching the glob mask (default all), or fail with the size')
     .option('--no-small-project', 'never send a small project whole (default: under 200 files and 170 KB, send everything)')
-    .option('--rerank <kind>', 'none (default), mmr, llm (yes/no by the chat model), cross-encoder (transformers.js, LOCI_RERANK_MODEL), cohere or voyage (LOCI_RERANK_BASE_URL, LOCI_RERANK_MODEL, LOCI_RERANK_API_KEY)', 'none')
+    .option(
+      '--rerank <kind>',
+      'none (default), mmr, llm (yes/no by the chat model), cross-encoder (transformers.js, LOCI_RERANK_MODEL), cohere or voyage (LOCI_RERANK_BASE_URL, LOCI_RERANK_MODEL, LOCI_RERANK_API_KEY)',
+      'none',
+    )
     .option('--pick-files', 'let the chat model pick files from a repo map; picks boost the ranking')
     .option('--repo-map <tokens>', 'prepend a repo map of at most this many tokens')
     .option('--template <file>', 'custom prompt template with {{system}}, {{history}}, {{context}}, {{question}}')
@@ -76,7 +80,8 @@ export function registerContextCommands(program: Command, io: CliIo): void {
         const built = await buildContext(loci, words.join(' '), await toOptions(loci, io, flags, words.join(' ')));
         io.stdout.write(flags.json ? `${JSON.stringify(contextJson(built))}\n` : `${built.prompt}\n`);
         writeWarnings(io, built.warnings);
-        if (!flags.json) io.stderr.write(`${built.tokens} ${built.unit} (${built.tokenizer}), ${built.sources.length} sources, mode ${built.mode}${built.skipped ? `, ${built.skipped} left out` : ''}\n`);
+        if (!flags.json)
+          io.stderr.write(`${built.tokens} ${built.unit} (${built.tokenizer}), ${built.sources.length} sources, mode ${built.mode}${built.skipped ? `, ${built.skipped} left out` : ''}\n`);
       });
     });
 
@@ -101,7 +106,10 @@ export function registerContextCommands(program: Command, io: CliIo): void {
             if (!flags.json) io.stdout.write(delta);
           }
           // An empty reply is a failure (logged as one), never a successful turn.
-          if (text.trim() === '') throw new LociError('LLM_FAILED', `The chat model ${chat.modelId} returned an empty answer.`, { hint: 'Check the model name and that the server answers /chat/completions with text (try again, or another model).' });
+          if (text.trim() === '')
+            throw new LociError('LLM_FAILED', `The chat model ${chat.modelId} returned an empty answer.`, {
+              hint: 'Check the model name and that the server answers /chat/completions with text (try again, or another model).',
+            });
           log.response = text;
           return text;
         });
@@ -146,7 +154,8 @@ async function toOptions(loci: Loci, io: CliIo, flags: ContextFlags, question: s
   if (flags.threshold) options.threshold = Number(flags.threshold);
   if (flags.minSimilarity !== undefined) {
     const similarity = Number(flags.minSimilarity);
-    if (!Number.isFinite(similarity) || similarity < -1 || similarity > 1) throw new LociError('INVALID_ARGUMENT', `--min-similarity must be a cosine similarity from -1 to 1; got "${flags.minSimilarity}".`);
+    if (!Number.isFinite(similarity) || similarity < -1 || similarity > 1)
+      throw new LociError('INVALID_ARGUMENT', `--min-similarity must be a cosine similarity from -1 to 1; got "${flags.minSimilarity}".`);
     options.minSimilarity = similarity;
   }
   if (flags.path) options.paths = flags.path;
@@ -192,9 +201,7 @@ async function rerankerFor(kind: string, loci: Loci, io: CliIo, chat?: ChatModel
 }
 
 function numbered(built: BuiltContext) {
-  return built.items
-    .map((item, index) => ({ n: index + 1, path: item.path, startLine: item.startLine, endLine: item.endLine }))
-    .filter((source) => source.path !== '(repository map)');
+  return built.items.map((item, index) => ({ n: index + 1, path: item.path, startLine: item.startLine, endLine: item.endLine })).filter((source) => source.path !== '(repository map)');
 }
 
 function contextJson(built: BuiltContext) {

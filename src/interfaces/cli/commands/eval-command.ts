@@ -73,10 +73,7 @@ function toJson(report: EvalReport) {
   json.queries = report.queries;
   if (report.categories) {
     json.categories = Object.fromEntries(
-      Object.entries(report.categories).map(([category, metrics]) => [
-        category,
-        { ...Object.fromEntries(metricNames.map((name) => [name, round(metrics[name])])), queries: metrics.queries },
-      ]),
+      Object.entries(report.categories).map(([category, metrics]) => [category, { ...Object.fromEntries(metricNames.map((name) => [name, round(metrics[name])])), queries: metrics.queries }]),
     );
   }
   return json;

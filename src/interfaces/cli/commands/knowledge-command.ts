@@ -19,7 +19,7 @@ const number = (value: string | undefined, flag: string, low: number, high: numb
  * searched at a similarity threshold with top-N).
  */
 export function registerKnowledgeCommand(program: Command, io: CliIo): void {
-  const knowledge = program.command('knowledge').description("Per-agent knowledge stores from markdown files: load (or create), search, list, drop.");
+  const knowledge = program.command('knowledge').description('Per-agent knowledge stores from markdown files: load (or create), search, list, drop.');
 
   common(knowledge.command('load'))
     .description('Load-or-create an agent’s knowledge store from a markdown file; rebuilt when the file changes.')
@@ -43,7 +43,11 @@ export function registerKnowledgeCommand(program: Command, io: CliIo): void {
       const threshold = number(flags.threshold, '--threshold', -1, 1);
       const topK = number(flags.topK, '--top-k', 1, 100);
       const report = await withMemory(io, flags, (memory) =>
-        memory.knowledge.search(agent, words.join(' '), { ...(threshold !== undefined ? { threshold } : {}), ...(topK !== undefined ? { topK: Math.floor(topK) } : {}), ...(flags.mode ? { mode: flags.mode as 'hybrid' | 'cosine' } : {}) }),
+        memory.knowledge.search(agent, words.join(' '), {
+          ...(threshold !== undefined ? { threshold } : {}),
+          ...(topK !== undefined ? { topK: Math.floor(topK) } : {}),
+          ...(flags.mode ? { mode: flags.mode as 'hybrid' | 'cosine' } : {}),
+        }),
       );
       for (const warning of report.warnings) io.stderr.write(`warning: ${printable(warning)}\n`);
       if (flags.json) {

@@ -24,7 +24,17 @@ export function mcpConfigFor(client: string, roots: readonly string[]): { file: 
   const name = client as McpClient;
   let text: string;
   if (name === 'vscode') text = JSON.stringify({ servers: { loci: { type: 'stdio', ...entry } } }, null, 2);
-  else if (name === 'continue') text = ['name: loci', 'version: 0.0.1', 'schema: v1', 'mcpServers:', '  - name: loci', `    command: ${JSON.stringify(command)}`, '    args:', ...args.map((arg) => `      - ${JSON.stringify(arg)}`)].join('\n');
+  else if (name === 'continue')
+    text = [
+      'name: loci',
+      'version: 0.0.1',
+      'schema: v1',
+      'mcpServers:',
+      '  - name: loci',
+      `    command: ${JSON.stringify(command)}`,
+      '    args:',
+      ...args.map((arg) => `      - ${JSON.stringify(arg)}`),
+    ].join('\n');
   else text = JSON.stringify({ mcpServers: { loci: entry } }, null, 2);
   return { file: configFile[name], text: `${text}\n` };
 }

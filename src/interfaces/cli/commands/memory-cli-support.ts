@@ -33,4 +33,3 @@ export async function withMemory<T>(io: CliIo, flags: CommonFlags, action: (memo
     await loci.close();
   }
 }
-

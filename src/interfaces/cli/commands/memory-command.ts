@@ -5,13 +5,7 @@ import { LociError } from '../../../errors/index.js';
 import { exportFormats, formatExport, type ExportFormat } from '../../../memory/export-formats.js';
 import { parseTime } from '../../../memory/parse-time.js';
 import { checkTime } from '../../../memory/time-range.js';
-import {
-  interactionOutcomes,
-  memoryKinds,
-  type InteractionOutcome,
-  type MemoryFilter,
-  type MemoryKind,
-} from '../../../memory/spec.js';
+import { interactionOutcomes, memoryKinds, type InteractionOutcome, type MemoryFilter, type MemoryKind } from '../../../memory/spec.js';
 import type { RecordInput } from '../../../memory/record-input.js';
 import type { CliIo } from '../cli-context.js';
 import { printable } from '../format.js';
@@ -85,7 +79,9 @@ export function registerMemoryCommand(program: Command, io: CliIo): void {
       await withMemory(io, flags, async (store) => {
         if (flags.namespaces) {
           const namespaces = await store.namespaces();
-          io.stdout.write(flags.json ? `${JSON.stringify({ namespaces })}\n` : namespaces.map((entry) => `${entry.namespace}  ${entry.records}`).join('\n') + (namespaces.length ? '\n' : 'No records.\n'));
+          io.stdout.write(
+            flags.json ? `${JSON.stringify({ namespaces })}\n` : namespaces.map((entry) => `${entry.namespace}  ${entry.records}`).join('\n') + (namespaces.length ? '\n' : 'No records.\n'),
+          );
           return;
         }
         const records = await store.list({
@@ -127,7 +123,11 @@ export function registerMemoryCommand(program: Command, io: CliIo): void {
       };
       if (Object.keys(patch).every((key) => key === 'namespace')) throw new LociError('INVALID_ARGUMENT', 'Nothing to update: give a new text, --metadata, --ttl or --no-ttl.');
       const record = await withMemory(io, flags, (store) => store.update(id, patch));
-      io.stdout.write(flags.json ? `${JSON.stringify({ record: publicRecord(record) })}\n` : `updated ${record.namespace}/${record.id}${record.versions?.length ? ` (${record.versions.length} earlier version${record.versions.length === 1 ? '' : 's'} kept)` : ''}\n`);
+      io.stdout.write(
+        flags.json
+          ? `${JSON.stringify({ record: publicRecord(record) })}\n`
+          : `updated ${record.namespace}/${record.id}${record.versions?.length ? ` (${record.versions.length} earlier version${record.versions.length === 1 ? '' : 's'} kept)` : ''}\n`,
+      );
     });
 
   common(memory.command('forget'))
@@ -236,7 +236,8 @@ interface SearchFlags {
 function addInput(text: string, flags: CommonFlags & AddFlags): RecordInput {
   if (flags.namespace && flags.namespace.length > 1) throw new LociError('INVALID_ARGUMENT', 'add takes one --namespace.');
   const kind = kinds([flags.kind])[0] as MemoryKind;
-  if (text.trim() === '' && flags.prompt === undefined) throw new LociError('INVALID_ARGUMENT', 'Nothing to remember: the text is empty.', { hint: 'Pass the text, or --prompt for an interaction or a turn.' });
+  if (text.trim() === '' && flags.prompt === undefined)
+    throw new LociError('INVALID_ARGUMENT', 'Nothing to remember: the text is empty.', { hint: 'Pass the text, or --prompt for an interaction or a turn.' });
   if (kind !== 'interaction' && kind !== 'turn' && (flags.outcome || flags.response !== undefined || flags.conversation || flags.prompt !== undefined || flags.feedback || flags.multiStep)) {
     throw new LociError('INVALID_ARGUMENT', '--prompt/--response/--outcome/--feedback/--multi-step/--conversation apply to --kind interaction or turn only.');
   }

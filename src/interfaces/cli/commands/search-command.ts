@@ -49,7 +49,8 @@ export function registerSearchCommand(program: Command, io: CliIo): void {
     .action(async (words: string[], flags: SearchFlags) => {
       const query = words.join(' ');
       if (flags.symbol !== undefined && query.trim() !== '') throw new LociError('INVALID_ARGUMENT', 'Give either a query or --symbol NAME, not both.', { hint: 'loci search --symbol nextTick' });
-      if (flags.symbol === undefined && query.trim() === '') throw new LociError('QUERY_EMPTY', 'The search query is empty.', { hint: 'loci search "how are requests retried", or loci search --symbol NAME.' });
+      if (flags.symbol === undefined && query.trim() === '')
+        throw new LociError('QUERY_EMPTY', 'The search query is empty.', { hint: 'loci search "how are requests retried", or loci search --symbol NAME.' });
       if (flags.mode && !(searchModes as readonly string[]).includes(flags.mode)) {
         throw new LociError('INVALID_ARGUMENT', `--mode must be one of ${searchModes.join(', ')}; got "${flags.mode}".`);
       }
@@ -112,9 +113,7 @@ function formatResponse(response: SearchResponse, files: boolean): string {
     const role = result.role && result.role !== 'implementation' ? `  [${result.role}]` : '';
     lines.push(`${index + 1}. ${where}${label ? `  ${label}` : ''}${role}  (score ${result.score.toFixed(3)})${result.stale ? '  [stale: changed since indexed]' : ''}`);
     if (result.explanation) {
-      const parts = Object.entries(result.explanation).map(
-        ([signal, part]) => `${signal} ${part.raw.toFixed(3)} → ${part.normalized.toFixed(3)} × ${part.weight} = ${part.contribution.toFixed(3)}`,
-      );
+      const parts = Object.entries(result.explanation).map(([signal, part]) => `${signal} ${part.raw.toFixed(3)} → ${part.normalized.toFixed(3)} × ${part.weight} = ${part.contribution.toFixed(3)}`);
       lines.push(`   [${parts.join('; ')}]`);
     }
     if (result.adjustments) {

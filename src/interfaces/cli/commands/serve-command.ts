@@ -56,7 +56,12 @@ export function registerServeCommands(program: Command, io: CliIo): void {
       const app = createHttpApp({ roots, maxBodyBytes, hosts: { boundHost: flags.host, allowedHosts }, ...(token ? { token } : {}) });
       const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
         const started = startServer({ fetch: app.fetch, hostname: flags.host, port }, (info) => {
-          io.stderr.write(`loci serving ${roots.list().map((root) => `${root.name}=${root.path}`).join(', ')} on http://${flags.host}:${info.port}${token ? ' (bearer token required)' : ''}\n`);
+          io.stderr.write(
+            `loci serving ${roots
+              .list()
+              .map((root) => `${root.name}=${root.path}`)
+              .join(', ')} on http://${flags.host}:${info.port}${token ? ' (bearer token required)' : ''}\n`,
+          );
           resolve(started);
         });
         started.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, flags.host, port)));
@@ -119,7 +124,10 @@ function listenError(error: NodeJS.ErrnoException, host: string, port: number): 
       return new LociError('INVALID_ARGUMENT', `Not allowed to listen on ${where} (${error.code}).`, { hint: 'Ports below 1024 need privileges: pass --port 1024 or higher.', cause: error });
     case 'EADDRNOTAVAIL':
     case 'ENOTFOUND':
-      return new LociError('INVALID_ARGUMENT', `Cannot listen on ${where}: the address is not one of this machine's (${error.code}).`, { hint: 'Pass --host 127.0.0.1, or an address of this machine.', cause: error });
+      return new LociError('INVALID_ARGUMENT', `Cannot listen on ${where}: the address is not one of this machine's (${error.code}).`, {
+        hint: 'Pass --host 127.0.0.1, or an address of this machine.',
+        cause: error,
+      });
     default:
       return error;
   }

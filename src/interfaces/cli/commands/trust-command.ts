@@ -36,7 +36,9 @@ export function registerTrustCommand(program: Command, io: CliIo): void {
       const root = resolveRoot(io, dir, { mustExist: true });
       const config = readFolderConfig(root);
       if (!config) {
-        throw new LociError('INVALID_ARGUMENT', `${root} has no loci.config.json: there is nothing to trust.`, { hint: dir && isRemoteSource(dir) ? 'Run `loci index <url>` first.' : 'Pass the folder that holds the loci.config.json.' });
+        throw new LociError('INVALID_ARGUMENT', `${root} has no loci.config.json: there is nothing to trust.`, {
+          hint: dir && isRemoteSource(dir) ? 'Run `loci index <url>` first.' : 'Pass the folder that holds the loci.config.json.',
+        });
       }
       const entry: TrustedFolder = { path: config.realRoot, configSha256: config.sha256, trustedAt: new Date().toISOString() };
       writeTrustedFolders(file, [...folders.filter((existing) => existing.path !== entry.path), entry]);
@@ -45,7 +47,13 @@ export function registerTrustCommand(program: Command, io: CliIo): void {
         io.stdout.write(`${JSON.stringify({ ...entry, file: config.path, granted: granted.map(({ path, value }) => ({ path, value })) })}\n`);
         return;
       }
-      io.stdout.write(describeGrant(config, granted.map((key) => `  ${key.path} = ${JSON.stringify(key.value)}`), file));
+      io.stdout.write(
+        describeGrant(
+          config,
+          granted.map((key) => `  ${key.path} = ${JSON.stringify(key.value)}`),
+          file,
+        ),
+      );
     });
 }
 

@@ -34,7 +34,9 @@ export function registerWatchCommand(program: Command, io: CliIo): void {
         if (event.type === 'watch-ready') io.stdout.write(`watching ${root}: ${event.summary.files.total} files indexed (${event.summary.files.indexed} updated now)\n`);
         else if (event.type === 'watch-indexed') {
           const { files } = event.summary;
-          io.stdout.write(`${new Date().toLocaleTimeString()} ${files.indexed} indexed, ${files.removed} removed in ${event.milliseconds} ms: ${event.paths.slice(0, 5).map(printable).join(', ')}${event.paths.length > 5 ? ', …' : ''}\n`);
+          io.stdout.write(
+            `${new Date().toLocaleTimeString()} ${files.indexed} indexed, ${files.removed} removed in ${event.milliseconds} ms: ${event.paths.slice(0, 5).map(printable).join(', ')}${event.paths.length > 5 ? ', …' : ''}\n`,
+          );
         } else io.stderr.write(`loci watch: ${printable(event.error.message)}\n`);
       };
       try {
