@@ -73,13 +73,14 @@ export interface BuiltContext {
    * Parts that were asked for but failed and were skipped (no hidden switches): `vector` (the
    * embedder: retrieval was lexical), `reranker` (the retrieval order was kept), `file-pick`.
    */
-  degraded: Array<'vector' | 'reranker' | 'file-pick'>;
+  degraded: boolean;
+  degradedParts: Array<'vector' | 'reranker' | 'file-pick'>;
 }
 
 /** Warnings and skipped parts, gathered while a context is built. */
 interface Notes {
   warnings: string[];
-  degraded: BuiltContext['degraded'];
+  degraded: BuiltContext['degradedParts'];
 }
 
 const SMALL_PROJECT = { files: 200, bytes: 170_000 };
@@ -221,11 +222,12 @@ export async function buildContext(loci: ContextSource, rawQuestion: string, opt
     ...(repoMap ? { repoMap: { files: repoMap.files, truncated: repoMap.truncated } } : {}),
     ...(pickedFiles ? { pickedFiles } : {}),
     warnings: [...new Set(notes.warnings)],
-    degraded: [...new Set(notes.degraded)],
+    degraded: notes.degraded.length > 0,
+    degradedParts: [...new Set(notes.degraded)],
   };
 }
 
-function note(notes: Notes, part: BuiltContext['degraded'][number] | undefined, warning: string): void {
+function note(notes: Notes, part: BuiltContext['degradedParts'][number] | undefined, warning: string): void {
   notes.warnings.push(warning);
   if (part) notes.degraded.push(part);
 }
@@ -233,7 +235,7 @@ function note(notes: Notes, part: BuiltContext['degraded'][number] | undefined, 
 /** A search's own warnings and skipped signals become the context's. */
 function noteSearch(notes: Notes, response: SearchResponse): void {
   notes.warnings.push(...response.warnings);
-  if (response.degraded.includes('vector')) notes.degraded.push('vector');
+  if (response.degradedParts.includes('vector')) notes.degraded.push('vector');
 }
 
 async function retrieve(loci: ContextSource, question: string, options: ContextOptions, picked: string[] | undefined, notes: Notes): Promise<ContextItem[]> {

@@ -43,7 +43,7 @@ afterAll(async () => {
 describe('an embedder outage mid-run', () => {
   it('degrades hybrid search, context and recall to lexical, and loses no memory record', async () => {
     const healthy = await loci.search('refund charge');
-    expect(healthy.degraded).toEqual([]);
+    expect(healthy.degraded).toBe(false);
     expect(healthy.results.some((result) => result.signals.vector !== undefined)).toBe(true);
     const memory = await loci.memory();
     await memory.add({ namespace: 'ops', text: 'Refunds are batched every night at two.' });
@@ -52,25 +52,25 @@ describe('an embedder outage mid-run', () => {
     await embedder.stop(); // killed
 
     const search = await loci.search('refund charge');
-    expect(search.degraded).toEqual(['vector']);
+    expect(search.degradedParts).toEqual(['vector']);
     expect(search.warnings.join('\n')).toMatch(/embedder failed.*lexical signals only.*Cannot reach openai-compatible:fake-embed/s);
     expect(search.results[0]?.path).toBe('src/refund.ts');
     await expect(loci.search('refund charge', { mode: 'vector' })).rejects.toMatchObject({ code: 'EMBEDDER_FAILED' });
 
     const context = await buildContext(loci, 'how is a refund charged', { smallProject: false, maxTokens: 1500 });
-    expect(context.degraded).toEqual(['vector']);
+    expect(context.degradedParts).toEqual(['vector']);
     expect(context.sources.map((source) => source.path)).toContain('src/refund.ts');
     expect(context.warnings.join('\n')).toMatch(/embedder failed/);
 
     const stored = await memory.add({ namespace: 'ops', text: 'The refund ledger lives in the billing database.' });
     expect(stored.warnings?.join('\n')).toMatch(/Stored without a vector: the embedder failed/);
     const recalled = await memory.recallResponse('refund ledger billing', { namespaces: ['ops'] });
-    expect(recalled.degraded).toEqual(['vector']);
+    expect(recalled.degradedParts).toEqual(['vector']);
     expect(recalled.hits[0]?.record.id).toBe(stored.id);
 
     // Back on the same port: the next write embeds what was stored without vectors.
     embedder = await new FakeEmbeddingServer(16).start(port);
-    expect((await loci.search('refund charge')).degraded).toEqual([]);
+    expect((await loci.search('refund charge')).degraded).toBe(false);
     expect((await memory.recallResponse('refund ledger', { namespaces: ['ops'], mode: 'vector' })).hits.map((hit) => hit.record.id)).not.toContain(stored.id);
     await memory.add({ namespace: 'ops', text: 'Invoices go out on the first of the month.' });
     const vectorHits = await memory.recallResponse('refund ledger billing database', { namespaces: ['ops'], mode: 'vector', topK: 10 });
@@ -101,10 +101,10 @@ describe('an embedder outage mid-run', () => {
     const fresh = createLoci({ root, config: configFor(embedder), env: {} });
     try {
       const response = await fresh.search('refund charge', { mode: 'lexical' });
-      expect(response).toMatchObject({ degraded: [], warnings: [] });
+      expect(response).toMatchObject({ degraded: false, warnings: [] });
       expect(response.results[0]?.path).toBe('src/refund.ts');
       // Hybrid in a new process: the recorded size sets the model up without a probe, then the call fails and degrades.
-      expect((await fresh.search('refund charge')).degraded).toEqual(['vector']);
+      expect((await fresh.search('refund charge')).degradedParts).toEqual(['vector']);
     } finally {
       await fresh.close();
     }
@@ -124,7 +124,7 @@ describe('an embedder outage mid-run', () => {
     const plain = await buildContext(loci, 'how is a refund charged', { smallProject: false, topK: 3 });
     const reranked = await buildContext(loci, 'how is a refund charged', { smallProject: false, topK: 3, reranker: failing });
     expect(reranked.sources).toEqual(plain.sources);
-    expect(reranked.degraded).toEqual(['reranker']);
+    expect(reranked.degradedParts).toEqual(['reranker']);
     expect(reranked.warnings.join('\n')).toMatch(/reranker cohere:rerank-test failed, so the retrieval order was kept: Cannot reach/);
   });
 });
@@ -141,7 +141,7 @@ describe('a memory whose embedder was never reached', () => {
     const record = await memory.add({ namespace: 'boss', text: 'The boss is weak to ice.' });
     expect(record.warnings?.join('\n')).toMatch(/Stored without a vector: the embedder failed.*Cannot reach/s);
     const recalled = await memory.recallResponse('weak to ice');
-    expect(recalled).toMatchObject({ degraded: ['vector'], hits: [{ record: { id: record.id } }] });
+    expect(recalled).toMatchObject({ degraded: true, degradedParts: ['vector'], hits: [{ record: { id: record.id } }] });
     await expect(memory.recallResponse('weak to ice', { mode: 'vector' })).rejects.toMatchObject({ code: 'EMBEDDER_FAILED' });
     await first.close();
 

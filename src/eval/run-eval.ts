@@ -101,7 +101,7 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
           ...(options.mode ? { mode: options.mode } : {}),
           ...(namespaceOf ? { pathPrefixes: [`${namespaceOf(query, 'query')}/`] } : {}),
         });
-        if (hasVectors && response.degraded.length > 0) refuseDegraded(response.warnings);
+        if (hasVectors && response.degraded) refuseDegraded(response.warnings);
         return response.results.map((result) => toCorpusId(result.path));
       };
     }
@@ -166,7 +166,7 @@ async function memoryRanker(
       ...(options.mode ? { mode: options.mode } : {}),
       ...(namespaceOf ? { namespaces: [namespaceOf(query, 'query')] } : {}),
     });
-    if (degraded.length > 0) refuseDegraded(warnings);
+    if (degraded) refuseDegraded(warnings);
     return hits.map((hit) => idOf.get(hit.record.id) ?? hit.record.id);
   };
 }

@@ -158,7 +158,7 @@ export class Memory implements MemoryCore {
       { topK: this.context.config.topK, ...options, ...(options.namespaces ? { namespaces: options.namespaces.map(normalizeNamespace) } : {}) },
     );
     // The embedder answered the query: records stored while it was down get their vectors now.
-    if (this.context.model && options.mode !== 'lexical' && result.degraded.length === 0) {
+    if (this.context.model && options.mode !== 'lexical' && !result.degraded) {
       const pending = await this.records.embedPending(options.signal ? { signal: options.signal } : {});
       if (pending.failure) result.warnings.push(`${pending.pending} record(s) stored without vectors could not be embedded yet: ${pending.failure.message}`);
     }

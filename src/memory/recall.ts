@@ -39,7 +39,8 @@ export interface RecallResult {
   hits: MemoryHit[];
   warnings: string[];
   /** Signals asked for that could not run (the embedder failed): recall went on without them. */
-  degraded: Array<'vector'>;
+  degraded: boolean;
+  degradedParts: Array<'vector'>;
 }
 
 const CANDIDATES = 100;
@@ -84,7 +85,7 @@ export async function recall(context: RecallContext, query: string, options: Rec
   let vector: ScoredRow[] = [];
   if (mode === 'hybrid' || mode === 'lexical') lexical = await context.retriever.lexical(queryTerms(query), pool, filter);
   const warnings: string[] = [];
-  const degraded: Array<'vector'> = [];
+  const degradedParts: Array<'vector'> = [];
   const vectorOnly = mode === 'vector' || mode === 'cosine';
   if (mode !== 'lexical' && context.model) {
     throwIfAborted(options.signal);
@@ -95,13 +96,13 @@ export async function recall(context: RecallContext, query: string, options: Rec
       // Degrade, never lose: hybrid recall answers lexically when the embedder fails, and says so.
       if (vectorOnly || !isProviderFailure(error)) throw error;
       warnings.push(`The embedder failed, so recall skipped the vector signal and used lexical signals only: ${error.message}`);
-      degraded.push('vector');
+      degradedParts.push('vector');
       if (options.minSimilarity !== undefined) warnings.push('minSimilarity needs vectors: no record could be checked against it.');
     }
   } else if (mode !== 'lexical' && context.modelUnavailable) {
     if (vectorOnly) throw context.modelUnavailable;
     warnings.push(`The embedder could not be set up, so recall used lexical signals only: ${context.modelUnavailable.message}`);
-    degraded.push('vector');
+    degradedParts.push('vector');
   } else if (vectorOnly) {
     throw new LociError('NOT_SUPPORTED', `This memory has no vectors (embedder none), so ${mode} recall cannot run.`, { hint: 'Use mode lexical or hybrid.' });
   }
@@ -179,7 +180,7 @@ export async function recall(context: RecallContext, query: string, options: Rec
     hits.push(hit);
   }
   hits.sort((a, b) => b.score - a.score || b.record.time - a.record.time);
-  return { hits: (mode === 'cosine' ? hits : preferNewer(hits)).slice(0, topK), warnings, degraded };
+  return { hits: (mode === 'cosine' ? hits : preferNewer(hits)).slice(0, topK), warnings, degraded: degradedParts.length > 0, degradedParts };
 }
 
 function cosineHit(record: MemoryRecord, cosine: number, explain: boolean): MemoryHit {

@@ -57,6 +57,7 @@ export async function findSymbolDefinitions(store: Store, name: string, options:
     results,
     retrieval: { index: 'store', lexical: store.lexicalRanking, vectors: 'none' },
     warnings: matched.length === 0 ? [`No indexed chunk defines "${named.name}".`] : [],
-    degraded: [],
+    degraded: false,
+    degradedParts: [],
   };
 }

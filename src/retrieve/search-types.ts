@@ -87,5 +87,7 @@ export interface SearchResponse {
   /** Things the caller should know: a missing signal, an empty query after stop words. */
   warnings: string[];
   /** Signals that were asked for but could not run. */
-  degraded: Array<'vector' | 'lexical'>;
+  degraded: boolean;
+  /** Which signals that were asked for could not run (`vector`: the embedder failed, the search was lexical). */
+  degradedParts: Array<'vector' | 'lexical'>;
 }

@@ -85,7 +85,7 @@ export async function searchIndex(context: SearchContext, query: string, options
   if (includeRoles || excludeRoles) filter = { ...filter, pathSet: await pathsWithRoles(context.store, includeRoles, excludeRoles) };
   if (filter?.languages) await checkLanguages(filter.languages, options.languages ?? [], context.retriever);
   const warnings: string[] = [];
-  const degraded: Array<'vector' | 'lexical'> = [];
+  const degradedParts: Array<'vector' | 'lexical'> = [];
   // Files mode groups chunks, so it needs a deeper pool to fill topK distinct files.
   const candidateLimit = Math.max(options.files ? topK * 10 : topK * 3, 50);
 
@@ -111,7 +111,7 @@ export async function searchIndex(context: SearchContext, query: string, options
         });
       }
       warnings.push(context.modelUnavailable ? withoutVectors(context.modelUnavailable) : 'No vectors in this index (embedder none): results use lexical signals only.');
-      degraded.push('vector');
+      degradedParts.push('vector');
     } else {
       throwIfAborted(options.signal);
       try {
@@ -121,7 +121,7 @@ export async function searchIndex(context: SearchContext, query: string, options
         // Degrade, never lose: a hybrid search answers lexically when the embedder fails, and says so.
         if (mode === 'vector' || !isProviderFailure(error)) throw error;
         warnings.push(withoutVectors(error));
-        degraded.push('vector');
+        degradedParts.push('vector');
       }
     }
   }
@@ -203,7 +203,7 @@ export async function searchIndex(context: SearchContext, query: string, options
     results.push(result);
   }
   if (mode !== 'lexical' && retriever.warnings) warnings.push(...retriever.warnings());
-  return { query, mode, results, retrieval: retriever.path(), warnings, degraded };
+  return { query, mode, results, retrieval: retriever.path(), warnings, degraded: degradedParts.length > 0, degradedParts };
 }
 
 function toResult(record: ChunkRecord, candidate: FusionCandidate, explain: boolean): SearchResult {

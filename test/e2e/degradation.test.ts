@@ -51,12 +51,12 @@ afterAll(async () => {
 
 describe('an embedder outage', () => {
   it('search, context and recall answer lexically with a warning and "degraded" (exit 0); lexical mode does not notice', async () => {
-    expect(json(await loci(['search', 'refund', '--json'])).degraded).toEqual([]);
+    expect(json(await loci(['search', 'refund', '--json'])).degraded).toBe(false);
     await loci(['memory', 'add', 'Refunds', 'are', 'batched', 'nightly', '--namespace', 'ops']);
     await withEmbedderDown(async () => {
       const search = await loci(['search', 'refund', '--json']);
       expect(search.code).toBe(0);
-      expect(json(search)).toMatchObject({ degraded: ['vector'], warnings: [expect.stringMatching(/embedder failed.*lexical signals only/)] });
+      expect(json(search)).toMatchObject({ degraded: true, degradedParts: ['vector'], warnings: [expect.stringMatching(/embedder failed.*lexical signals only/)] });
       expect(json(search).results.length).toBeGreaterThan(0);
       const human = await loci(['search', 'refund']);
       expect(human.code).toBe(0);
@@ -64,16 +64,16 @@ describe('an embedder outage', () => {
 
       const lexical = await loci(['search', 'refund', '--mode', 'lexical', '--json']);
       expect(lexical.code).toBe(0);
-      expect(json(lexical)).toMatchObject({ degraded: [], warnings: [] });
+      expect(json(lexical)).toMatchObject({ degraded: false, warnings: [] });
 
       const context = await loci(['context', 'how', 'are', 'refunds', 'issued', '--no-small-project', '--json']);
       expect(context.code).toBe(0);
-      expect(json(context)).toMatchObject({ degraded: ['vector'], warnings: [expect.stringMatching(/embedder failed/)] });
+      expect(json(context)).toMatchObject({ degraded: true, degradedParts: ['vector'], warnings: [expect.stringMatching(/embedder failed/)] });
       expect(json(context).sources.length).toBeGreaterThan(0);
 
       const recall = await loci(['memory', 'search', 'refunds', 'batched', '--namespace', 'ops', '--json']);
       expect(recall.code).toBe(0);
-      expect(json(recall)).toMatchObject({ degraded: ['vector'], results: [{ text: 'Refunds are batched nightly' }] });
+      expect(json(recall)).toMatchObject({ degraded: true, degradedParts: ['vector'], results: [{ text: 'Refunds are batched nightly' }] });
     });
   });
 
@@ -104,7 +104,7 @@ describe('an embedder outage', () => {
     await withEmbedderDown(async () => {
       const run = await loci(['ask', 'how', 'do', 'refunds', 'work', '--conversation', 'c-outage', '--json'], chatEnv());
       expect(run.code).toBe(0);
-      expect(json(run)).toMatchObject({ answer: 'Refunds go through the gateway [1].', degraded: ['vector'] });
+      expect(json(run)).toMatchObject({ answer: 'Refunds go through the gateway [1].', degraded: true, degradedParts: ['vector'] });
       expect(run.stderr).toMatch(/Stored without a vector/);
     });
     const turns = json(await loci(['memory', 'list', '--namespace', 'conversations/c-outage', '--json'])).records;
@@ -122,22 +122,22 @@ describe('over HTTP (a long-lived `loci serve`)', () => {
       return { status: response.status, body: await response.json() };
     };
     try {
-      expect((await post('/v1/search', { query: 'refund' })).body.degraded).toEqual([]);
+      expect((await post('/v1/search', { query: 'refund' })).body.degraded).toBe(false);
       let stored = '';
       await withEmbedderDown(async () => {
         const search = await post('/v1/search', { query: 'refund' });
-        expect(search).toMatchObject({ status: 200, body: { degraded: ['vector'], warnings: [expect.stringMatching(/embedder failed/)] } });
+        expect(search).toMatchObject({ status: 200, body: { degraded: true, degradedParts: ['vector'], warnings: [expect.stringMatching(/embedder failed/)] } });
         const context = await post('/v1/context', { question: 'how are refunds issued', maxTokens: 800 });
-        expect(context).toMatchObject({ status: 200, body: { degraded: ['vector'] } });
+        expect(context).toMatchObject({ status: 200, body: { degraded: true, degradedParts: ['vector'] } });
         const remembered = await post('/v1/memory/records', { namespace: 'http-outage', text: 'Chargebacks are reviewed by finance.' });
         expect(remembered).toMatchObject({ status: 201, body: { record: { warnings: [expect.stringMatching(/Stored without a vector/)] } } });
         stored = remembered.body.record.id;
         const recalled = await post('/v1/memory/recall', { query: 'chargebacks finance', namespaces: ['http-outage'] });
-        expect(recalled).toMatchObject({ status: 200, body: { degraded: ['vector'], results: [{ id: stored }] } });
+        expect(recalled).toMatchObject({ status: 200, body: { degraded: true, degradedParts: ['vector'], results: [{ id: stored }] } });
       });
       // Back: the first recall that reaches the embedder embeds what waits; the next one finds it by vector too.
       const first = await post('/v1/memory/recall', { query: 'chargebacks finance', namespaces: ['http-outage'] });
-      expect(first.body).toMatchObject({ degraded: [], results: [{ id: stored }] });
+      expect(first.body).toMatchObject({ degraded: false, results: [{ id: stored }] });
       expect(first.body.results[0].signals.vector).toBeUndefined();
       const next = await post('/v1/memory/recall', { query: 'chargebacks finance', namespaces: ['http-outage'] });
       expect(next.body.results[0]).toMatchObject({ id: stored, signals: { vector: expect.any(Number) } });
@@ -175,11 +175,11 @@ describe('chat and rerank providers', () => {
     const reranker = new FakeChatServer();
     await reranker.start();
     const rerankEnv = { LOCI_RERANK_BASE_URL: reranker.baseUrl };
-    expect(json(await loci([...question, '--rerank', 'cohere'], rerankEnv)).degraded).toEqual([]);
+    expect(json(await loci([...question, '--rerank', 'cohere'], rerankEnv)).degraded).toBe(false);
     await reranker.stop(); // killed
     const run = await loci([...question, '--rerank', 'cohere'], rerankEnv);
     expect(run.code).toBe(0);
-    expect(json(run)).toMatchObject({ degraded: ['reranker'], warnings: [expect.stringMatching(/reranker cohere:rerank-v3\.5 failed, so the retrieval order was kept: Cannot reach/)] });
+    expect(json(run)).toMatchObject({ degraded: true, degradedParts: ['reranker'], warnings: [expect.stringMatching(/reranker cohere:rerank-v3\.5 failed, so the retrieval order was kept: Cannot reach/)] });
     expect(json(run).sources).toEqual(plain.sources);
   });
 });

@@ -59,8 +59,8 @@ export function registerMemoryRoutes(app: Hono, roots: Roots): void {
   app.post('/v1/memory/recall', async (c) => {
     const { root, query, ...rest } = await parseBody(c, recallBody);
     const memory = await memoryOf(root);
-    const { hits, warnings, degraded } = await memory.recallResponse(query, stripUndefined(rest) as RecallOptions);
-    return c.json({ results: hits.map(publicHit), warnings, degraded });
+    const { hits, warnings, degraded, degradedParts } = await memory.recallResponse(query, stripUndefined(rest) as RecallOptions);
+    return c.json({ results: hits.map(publicHit), warnings, degraded, degradedParts });
   });
   app.get('/v1/memory/conversations/:id/history', async (c) => {
     const memory = await memoryOf(c.req.query('root'));

@@ -40,9 +40,9 @@ export function openApiDocument() {
       '/health': { get: { summary: 'Liveness (no auth)', security: [], responses: { 200: ok('{"ok":true,"version","roots"}') } } },
       '/v1/search': {
         post: {
-          summary: 'Hybrid search (an embedder that fails degrades it to lexical: "degraded":["vector"] and a warning)',
+          summary: 'Hybrid search (an embedder that fails degrades it to lexical: "degraded":true, "degradedParts":["vector"] and a warning)',
           requestBody: json(searchBody),
-          responses: responses('{"results":[{"path","startLine","endLine","score","text",…}],"warnings":[],"degraded":[]}'),
+          responses: responses('{"results":[{"path","startLine","endLine","score","text",…}],"warnings":[],"degraded":false,"degradedParts":[]}'),
         },
       },
       '/v1/symbols': {
@@ -56,7 +56,7 @@ export function openApiDocument() {
         post: {
           summary: 'Packed prompt for a question',
           requestBody: json(contextBody),
-          responses: responses('{"tokens","prompt","messages","sources","warnings":[],"degraded":[] ("vector", "reranker", "file-pick": skipped after a failure)}'),
+          responses: responses('{"tokens","prompt","messages","sources","warnings":[],"degraded":false,"degradedParts":[] ("vector", "reranker", "file-pick": skipped after a failure)}'),
         },
       },
       '/v1/index': {
@@ -104,7 +104,7 @@ export function openApiDocument() {
         post: {
           summary: 'Recall records (BM25 + vector + recency, or cosine alone with mode cosine). A namespace with no records answers 200 with no results.',
           requestBody: json(recallBody),
-          responses: typed('{"results":[{…record,"score","signals"}],"warnings":[],"degraded":[] ("vector": the embedder failed, recall was lexical)}', replies.hits),
+          responses: typed('{"results":[{…record,"score","signals"}],"warnings":[],"degraded":false,"degradedParts":[] ("vector": the embedder failed, recall was lexical)}', replies.hits),
         },
       },
       '/v1/memory/conversations/{id}/history': {

@@ -70,14 +70,14 @@ export function registerMemoryTools(server: McpServer, roots: Roots): void {
       guard(roots, async () => {
         const memory = await roots.get(root).loci.memory();
         const options = Object.fromEntries(Object.entries({ namespaces, topK, kinds, outcome, minSimilarity, mode }).filter(([, value]) => value !== undefined)) as RecallOptions;
-        const { hits, warnings, degraded } = await memory.recallResponse(query, options);
+        const { hits, warnings, degraded, degradedParts } = await memory.recallResponse(query, options);
         // `time` stays an ISO string here (as it always was over MCP); the other fields are the record's own.
         const records = hits.map((hit) => ({ ...publicRecord(hit.record), time: new Date(hit.record.time).toISOString(), score: round(hit.score), signals: hit.signals }));
         const text =
           records.length === 0
             ? 'Nothing relevant remembered.'
             : hits.map((hit) => `- [${hit.record.namespace}] (${new Date(hit.record.time).toISOString().slice(0, 10)}) ${describe(hit.record)}`).join('\n');
-        return { content: [{ type: 'text', text: warnings.length > 0 ? `${text}\n(${warnings.join(' ')})` : text }], structuredContent: { records, warnings, degraded } };
+        return { content: [{ type: 'text', text: warnings.length > 0 ? `${text}\n(${warnings.join(' ')})` : text }], structuredContent: { records, warnings, degraded, degradedParts } };
       }),
   );
 

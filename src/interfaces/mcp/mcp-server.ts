@@ -57,7 +57,7 @@ export function createMcpServer(roots: Roots): McpServer {
           results.length === 0
             ? 'No results.'
             : results.map((result, index) => `[${index + 1}] ${result.path}:${result.startLine}-${result.endLine}${result.symbol ? ` (${result.symbol})` : ''}\n${result.text}`).join('\n\n');
-        return { content: [{ type: 'text', text }], structuredContent: { results, warnings: response.warnings, degraded: response.degraded } };
+        return { content: [{ type: 'text', text }], structuredContent: { results, warnings: response.warnings, degraded: response.degraded, degradedParts: response.degradedParts } };
       }),
   );
 
@@ -116,7 +116,7 @@ export function createMcpServer(roots: Roots): McpServer {
         const said = built.warnings.length > 0 ? `\n\n(${built.warnings.join(' ')})` : '';
         return {
           content: [{ type: 'text', text: `${built.prompt}${said}` }],
-          structuredContent: { tokens: built.tokens, sources: built.sources, mode: built.mode, warnings: built.warnings, degraded: built.degraded },
+          structuredContent: { tokens: built.tokens, sources: built.sources, mode: built.mode, warnings: built.warnings, degraded: built.degraded, degradedParts: built.degradedParts },
         };
       }),
   );

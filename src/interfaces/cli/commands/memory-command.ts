@@ -53,7 +53,7 @@ export function registerMemoryCommand(program: Command, io: CliIo): void {
     .action(async (words: string[], flags: CommonFlags & SearchFlags) => {
       const query = words.join(' ');
       if (query.trim() === '') throw new LociError('QUERY_EMPTY', 'The recall query is empty.');
-      const { hits, warnings, degraded } = await withMemory(io, flags, (store) =>
+      const { hits, warnings, degraded, degradedParts } = await withMemory(io, flags, (store) =>
         store.recallResponse(query, {
           ...(flags.namespace ? { namespaces: flags.namespace } : {}),
           ...(flags.topK !== undefined ? { topK: positiveInt(flags.topK, '--top-k') } : {}),
@@ -66,7 +66,7 @@ export function registerMemoryCommand(program: Command, io: CliIo): void {
         }),
       );
       io.stderr.write(formatWarnings(hits.map((hit) => hit.record)) + warnings.map((warning) => `warning: ${printable(warning)}\n`).join(''));
-      io.stdout.write(flags.json ? `${JSON.stringify({ results: hits.map(publicHit), warnings, degraded })}\n` : formatHits(hits));
+      io.stdout.write(flags.json ? `${JSON.stringify({ results: hits.map(publicHit), warnings, degraded, degradedParts })}\n` : formatHits(hits));
     });
 
   common(memory.command('list'))
