@@ -1,0 +1,3 @@
+module github.com/loci-dev/loci/clients/go
+
+go 1.19
