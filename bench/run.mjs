@@ -33,7 +33,12 @@ const smokeNeedsEval = [
 ];
 if (smoke && !hasEvalData()) process.stderr.write(`(smoke: ${smokeNeedsEval.map(([script]) => script).join(', ')} skipped: no dev sets in ${EVAL_DIR}; set LOCI_EVAL_DIR)\n`);
 const steps = smoke
-  ? [['index-repo.mjs', '--files', '300'], ['lexical-scale.mjs', '--sizes', '5000', '--queries', '20'], ...(hasEvalData() ? smokeNeedsEval : [])]
+  ? [
+      ['index-repo.mjs', '--files', '300'],
+      ['lexical-scale.mjs', '--sizes', '5000', '--queries', '20'],
+      ['http-memory.mjs', '--sizes', '300', '--queries', '10'],
+      ...(hasEvalData() ? smokeNeedsEval : []),
+    ]
   : full
     ? [
         ['peers.mjs', '--sizes', '10000,100000,1000000', '--queries', '200', ...(repos ? ['--repos', repos] : [])],
@@ -43,6 +48,7 @@ const steps = smoke
         ['query-latency.mjs'],
         ['memory.mjs'],
         ['postgres.mjs', '--n', '100000', '--writers', '4'],
+        ['http-memory.mjs', '--sizes', '10000,100000'],
         ...(repo
           ? [
               ['search-during-index.mjs', '--repo', repo],

@@ -32,7 +32,10 @@ beforeAll(async () => {
   repo = join(workspace, 'repo');
   await mkdir(join(repo, 'src'), { recursive: true });
   await writeFile(join(repo, 'src', 'refund.ts'), 'export function refundCharge(id: string): string {\n  // refunds go back to the card that paid\n  return `refund ${id}`;\n}\n');
-  await writeFile(join(repo, 'KNOWLEDGE.md'), '# Deploys\n\nDeploys go out on Tuesdays after the freeze.\n\n# Style\n\nThe team indents with tabs, never spaces.\n\n# Lunch\n\nThe canteen serves soup on Fridays.\n');
+  await writeFile(
+    join(repo, 'KNOWLEDGE.md'),
+    '# Deploys\n\nDeploys go out on Tuesdays after the freeze.\n\n# Style\n\nThe team indents with tabs, never spaces.\n\n# Lunch\n\nThe canteen serves soup on Fridays.\n',
+  );
   expect((await runLoci(['index', repo], { cwd: workspace })).code).toBe(0);
   ({ process: server, base } = await startServer(['--root', repo, '--token', token], { cwd: workspace }));
 });
@@ -63,7 +66,10 @@ describe('clients over the HTTP API', () => {
     const ask = async () => JSON.parse((await run(binary, [base, token, 'boss', 'KNOWLEDGE.md', 'when do deploys go out', 'tabs or spaces'], { timeout: 60_000 })).stdout);
     const first = await ask();
     expect(first.store).toMatchObject({ agent: 'boss', source: 'KNOWLEDGE.md', sections: 3, rebuilt: true });
-    for (const [question, expected] of [['when do deploys go out', 'Tuesdays'], ['tabs or spaces', 'tabs']] as const) {
+    for (const [question, expected] of [
+      ['when do deploys go out', 'Tuesdays'],
+      ['tabs or spaces', 'tabs'],
+    ] as const) {
       const found = first.answers[question] as Array<{ text: string; score: number }>;
       expect(found.length).toBeGreaterThan(0);
       expect(found.length).toBeLessThanOrEqual(2);

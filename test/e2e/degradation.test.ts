@@ -179,7 +179,11 @@ describe('chat and rerank providers', () => {
     await reranker.stop(); // killed
     const run = await loci([...question, '--rerank', 'cohere'], rerankEnv);
     expect(run.code).toBe(0);
-    expect(json(run)).toMatchObject({ degraded: true, degradedParts: ['reranker'], warnings: [expect.stringMatching(/reranker cohere:rerank-v3\.5 failed, so the retrieval order was kept: Cannot reach/)] });
+    expect(json(run)).toMatchObject({
+      degraded: true,
+      degradedParts: ['reranker'],
+      warnings: [expect.stringMatching(/reranker cohere:rerank-v3\.5 failed, so the retrieval order was kept: Cannot reach/)],
+    });
     expect(json(run).sources).toEqual(plain.sources);
   });
 });

@@ -99,7 +99,7 @@ export function createHttpApp(options: HttpAppOptions): Hono {
     const body = await parseBody(c, searchBody);
     const { root, query, ...rest } = body;
     const response = await roots.get(root).loci.search(query, stripUndefined(rest));
-    return c.json({ results: response.results, warnings: response.warnings, degraded: response.degraded, degradedParts: response.degradedParts });
+    return c.json({ results: response.results, retrieval: response.retrieval, warnings: response.warnings, degraded: response.degraded, degradedParts: response.degradedParts });
   });
 
   app.post('/v1/symbols', async (c) => {
@@ -119,7 +119,15 @@ export function createHttpApp(options: HttpAppOptions): Hono {
       options.history = history.turns;
     }
     const built = await buildContext(loci, question, options);
-    return c.json({ tokens: built.tokens, prompt: built.prompt, messages: built.messages, sources: built.sources, warnings: built.warnings, degraded: built.degraded, degradedParts: built.degradedParts });
+    return c.json({
+      tokens: built.tokens,
+      prompt: built.prompt,
+      messages: built.messages,
+      sources: built.sources,
+      warnings: built.warnings,
+      degraded: built.degraded,
+      degradedParts: built.degradedParts,
+    });
   });
 
   app.post('/v1/index', async (c) => {

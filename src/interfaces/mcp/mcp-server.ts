@@ -57,7 +57,10 @@ export function createMcpServer(roots: Roots): McpServer {
           results.length === 0
             ? 'No results.'
             : results.map((result, index) => `[${index + 1}] ${result.path}:${result.startLine}-${result.endLine}${result.symbol ? ` (${result.symbol})` : ''}\n${result.text}`).join('\n\n');
-        return { content: [{ type: 'text', text }], structuredContent: { results, warnings: response.warnings, degraded: response.degraded, degradedParts: response.degradedParts } };
+        return {
+          content: [{ type: 'text', text }],
+          structuredContent: { results, retrieval: response.retrieval, warnings: response.warnings, degraded: response.degraded, degradedParts: response.degradedParts },
+        };
       }),
   );
 

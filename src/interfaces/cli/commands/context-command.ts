@@ -122,7 +122,9 @@ export function registerContextCommands(program: Command, io: CliIo): void {
         if (turn?.warnings) logWarnings.push(...turn.warnings.filter((warning) => !logWarnings.includes(warning)));
         writeWarnings(io, logWarnings);
         if (flags.json) {
-          io.stdout.write(`${JSON.stringify({ answer, sources: numbered(built), tokens: built.tokens, conversationId, warnings: [...built.warnings, ...logWarnings], degraded: built.degraded, degradedParts: built.degradedParts })}\n`);
+          io.stdout.write(
+            `${JSON.stringify({ answer, sources: numbered(built), tokens: built.tokens, conversationId, warnings: [...built.warnings, ...logWarnings], degraded: built.degraded, degradedParts: built.degradedParts })}\n`,
+          );
         } else {
           const cited = numbered(built);
           io.stdout.write(`\n\nSources:\n${cited.map((source) => `[${source.n}] ${source.path}:${source.startLine}-${source.endLine}`).join('\n') || '(none)'}\n`);

@@ -45,7 +45,7 @@ export function registerSearchCommand(program: Command, io: CliIo): void {
     .option('--files', 'rank files by their best chunk')
     .option('--explain', "show each signal's contribution and the learned ranker's features for each result")
     .option('--config <file>', 'config file (default <root>/loci.config.json)')
-    .option('--json', 'print {"results":[…],"warnings":[…],"degraded":false,"degradedParts":[]}')
+    .option('--json', 'print {"results":[…],"retrieval":{…},"warnings":[…],"degraded":false,"degradedParts":[]}')
     .action(async (words: string[], flags: SearchFlags) => {
       const query = words.join(' ');
       if (flags.symbol !== undefined && query.trim() !== '') throw new LociError('INVALID_ARGUMENT', 'Give either a query or --symbol NAME, not both.', { hint: 'loci search --symbol nextTick' });
@@ -101,7 +101,7 @@ function similarityFlag(value: string): number {
 }
 
 function toJson(response: SearchResponse) {
-  return { results: response.results, warnings: response.warnings, degraded: response.degraded, degradedParts: response.degradedParts };
+  return { results: response.results, retrieval: response.retrieval, warnings: response.warnings, degraded: response.degraded, degradedParts: response.degradedParts };
 }
 
 function formatResponse(response: SearchResponse, files: boolean): string {
