@@ -3,7 +3,7 @@ import { isLociError, isProviderFailure, LociError, throwIfAborted } from '../er
 import type { ChatMessage, ChatModel } from '../llm/spec.js';
 import type { SearchOptions, SearchResponse } from '../retrieve/search-types.js';
 import { DEFAULT_READ_BUDGET_BYTES, rootRelativePath, type SafeFile, type SafeReader } from '../sources/safe-read.js';
-import { packItems, type ContextItem } from './pack.js';
+import { packItems, type ContextItem, type DroppedItem } from './pack.js';
 import { buildRepoMap, pickFilesWithModel, type RepoMap } from './repo-map.js';
 import { rerankItems } from './rerank/rerank.js';
 import { rerankerId, type Reranker } from './rerank/spec.js';
@@ -26,7 +26,7 @@ export interface ContextOptions {
   softTokens?: number;
   /** `o200k` (default), `cl100k`, `bytes`, or a model name. */
   tokenizer?: string;
-  /** Candidates retrieved before reranking, and kept after it. */
+  /** Candidates retrieved before reranking (default 50), and kept after it (default 20). */
   topN?: number;
   topK?: number;
   /** Results scoring below this are not sent (Go agent's similarity limit); default 0. */
@@ -65,6 +65,8 @@ export interface BuiltContext {
   mode: 'retrieved' | 'all' | 'small-project';
   /** Items retrieved but left out for lack of room. */
   skipped: number;
+  /** How the budget was spent: each sent item's size, and each left-out item with the reason. */
+  packing: ContextPacking;
   repoMap?: { files: number; truncated: boolean };
   pickedFiles?: string[];
   /** What the caller should know: a provider that failed and was left out, a query with no searchable words. */
@@ -77,11 +79,34 @@ export interface BuiltContext {
   degradedParts: Array<'vector' | 'reranker' | 'file-pick'>;
 }
 
+export interface PackedItemInfo {
+  path: string;
+  startLine: number;
+  endLine: number;
+  score: number;
+  origin: NonNullable<ContextItem['origin']> | 'repo-map';
+  /** Size of the item as rendered in the prompt, in the counter's unit. */
+  tokens: number;
+}
+
+export interface ContextPacking {
+  /** The hard limit (maxTokens) and the soft one where packing stops. */
+  hardTokens: number;
+  softTokens: number;
+  /** System prompt, question, history and headings: what the prompt takes before any item. */
+  overheadTokens: number;
+  items: PackedItemInfo[];
+  dropped: Array<Omit<PackedItemInfo, 'tokens'> & { tokens?: number; reason: DroppedItem['reason'] }>;
+}
+
 /** Warnings and skipped parts, gathered while a context is built. */
 interface Notes {
   warnings: string[];
   degraded: BuiltContext['degradedParts'];
 }
+
+/** Chunks kept after retrieval (and reranking) when the caller does not say. */
+export const DEFAULT_CONTEXT_TOP_K = 20;
 
 const SMALL_PROJECT = { files: 200, bytes: 170_000 };
 const PICK_WEIGHT = 0.5;
@@ -200,12 +225,14 @@ export async function buildContext(loci: ContextSource, rawQuestion: string, opt
     cost: (item) => counter.count(renderItem(item, 99)) + 2,
   });
   let items = packed.items;
+  const dropped: DroppedItem[] = [...packed.dropped];
   let prompt = renderPrompt({ ...base, items }, options.template);
   let tokens = counter.count(prompt);
   // BPE counts are not exactly additive: drop the weakest item until the whole fits.
   while (tokens > maxTokens && items.length > 0) {
     const weakest = items.reduce((worst, item) => (!item.pinned && item.score < worst.score ? item : worst), items.find((item) => !item.pinned) ?? (items[items.length - 1] as ContextItem));
     items = items.filter((item) => item !== weakest);
+    dropped.push({ item: weakest, reason: 'refit' });
     prompt = renderPrompt({ ...base, items }, options.template);
     tokens = counter.count(prompt);
   }
@@ -219,12 +246,24 @@ export async function buildContext(loci: ContextSource, rawQuestion: string, opt
     items,
     mode,
     skipped: packed.skipped.length + (packed.items.length - items.length),
+    packing: {
+      hardTokens: maxTokens,
+      softTokens: soft,
+      overheadTokens: overhead,
+      items: items.map((item, index) => ({ ...itemInfo(item), tokens: counter.count(renderItem(item, index + 1)) + 2 })),
+      dropped: dropped.map(({ item, reason, cost }) => ({ ...itemInfo(item), ...(cost !== undefined ? { tokens: cost } : {}), reason })),
+    },
     ...(repoMap ? { repoMap: { files: repoMap.files, truncated: repoMap.truncated } } : {}),
     ...(pickedFiles ? { pickedFiles } : {}),
     warnings: [...new Set(notes.warnings)],
     degraded: notes.degraded.length > 0,
     degradedParts: [...new Set(notes.degraded)],
   };
+}
+
+function itemInfo(item: ContextItem): Omit<PackedItemInfo, 'tokens'> {
+  const origin = item.path === '(repository map)' ? 'repo-map' : (item.origin ?? 'retrieved');
+  return { path: item.path, startLine: item.startLine, endLine: item.endLine, score: Number.isFinite(item.score) ? item.score : 1, origin };
 }
 
 function note(notes: Notes, part: BuiltContext['degradedParts'][number] | undefined, warning: string): void {
@@ -264,7 +303,7 @@ async function retrieve(loci: ContextSource, question: string, options: ContextO
   }
   if (options.reranker) {
     try {
-      const reranked = await rerankItems(options.reranker, question, items, { topK: options.topK ?? 20, ...(options.signal ? { signal: options.signal } : {}) });
+      const reranked = await rerankItems(options.reranker, question, items, { topK: options.topK ?? DEFAULT_CONTEXT_TOP_K, ...(options.signal ? { signal: options.signal } : {}) });
       for (const warning of reranked.warnings) note(notes, undefined, warning);
       return reranked.items;
     } catch (error) {
@@ -274,7 +313,8 @@ async function retrieve(loci: ContextSource, question: string, options: ContextO
       note(notes, 'reranker', `The reranker ${rerankerId(options.reranker)} failed, so the retrieval order was kept: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
-  return options.topK || options.reranker ? items.slice(0, options.topK ?? 20) : items;
+  // One default on every door (CLI, HTTP, MCP, library): the same question packs the same chunks.
+  return items.slice(0, options.topK ?? DEFAULT_CONTEXT_TOP_K);
 }
 
 async function rankFiles(loci: ContextSource, question: string, options: ContextOptions, notes: Notes): Promise<Map<string, number>> {

@@ -79,6 +79,20 @@ describe('packing', () => {
     });
     expect(packed.items.map((chosen) => `${chosen.path}:${chosen.startLine}`)).toEqual(['a.ts:1', 'a.ts:50', 'c.ts:1']);
     expect(packed.skipped.map((skipped) => skipped.path)).toEqual(['b.ts']);
+    expect(packed.dropped.map(({ item: left, reason, cost }) => [left.path, reason, cost])).toEqual([['b.ts', 'hard-budget', 872.75]]);
+  });
+
+  it('says why each item was left out: past the soft budget, or over the hard one', () => {
+    const packed = packItems([item('a.ts', 1, 40, 0.9), item('b.ts', 1, 400, 0.8), item('c.ts', 1, 40, 0.5), item('d.ts', 1, 3, 0.1)], {
+      hardLimit: 600,
+      softLimit: 150,
+      cost: (candidate) => candidate.text.length / 4,
+    });
+    expect(packed.items.map((chosen) => chosen.path)).toEqual(['a.ts', 'c.ts']);
+    expect(packed.dropped.map(({ item: left, reason }) => [left.path, reason])).toEqual([
+      ['b.ts', 'hard-budget'],
+      ['d.ts', 'soft-budget'],
+    ]);
   });
 
   it('merges overlapping and touching chunks of a file', () => {
@@ -98,6 +112,11 @@ describe('buildContext', () => {
       const built = await buildContext(loci, 'how are refunds issued after billing', { maxTokens, smallProject: false });
       expect(built.tokens).toBeLessThanOrEqual(maxTokens);
       expect(counter.count(built.prompt)).toBe(built.tokens);
+      // The breakdown accounts for the prompt: sent items plus overhead come to about the total.
+      const itemized = built.packing.overheadTokens + built.packing.items.reduce((sum, entry) => sum + entry.tokens, 0);
+      expect(Math.abs(itemized - built.tokens)).toBeLessThanOrEqual(built.packing.items.length * 3 + 3);
+      expect(built.packing.items.length + built.packing.dropped.length).toBeGreaterThanOrEqual(built.items.length);
+      expect(built.skipped).toBe(built.packing.dropped.length);
       if (maxTokens >= 1000) expect(built.sources.length).toBeGreaterThan(0);
     }
   });

@@ -27,6 +27,15 @@ export interface PackResult {
   used: number;
   /** Items left out because they did not fit. */
   skipped: ContextItem[];
+  /** The same items with why each was left out and, when measured, its size. */
+  dropped: DroppedItem[];
+}
+
+/** An item the budget left out: `soft-budget` (packing had stopped), `hard-budget` (it would cross the limit), `refit` (removed so the finished prompt fits). */
+export interface DroppedItem {
+  item: ContextItem;
+  reason: 'soft-budget' | 'hard-budget' | 'refit';
+  cost?: number;
 }
 
 /**
@@ -73,22 +82,22 @@ export function packItems(candidates: readonly ContextItem[], options: PackOptio
     (a, b) => Number(Boolean(b.pinned)) - Number(Boolean(a.pinned)) || b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : a.startLine - b.startLine),
   );
   const chosen: ContextItem[] = [];
-  const skipped: ContextItem[] = [];
+  const dropped: DroppedItem[] = [];
   let used = 0;
   for (const item of ordered) {
     if (used >= soft) {
-      skipped.push(item);
+      dropped.push({ item, reason: 'soft-budget' });
       continue;
     }
     const cost = options.cost(item);
     if (used + cost > options.hardLimit) {
-      skipped.push(item);
+      dropped.push({ item, reason: 'hard-budget', cost });
       continue;
     }
     chosen.push(item);
     used += cost;
   }
-  return { items: orderForModel(chosen), used, skipped };
+  return { items: orderForModel(chosen), used, skipped: dropped.map((entry) => entry.item), dropped };
 }
 
 /** Files in order of their best item (pinned first), and each file's items in line order. */

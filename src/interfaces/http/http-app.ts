@@ -11,6 +11,8 @@ import { promptHistory } from '../../memory/conversation-context.js';
 import { LOCI_VERSION } from '../../version.js';
 import { createMcpServer } from '../mcp/mcp-server.js';
 import { jsonDepthExceeds, MAX_JSON_DEPTH } from '../shared/json-limits.js';
+import { DEFAULT_CONSOLE_DIR, isConsolePath, registerConsoleRoutes } from './console-routes.js';
+import { registerInspectRoutes } from './inspect-routes.js';
 import { registerKnowledgeRoutes } from './knowledge-routes.js';
 import { registerMemoryRoutes } from './memory-routes.js';
 import { parseBody, stripUndefined } from './request.js';
@@ -30,6 +32,8 @@ export interface HttpAppOptions {
   hosts?: HostPolicy;
   /** Longest time one /v1 request may take before a 503 answer (default 30 s). */
   requestTimeoutMs?: number;
+  /** The built web console served at `/` (default dist/console; false: no console). */
+  consoleDir?: string | false;
 }
 
 /** Query routes carry a query and a few options: a bigger body is not a real request. */
@@ -69,7 +73,8 @@ export function createHttpApp(options: HttpAppOptions): Hono {
 
   app.get('/health', (c) => c.json({ ok: true, version: LOCI_VERSION, roots: roots.list().map((root) => root.name) }));
   app.use('*', async (c, next) => {
-    if (!options.token || c.req.path === '/health') return next();
+    // The console's static files hold no data: the page loads, then asks for the token.
+    if (!options.token || c.req.path === '/health' || isConsolePath(c.req.method, c.req.path)) return next();
     const header = c.req.header('authorization') ?? '';
     const given = Buffer.from(header.startsWith('Bearer ') ? header.slice(7) : '');
     const expected = Buffer.from(options.token);
@@ -84,6 +89,12 @@ export function createHttpApp(options: HttpAppOptions): Hono {
   };
   app.use('*', limit(maxBodyBytes));
   const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
+  app.use('/v1/*', async (c, next) => {
+    // The server's own time for the request, for the console and for bench/console-search.mjs.
+    const started = performance.now();
+    await next();
+    c.res.headers.set('server-timing', `app;dur=${(performance.now() - started).toFixed(2)}`);
+  });
   app.use(
     '/v1/*',
     timeout(requestTimeoutMs, () => new HTTPException(503, { message: `The request took longer than ${requestTimeoutMs} ms.` })),
@@ -124,6 +135,11 @@ export function createHttpApp(options: HttpAppOptions): Hono {
       prompt: built.prompt,
       messages: built.messages,
       sources: built.sources,
+      unit: built.unit,
+      tokenizer: built.tokenizer,
+      mode: built.mode,
+      skipped: built.skipped,
+      packing: built.packing,
       warnings: built.warnings,
       degraded: built.degraded,
       degradedParts: built.degradedParts,
@@ -146,6 +162,8 @@ export function createHttpApp(options: HttpAppOptions): Hono {
 
   registerMemoryRoutes(app, roots);
   registerKnowledgeRoutes(app, roots);
+  registerInspectRoutes(app, roots);
+  registerConsoleRoutes(app, options.consoleDir ?? DEFAULT_CONSOLE_DIR);
 
   // MCP over streamable HTTP, stateless: one server and transport per request.
   app.all('/mcp', async (c) => {

@@ -85,3 +85,15 @@ export const knowledgeSearchBody = z.strictObject({
   ...agentKnowledge,
   root: z.string().optional(),
 });
+
+/** Forget by filter; `dryRun` answers what would be deleted without deleting (the console's confirmation). */
+export const forgetBody = z.strictObject({
+  ids: z.array(z.string().min(1)).max(10_000).optional(),
+  namespaces: z.array(z.string()).optional(),
+  kinds: z.array(z.enum(memoryKinds as [string, ...string[]])).optional(),
+  outcome: z.enum(interactionOutcomes as [string, ...string[]]).optional(),
+  before: z.number().optional().describe('Records whose time is before this (epoch ms).'),
+  all: z.boolean().optional().describe('Forget every record (needed when no other filter is given).'),
+  dryRun: z.boolean().optional().describe('Answer which records match (up to 100, and the count) without deleting anything.'),
+  root: z.string().optional(),
+});

@@ -4,6 +4,9 @@ import { createLoci, type Loci } from '../../engine/create-loci.js';
 import { LociError } from '../../errors/index.js';
 import type { IndexSummary } from '../../indexing/events.js';
 
+/** What watchers of a root's indexing hear: progress while it runs, then its end. */
+export type IndexingListener = (state: RootState['indexing']) => void;
+
 export interface RootState {
   name: string;
   path: string;
@@ -18,6 +21,7 @@ export interface RootState {
 export class Roots {
   private readonly byName = new Map<string, RootState>();
   private readonly controllers = new Set<AbortController>();
+  private readonly listeners = new Map<string, Set<IndexingListener>>();
 
   constructor(paths: readonly string[], config: (root: string) => LociConfig, env: Record<string, string | undefined>) {
     for (const path of paths) {
@@ -46,12 +50,31 @@ export class Roots {
     return found;
   }
 
+  /** Calls `listener` on each progress step and at the end of a root's indexing; returns the unsubscribe. */
+  watchIndexing(root: RootState, listener: IndexingListener): () => void {
+    const set = this.listeners.get(root.name) ?? new Set<IndexingListener>();
+    set.add(listener);
+    this.listeners.set(root.name, set);
+    return () => set.delete(listener);
+  }
+
+  private emit(root: RootState): void {
+    for (const listener of this.listeners.get(root.name) ?? []) {
+      try {
+        listener(root.indexing);
+      } catch {
+        // A listener that fails (a closed stream) never stops the indexing.
+      }
+    }
+  }
+
   /** Starts indexing a root in the background (a no-op while a run is going). */
   startIndexing(root: RootState): RootState['indexing'] {
     if (root.indexing.running) return root.indexing;
     const controller = new AbortController();
     this.controllers.add(controller);
     root.indexing = { running: true, startedAt: Date.now() };
+    this.emit(root);
     void root.loci
       .index({
         signal: controller.signal,
@@ -59,15 +82,18 @@ export class Roots {
           if (event.type === 'file-indexed' || event.type === 'file-unchanged' || event.type === 'file-skipped') {
             root.indexing.done = event.done;
             root.indexing.total = event.total;
+            this.emit(root);
           }
         },
       })
       .then((summary) => {
         root.indexing = { running: false, startedAt: root.indexing.startedAt as number, finishedAt: Date.now(), summary };
+        this.emit(root);
       })
       .catch((error: unknown) => {
         const code = error instanceof LociError ? error.code : 'INTERNAL';
         root.indexing = { running: false, startedAt: root.indexing.startedAt as number, finishedAt: Date.now(), error: { code, message: (error as Error).message } };
+        this.emit(root);
       })
       .finally(() => this.controllers.delete(controller));
     return root.indexing;

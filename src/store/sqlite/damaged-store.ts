@@ -29,7 +29,19 @@ export function damagedStoreError(file: string, detail: string, cause?: unknown)
  * which the full integrity_check of `loci doctor` adds). Throws STORE_CORRUPT when not.
  */
 export function assertQuickCheck(db: Database.Database, file: string): void {
+  refreshFullTextTables(db);
   const problems = db.pragma('quick_check(3)', { simple: false }) as Array<{ quick_check: string }>;
   const lines = problems.map((row) => row.quick_check).filter((line) => line !== 'ok');
   if (lines.length > 0) throw damagedStoreError(file, `quick_check: ${lines.join('; ')}`);
+}
+
+/**
+ * FTS5 keeps each table's structure record cached per connection and quick_check checks
+ * against that cache without first looking for newer commits: on a long-lived connection
+ * (a server's) after another connection indexed, it reports "checksum mismatch" on a sound
+ * file. One read of each FTS5 table reloads the structure.
+ */
+function refreshFullTextTables(db: Database.Database): void {
+  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE '%USING fts5%'").pluck().all() as string[];
+  for (const table of tables) db.prepare(`SELECT rowid FROM "${table.replaceAll('"', '""')}" LIMIT 1`).get();
 }

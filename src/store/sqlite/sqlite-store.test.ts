@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { catalogEntry, describeStoreContract } from '../test-support/store-contract.js';
+import { catalogEntry, chunk, describeStoreContract } from '../test-support/store-contract.js';
 import { openSqliteStore } from './sqlite-store.js';
 
 describeStoreContract('sqlite', async () => {
@@ -88,6 +88,27 @@ describe('sqlite store: refusing what is not ours', () => {
       }
       expect(caught).toMatchObject({ code: expect.stringMatching(/STORE_CORRUPT|STORE_FOREIGN/) });
     });
+  });
+});
+
+describe('sqlite store: quick check on a long-lived connection', () => {
+  it('passes after another connection indexed (a server re-indexing in its worker)', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'loci-store-'));
+    const file = join(folder, 'index.db');
+    const server = openSqliteStore({ file, create: true });
+    const worker = openSqliteStore({ file });
+    try {
+      await worker.writeFile({ entry: catalogEntry('a.ts'), chunks: [chunk('a.ts', 1, 'export function fuseScores() { return lexical + vector; }')] });
+      await server.quickCheck!();
+      await worker.writeFile({ entry: catalogEntry('b.ts'), chunks: [chunk('b.ts', 1, 'export function rankFiles() { return files; }')] });
+      await worker.deleteFile('a.ts');
+      // Before the fix: "fts5: checksum mismatch for table chunk_fts" on a sound file.
+      await server.quickCheck!();
+    } finally {
+      await worker.close();
+      await server.close();
+    }
+    await rm(folder, { recursive: true, force: true });
   });
 });
 

@@ -216,6 +216,7 @@ function contextJson(built: BuiltContext) {
     tokenizer: built.tokenizer,
     mode: built.mode,
     skipped: built.skipped,
+    packing: built.packing,
     ...(built.pickedFiles ? { pickedFiles: built.pickedFiles } : {}),
     warnings: built.warnings,
     degraded: built.degraded,
