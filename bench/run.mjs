@@ -37,6 +37,7 @@ const steps = smoke
       ['index-repo.mjs', '--files', '300'],
       ['lexical-scale.mjs', '--sizes', '5000', '--queries', '20'],
       ['http-memory.mjs', '--sizes', '300', '--queries', '10'],
+      ['console-search.mjs', '--smoke'],
       ...(hasEvalData() ? smokeNeedsEval : []),
     ]
   : full
@@ -56,6 +57,7 @@ const steps = smoke
               ['branch-switch.mjs', '--repo', repo],
               ['context-latency.mjs', '--repo', repo],
               ['http-load.mjs', '--repo', repo],
+              ['console-search.mjs', '--repo', repo],
             ]
           : []),
       ]
@@ -63,7 +65,12 @@ const steps = smoke
         ['peers.mjs', '--sizes', '10000,100000', '--queries', '100', '--engines', 'loci,lancedb,sqlite,usearch'],
         ['peers.mjs', '--sizes', '10000', '--queries', '100', '--engines', 'loci,orama,minisearch'],
         ['index-repo.mjs', '--files', '10000'],
-        ...(repo ? [['search-during-index.mjs', '--repo', repo]] : []),
+        ...(repo
+          ? [
+              ['search-during-index.mjs', '--repo', repo],
+              ['console-search.mjs', '--repo', repo],
+            ]
+          : []),
       ];
 
 let failed = 0;

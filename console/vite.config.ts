@@ -15,6 +15,13 @@ export default defineConfig({
     reportCompressedSize: true,
     modulePreload: { polyfill: false },
   },
+  // `npm run console:dev`: the page from Vite with hot reload, the API from a running
+  // `loci serve --allowed-host localhost:5173` (LOCI_URL, default http://127.0.0.1:7411).
+  server: {
+    port: 5173,
+    strictPort: true,
+    proxy: Object.fromEntries(['/v1', '/health', '/openapi.json'].map((path) => [path, { target: process.env.LOCI_URL ?? 'http://127.0.0.1:7411', changeOrigin: true }])),
+  },
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
   resolve: { alias: { react: 'preact/compat' } },
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { LOCI_VERSION } from '../../version.js';
 import { replies, responseComponents } from './response-schemas.js';
-import { contextBody, knowledgeLoadBody, knowledgeSearchBody, recallBody, recordBody, searchBody, symbolBody, updateBody } from './schemas.js';
+import { contextBody, forgetBody, knowledgeLoadBody, knowledgeSearchBody, recallBody, recordBody, searchBody, symbolBody, updateBody } from './schemas.js';
 
 const error = { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
 const json = (schema: z.ZodType) => ({ required: true, content: { 'application/json': { schema: z.toJSONSchema(schema) } } });
@@ -145,6 +145,52 @@ export function openApiDocument() {
           summary: "Drop an agent's knowledge store (its sections and sources)",
           parameters: [agentParam, query('root', 'served root name')],
           responses: typed('{"agent","dropped"}', replies.dropped),
+        },
+      },
+      '/v1/roots': { get: { summary: 'The served roots, by name, each with its indexing state', responses: responses('{"roots":[{"name","indexing"}]}') } },
+      '/v1/index/details': {
+        get: {
+          summary: 'The index in detail: files, chunks, vectors, embedder, warnings, the last run (skips by reason), and files changed, added or deleted since (changes=0 skips that walk)',
+          parameters: [query('root', 'served root name'), query('changes', '0: do not compare with the folder')],
+          responses: responses('{"root","indexed","indexing","files","chunks","vectors","embedder","warnings","lastRun"?,"changes"?:{"modified","added","deleted"}}'),
+        },
+      },
+      '/v1/index/events': {
+        get: {
+          summary: "Server-sent events of the root's indexing: `progress` (done, total, filesPerSecond, etaSeconds) at most ten a second while it runs, then `end` (with the summary or the error)",
+          parameters: [query('root', 'served root name')],
+          responses: { 200: { description: 'text/event-stream', content: { 'text/event-stream': { schema: { type: 'string' } } } }, 401: error, 404: error },
+        },
+      },
+      '/v1/file': {
+        get: {
+          summary: 'One file of the index, read as includes are (inside the root, ignore and secret rules apply), cut at 1 MB',
+          parameters: [query('path', 'path relative to the root, as search results give it', true), query('root', 'served root name')],
+          responses: responses('{"path","language","text","truncated"}'),
+        },
+      },
+      '/v1/repo-map': {
+        get: {
+          summary: 'The repository map (a line per file with its top-level symbols) within a token budget',
+          parameters: [query('tokens', 'budget, 100 to 200000 (default 4000)'), query('root', 'served root name')],
+          responses: responses('{"text","tokens","files","truncated"}'),
+        },
+      },
+      '/v1/memory/namespaces': {
+        get: { summary: 'Every namespace holding records, with its count', parameters: [query('root', 'served root name')], responses: responses('{"namespaces":[{"namespace","records"}]}') },
+      },
+      '/v1/memory/forget': {
+        post: {
+          summary: 'Forget the records a filter matches (all: true for every record); dryRun answers the count and up to 100 of them without deleting',
+          requestBody: json(forgetBody),
+          responses: responses('{"forgotten"} or, with dryRun, {"dryRun":true,"matched","records":[…]}'),
+        },
+      },
+      '/v1/memory/export': {
+        get: {
+          summary: 'Export records as loci, unity (memory_log.json) or go-agent ({name}_vector_store.json)',
+          parameters: [query('format', 'loci (default), unity or go-agent'), query('namespace', 'repeatable'), query('root', 'served root name')],
+          responses: responses('the export'),
         },
       },
       '/mcp': { post: { summary: 'MCP over streamable HTTP (stateless, JSON responses)', responses: { 200: ok('JSON-RPC response') } } },
