@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -29,8 +30,8 @@ let browser: Browser;
 const api = (path: string, init: RequestInit = {}) =>
   fetch(`${base}${path}`, { ...init, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...(init.headers as Record<string, string>) } });
 
-async function openConsole(): Promise<Page> {
-  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+async function openConsole(options: { bypassCSP?: boolean; colorScheme?: 'light' | 'dark' } = {}): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 }, ...options });
   page.setDefaultTimeout(20_000);
   const problems: string[] = [];
   page.on('pageerror', (error) => problems.push(String(error)));
@@ -45,6 +46,21 @@ async function openConsole(): Promise<Page> {
   return page;
 }
 const problemsOf = (page: Page): string[] => (page as Page & { problems: string[] }).problems;
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core's WCAG 2 A/AA rules on the page as it stands: the serious and critical findings. */
+async function accessibilityProblems(page: Page): Promise<string[]> {
+  await page.addScriptTag({ content: axeSource });
+  // Runs in the page (a string, so this Node-typed file needs no DOM types).
+  const found = await page.evaluate<string[]>(`(async () => {
+    const result = await window.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa'] } });
+    return result.violations
+      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+      .map((violation) => violation.id + ': ' + violation.nodes.map((node) => node.target.join(' ')).join(', '));
+  })()`);
+  return found;
+}
 
 async function signIn(page: Page): Promise<void> {
   await page.goto(`${base}/`);
@@ -210,6 +226,32 @@ describe.skipIf(!run)('web console (#24)', () => {
     await expect.poll(() => page.getByTestId('stat-files').textContent()).toBe('1');
     await page.close();
   }, 60_000);
+
+  it('accessible: no serious or critical WCAG 2 A/AA finding on any page, light or dark', async () => {
+    // axe-core is injected as an inline script, which the page's CSP rightly refuses: bypassed here only.
+    for (const colorScheme of ['light', 'dark'] as const) {
+      const page = await openConsole({ bypassCSP: true, colorScheme });
+      await signIn(page);
+      const found: string[] = [];
+      await page.getByRole('searchbox').fill('scores fused');
+      await page.getByTestId('result').first().waitFor();
+      found.push(...(await accessibilityProblems(page)).map((problem) => `search: ${problem}`));
+      if (colorScheme === 'dark') await page.screenshot({ path: join(ARTIFACTS, 'search-dark.png') });
+      await page.getByRole('link', { name: 'Context' }).click();
+      await page.getByLabel('Question').fill('scores fused');
+      await page.getByRole('button', { name: 'Build context' }).click();
+      await page.getByTestId('context-tokens').waitFor();
+      found.push(...(await accessibilityProblems(page)).map((problem) => `context: ${problem}`));
+      await page.getByRole('link', { name: 'Index' }).click();
+      await page.getByTestId('stat-files').waitFor();
+      found.push(...(await accessibilityProblems(page)).map((problem) => `index: ${problem}`));
+      await page.getByRole('link', { name: 'Memory' }).click();
+      await page.getByRole('heading', { name: 'Namespaces', exact: true }).waitFor();
+      found.push(...(await accessibilityProblems(page)).map((problem) => `memory: ${problem}`));
+      expect(found, colorScheme).toEqual([]);
+      await page.close();
+    }
+  }, 90_000);
 
   it('safe by default: a foreign Host (DNS rebinding) and a foreign Origin are refused; secrets are never served', async () => {
     const page = await openConsole();

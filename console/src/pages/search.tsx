@@ -189,7 +189,7 @@ function clip(text: string): string {
 
 function Adjustments({ adjustments }: { adjustments: NonNullable<SearchResult['adjustments']> }) {
   const parts: string[] = [];
-  if (adjustments.role) parts.push(`${adjustments.role.role} file ×${adjustments.role.factor.toFixed(2)}`);
+  if (adjustments.role && adjustments.role.factor !== 1) parts.push(`${adjustments.role.role} file ×${adjustments.role.factor.toFixed(2)}`);
   if (adjustments.fromTests) parts.push(`+${adjustments.fromTests.toFixed(3)} from its tests`);
   if (adjustments.definition) parts.push(`+${adjustments.definition.toFixed(3)} definition`);
   return parts.length ? <p class="adjustments">{parts.join(' · ')}</p> : null;
