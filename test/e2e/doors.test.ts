@@ -52,7 +52,7 @@ describe('HTTP API', () => {
     expect(explained.results[0].ranking).toMatchObject({ ranker: 'loci-ranker-v1', features: { coverage: { value: expect.any(Number) } } });
     const context = await (await post('/v1/context', { question: 'how are refunds charged', maxTokens: 600 })).json();
     expect(context.tokens).toBeLessThanOrEqual(600);
-    expect(Object.keys(context)).toEqual(['tokens', 'prompt', 'messages', 'sources', 'warnings', 'degraded', 'degradedParts']);
+    expect(Object.keys(context)).toEqual(['tokens', 'prompt', 'messages', 'sources', 'unit', 'tokenizer', 'mode', 'skipped', 'packing', 'warnings', 'degraded', 'degradedParts']);
     const started = await post('/v1/index', {});
     expect(started.status).toBe(202);
     let status = await (await call('/v1/index')).json();
