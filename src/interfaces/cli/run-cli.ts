@@ -2,21 +2,39 @@ import { Command, CommanderError } from 'commander';
 import { fromFileSystemError, isLociError } from '../../errors/index.js';
 import { LOCI_VERSION } from '../../version.js';
 import type { CliIo } from './cli-context.js';
-import { registerEvalCommand } from './commands/eval-command.js';
-import { registerGcCommand } from './commands/gc-command.js';
-import { registerMigrateCommand } from './commands/migrate-command.js';
-import { registerWatchCommand } from './commands/watch-command.js';
-import { registerIndexCommand } from './commands/index-command.js';
-import { registerContextCommands } from './commands/context-command.js';
-import { registerKnowledgeCommand } from './commands/knowledge-command.js';
-import { registerMemoryCommand } from './commands/memory-command.js';
-import { registerServeCommands } from './commands/serve-command.js';
-import { registerSearchCommand } from './commands/search-command.js';
-import { registerStatusCommand } from './commands/status-command.js';
-import { registerTrustCommand } from './commands/trust-command.js';
 import { exitCodeFor, exitCodes } from './exit-codes.js';
 import { printable } from './format.js';
-import { registerDoctorCommand } from './commands/doctor-command.js';
+
+type Register = (program: Command, io: CliIo) => void;
+
+/**
+ * Each command's module, loaded only when that command runs: `loci --version` and a one-shot
+ * command do not pay for the modules of every other one (the engine, the server, MCP, eval).
+ * In the order `loci --help` lists them.
+ */
+const COMMANDS: Array<[names: string[], load: () => Promise<Register>]> = [
+  [['index'], async () => (await import('./commands/index-command.js')).registerIndexCommand],
+  [['search'], async () => (await import('./commands/search-command.js')).registerSearchCommand],
+  [['status'], async () => (await import('./commands/status-command.js')).registerStatusCommand],
+  [['gc'], async () => (await import('./commands/gc-command.js')).registerGcCommand],
+  [['migrate'], async () => (await import('./commands/migrate-command.js')).registerMigrateCommand],
+  [['watch'], async () => (await import('./commands/watch-command.js')).registerWatchCommand],
+  [['eval'], async () => (await import('./commands/eval-command.js')).registerEvalCommand],
+  [['memory'], async () => (await import('./commands/memory-command.js')).registerMemoryCommand],
+  [['knowledge'], async () => (await import('./commands/knowledge-command.js')).registerKnowledgeCommand],
+  [['context', 'ask'], async () => (await import('./commands/context-command.js')).registerContextCommands],
+  [['serve', 'mcp'], async () => (await import('./commands/serve-command.js')).registerServeCommands],
+  [['trust'], async () => (await import('./commands/trust-command.js')).registerTrustCommand],
+  [['doctor'], async () => (await import('./commands/doctor-command.js')).registerDoctorCommand],
+];
+
+/** The commands to load for these arguments: none for the version, the named one, or all (help, a typo). */
+export function commandsFor(argv: readonly string[]): Array<() => Promise<Register>> {
+  const first = argv.find((argument) => !argument.startsWith('-'));
+  if (first === undefined && argv.some((argument) => argument === '-v' || argument === '--version')) return [];
+  const named = first === undefined ? undefined : COMMANDS.find(([names]) => names.includes(first));
+  return named ? [named[1]] : COMMANDS.map(([, load]) => load);
+}
 
 /** Runs the CLI against the given streams and returns the exit code (no process.exit). */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
@@ -30,19 +48,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       // Usage errors quote the arguments (which may be pasted file names): shown, not obeyed.
       writeErr: (text) => io.stderr.write(text.split('\n').map(printable).join('\n')),
     });
-  registerIndexCommand(program, io);
-  registerSearchCommand(program, io);
-  registerStatusCommand(program, io);
-  registerGcCommand(program, io);
-  registerMigrateCommand(program, io);
-  registerWatchCommand(program, io);
-  registerEvalCommand(program, io);
-  registerMemoryCommand(program, io);
-  registerKnowledgeCommand(program, io);
-  registerContextCommands(program, io);
-  registerServeCommands(program, io);
-  registerTrustCommand(program, io);
-  registerDoctorCommand(program, io);
+  for (const register of await Promise.all(commandsFor(argv).map((load) => load()))) register(program, io);
   const override = (command: Command): void => {
     for (const child of command.commands) {
       child.exitOverride();

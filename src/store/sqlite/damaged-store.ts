@@ -29,8 +29,12 @@ export function damagedStoreError(file: string, detail: string, cause?: unknown)
  * which the full integrity_check of `loci doctor` adds). Throws STORE_CORRUPT when not.
  */
 export function assertQuickCheck(db: Database.Database, file: string): void {
-  refreshFullTextTables(db);
-  const problems = db.pragma('quick_check(3)', { simple: false }) as Array<{ quick_check: string }>;
+  // One read transaction: the refreshed FTS5 structure and the check see the same snapshot
+  // (between two transactions another process may commit, and the cache is stale again).
+  const problems = db.transaction(() => {
+    refreshFullTextTables(db);
+    return db.pragma('quick_check(3)', { simple: false }) as Array<{ quick_check: string }>;
+  })();
   const lines = problems.map((row) => row.quick_check).filter((line) => line !== 'ok');
   if (lines.length > 0) throw damagedStoreError(file, `quick_check: ${lines.join('; ')}`);
 }
