@@ -52,12 +52,20 @@ export function loadStaticModel(file: string): StaticModel {
   if (tokens.length !== vocabularySize || bytes.length !== offset + vocabularySize * 12 + vocabularySize * dimensions) {
     throw new LociError('EMBEDDER_UNAVAILABLE', `${file} is truncated or inconsistent.`);
   }
-  const copy = new Uint8Array(bytes.length - offset);
-  copy.set(bytes.subarray(offset));
-  const scales = new Float32Array(copy.buffer, 0, vocabularySize);
-  const queryWeights = new Float32Array(copy.buffer, vocabularySize * 4, vocabularySize);
-  const documentWeights = new Float32Array(copy.buffer, vocabularySize * 8, vocabularySize);
-  const rows = new Int8Array(copy.buffer, vocabularySize * 12, vocabularySize * dimensions);
+  // Views straight into the file's bytes when they are 4-byte aligned (a large read is its own
+  // allocation, so they are): no 9 MB copy on every start.
+  let buffer = bytes.buffer;
+  let base = bytes.byteOffset + offset;
+  if (base % 4 !== 0) {
+    const copy = new Uint8Array(bytes.length - offset);
+    copy.set(bytes.subarray(offset));
+    buffer = copy.buffer;
+    base = 0;
+  }
+  const scales = new Float32Array(buffer, base, vocabularySize);
+  const queryWeights = new Float32Array(buffer, base + vocabularySize * 4, vocabularySize);
+  const documentWeights = new Float32Array(buffer, base + vocabularySize * 8, vocabularySize);
+  const rows = new Int8Array(buffer, base + vocabularySize * 12, vocabularySize * dimensions);
   const idOf = new Map<string, number>();
   tokens.forEach((token, index) => idOf.set(token, index));
   const digest = createHash('sha256').update(bytes).digest('hex').slice(0, 12);
