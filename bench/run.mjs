@@ -38,6 +38,7 @@ const steps = smoke
       ['lexical-scale.mjs', '--sizes', '5000', '--queries', '20'],
       ['http-memory.mjs', '--sizes', '300', '--queries', '10'],
       ['console-search.mjs', '--smoke'],
+      ['cli-start.mjs', '--smoke'],
       ...(hasEvalData() ? smokeNeedsEval : []),
     ]
   : full
@@ -58,6 +59,7 @@ const steps = smoke
               ['context-latency.mjs', '--repo', repo],
               ['http-load.mjs', '--repo', repo],
               ['console-search.mjs', '--repo', repo],
+              ['cli-start.mjs', '--repo', repo],
             ]
           : []),
       ]
@@ -69,6 +71,7 @@ const steps = smoke
           ? [
               ['search-during-index.mjs', '--repo', repo],
               ['console-search.mjs', '--repo', repo],
+              ['cli-start.mjs', '--repo', repo],
             ]
           : []),
       ];
