@@ -137,6 +137,13 @@ describe.skipIf(!run)('web console (#24)', () => {
     const view = page.getByTestId('file-view');
     await view.locator(`#L${top.startLine}.marked`).waitFor();
     await page.screenshot({ path: join(ARTIFACTS, 'file.png') });
+    // The neighbouring chunks: the next definition in the file is one click away.
+    const firstMarked = () => view.locator('.line.marked').first().getAttribute('id');
+    const before = await firstMarked();
+    const next = view.getByRole('button', { name: /^next: / });
+    expect(await next.isEnabled()).toBe(true);
+    await next.click();
+    await expect.poll(firstMarked).not.toBe(before);
     // Keyboard: Escape closes the file; arrows move the selection.
     await page.getByRole('searchbox').focus();
     await page.keyboard.press('Escape');

@@ -197,9 +197,25 @@ function Adjustments({ adjustments }: { adjustments: NonNullable<SearchResult['a
 
 const CONTEXT_LINES = 30;
 
+interface FileReply {
+  text: string;
+  language: string;
+  truncated: boolean;
+  /** The file's definitions (name and line), in line order. */
+  symbols: Array<{ name: string; line: number }>;
+}
+
+/** The definitions just before and after a range: where the neighbouring chunks start. */
+export function neighbours(symbols: FileReply['symbols'], from: number, to: number): { previous?: { name: string; line: number }; next?: { name: string; line: number } } {
+  const sorted = [...symbols].sort((a, b) => a.line - b.line);
+  const previous = sorted.filter((symbol) => symbol.line < from).pop();
+  const next = sorted.find((symbol) => symbol.line > to);
+  return { ...(previous ? { previous } : {}), ...(next ? { next } : {}) };
+}
+
 /** The file at the chunk, with the lines around it and the other hits in that file marked. */
 function FileView({ root, result, others, onClose }: { root: string; result: SearchResult; others: SearchResult[]; onClose: () => void }) {
-  const [file, setFile] = useState<{ text: string; language: string; truncated: boolean }>();
+  const [file, setFile] = useState<FileReply>();
   const [error, setError] = useState<unknown>();
   const [whole, setWhole] = useState(false);
   const [focus, setFocus] = useState(result);
@@ -207,7 +223,7 @@ function FileView({ root, result, others, onClose }: { root: string; result: Sea
   useEffect(() => {
     setFile(undefined);
     setError(undefined);
-    call<{ text: string; language: string; truncated: boolean }>('GET', withRoot('/v1/file', root, { path: result.path }))
+    call<FileReply>('GET', withRoot('/v1/file', root, { path: result.path }))
       .then(({ data }) => setFile(data))
       .catch(setError);
   }, [root, result.path]);
@@ -243,6 +259,14 @@ function FileView({ root, result, others, onClose }: { root: string; result: Sea
       ) : null}
       <ErrorBox error={error} />
       {file ? (
+        <SymbolNav
+          symbols={file.symbols}
+          lines={lines.length}
+          focus={focus}
+          onJump={(from, to) => setFocus({ ...focus, chunkId: `symbol:${from}`, startLine: from, endLine: to, symbol: undefined })}
+        />
+      ) : null}
+      {file ? (
         <Code
           text={lines.slice(from - 1, to).join('\n')}
           language={file.language}
@@ -253,5 +277,41 @@ function FileView({ root, result, others, onClose }: { root: string; result: Sea
       ) : null}
       {file?.truncated ? <p class="meta">The file is cut at 1 MB.</p> : null}
     </aside>
+  );
+}
+
+/** Previous and next definitions in the file, and all of them: jump from chunk to chunk. */
+function SymbolNav({ symbols, lines, focus, onJump }: { symbols: FileReply['symbols']; lines: number; focus: SearchResult; onJump: (from: number, to: number) => void }) {
+  if (symbols.length === 0) return null;
+  const sorted = [...symbols].sort((a, b) => a.line - b.line);
+  const rangeOf = (symbol: { line: number }): [number, number] => {
+    const after = sorted.find((other) => other.line > symbol.line);
+    return [symbol.line, after ? after.line - 1 : lines];
+  };
+  const { previous, next } = neighbours(sorted, focus.startLine, focus.endLine);
+  return (
+    <nav class="chunks" aria-label="definitions in this file">
+      <button type="button" disabled={!previous} onClick={() => previous && onJump(...rangeOf(previous))} aria-label={previous ? `previous: ${previous.name}` : 'no previous definition'}>
+        ← {previous?.name ?? 'start'}
+      </button>
+      <button type="button" disabled={!next} onClick={() => next && onJump(...rangeOf(next))} aria-label={next ? `next: ${next.name}` : 'no next definition'}>
+        {next?.name ?? 'end'} →
+      </button>
+      <select
+        aria-label="jump to a definition"
+        value=""
+        onChange={(event) => {
+          const symbol = sorted[Number(event.currentTarget.value)];
+          if (symbol) onJump(...rangeOf(symbol));
+        }}
+      >
+        <option value="">{sorted.length} definitions…</option>
+        {sorted.map((symbol, index) => (
+          <option key={`${symbol.name}:${symbol.line}`} value={index}>
+            {symbol.line}: {symbol.name}
+          </option>
+        ))}
+      </select>
+    </nav>
   );
 }

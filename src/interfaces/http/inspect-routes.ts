@@ -81,7 +81,9 @@ export function registerInspectRoutes(app: Hono, roots: Roots): void {
     if (!indexed) throw new LociError('FILE_NOT_FOUND', `"${path.slice(0, 200)}" is not a file of this index.`, { hint: 'Use a path from a search result.' });
     const file = await root.loci.sourceReader({ budgetBytes: MAX_FILE_BYTES * 4 }).read(path);
     const truncated = file.text.length > MAX_FILE_BYTES;
-    return c.json({ path: indexed.path, language: indexed.language, text: truncated ? file.text.slice(0, MAX_FILE_BYTES) : file.text, truncated });
+    // The file's definitions as the index knows them: the neighbours a chunk sits between.
+    const symbols = (await root.loci.outline()).find((entry) => entry.path === indexed.path)?.symbols ?? [];
+    return c.json({ path: indexed.path, language: indexed.language, text: truncated ? file.text.slice(0, MAX_FILE_BYTES) : file.text, truncated, symbols });
   });
 
   app.get('/v1/repo-map', async (c) => {
