@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import { createLoci } from './create-loci.js';
@@ -63,5 +64,63 @@ describe('progressive indexing', () => {
     const after = openSqliteStore({ file: join(store, 'index.db') });
     expect((await after.listCatalog()).some((entry) => entry.embedder === 'pending')).toBe(false);
     await after.close();
+  });
+
+  it('phase 2 only attaches vectors: no chunk or lexical row is written again, and a warm engine finds them', async () => {
+    const store = join(root, '.loci-c');
+    const rows = () => {
+      const db = new Database(join(store, 'index.db'), { readonly: true });
+      try {
+        return {
+          chunks: db.prepare('SELECT id FROM chunks ORDER BY id').pluck().all() as number[],
+          fts: db.prepare('SELECT rowid FROM chunk_fts ORDER BY rowid').pluck().all() as number[],
+          terms: db.prepare('SELECT chunk FROM chunk_terms ORDER BY chunk').pluck().all() as number[],
+          pending: db.prepare("SELECT count(*) FROM files WHERE embedder = 'pending'").pluck().get() as number,
+        };
+      } finally {
+        db.close();
+      }
+    };
+    const loci = createLoci({ root, store });
+    const controller = new AbortController();
+    await loci
+      .index({
+        progressive: 'always',
+        signal: controller.signal,
+        onProgress: (event) => {
+          if (event.type === 'phase-finished' && event.phase === 'lexical') controller.abort();
+        },
+      })
+      .catch((error: unknown) => expect((error as { code?: string }).code).toBe('ABORTED'));
+    const afterLexical = rows();
+    expect(afterLexical.pending).toBe(30);
+    // The warm engine holds the rows without vectors.
+    const before = await loci.search('pipeline step value', { mode: 'vector' });
+    expect(before.retrieval.index).toBe('memory');
+    expect(before.results).toHaveLength(0);
+
+    const phases: string[] = [];
+    const summary = await loci.index({
+      progressive: 'always',
+      onProgress: (event) => {
+        if (event.type === 'phase-finished') phases.push(`${event.phase}:${event.summary.files.indexed}`);
+      },
+    });
+    // Phase 1 left the waiting files alone; phase 2 embedded them and wrote no row.
+    expect(phases).toEqual(['lexical:0', 'vectors:0']);
+    expect(summary.embeddings.computed).toBeGreaterThan(0);
+    const afterVectors = rows();
+    expect(afterVectors.chunks).toEqual(afterLexical.chunks);
+    expect(afterVectors.fts).toEqual(afterLexical.fts);
+    expect(afterVectors.terms).toEqual(afterLexical.terms);
+    expect(afterVectors.pending).toBe(0);
+    const after = await loci.search('pipeline step value', { mode: 'vector' });
+    expect(after.retrieval.index).toBe('memory');
+    expect(after.results.length).toBeGreaterThan(0);
+    await loci.close();
+    // A new process (a new engine) finds the same.
+    const fresh = createLoci({ root, store });
+    expect((await fresh.search('pipeline step value', { mode: 'vector' })).results.map((result) => result.chunkId)).toEqual(after.results.map((result) => result.chunkId));
+    await fresh.close();
   });
 });

@@ -1,5 +1,6 @@
 import type { Store } from '../store/spec.js';
 import type { IndexProgressListener, IndexSummary } from './events.js';
+import { attachPendingVectors } from './attach-vectors.js';
 import { runIndex, type RunIndexOptions } from './run-index.js';
 
 /** The store state key holding the last run's summary (read by `status`). */
@@ -22,16 +23,32 @@ export async function indexFolder(options: IndexFolderOptions): Promise<IndexSum
   const onProgress: IndexProgressListener | undefined = options.onProgress;
   let summary: IndexSummary;
   if (progressive && options.model) {
-    // Phase 1: every changed file searchable by BM25 at once; phase 2: its vectors.
+    // Phase 1: every changed file searchable by BM25 at once; phase 2: vectors attached to
+    // the chunks phase 1 wrote (nothing read, chunked or rewritten again).
     const lexical = await runIndex({ ...base, deferVectors: true });
     onProgress?.({ type: 'phase-finished', phase: 'lexical', summary: lexical });
-    const vectors = await runIndex(base);
+    const started = performance.now();
+    const attached = await attachPendingVectors({
+      store: options.store,
+      model: options.model,
+      embedderId: options.embedderId,
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(onProgress ? { onProgress } : {}),
+    });
+    const seconds = (performance.now() - started) / 1000;
+    const leftPending = attached.leftPending > 0 ? [`${attached.leftPending} files are still waiting for vectors; the next \`loci index\` embeds them.`] : [];
+    const vectors: IndexSummary = {
+      ...lexical,
+      embeddings: { computed: attached.computed, cached: attached.cached },
+      seconds: Math.round(seconds * 100) / 100,
+      warnings: [...attached.warnings, ...leftPending],
+    };
     onProgress?.({ type: 'phase-finished', phase: 'vectors', summary: vectors });
     summary = {
-      ...vectors,
-      files: { ...lexical.files, total: vectors.files.total },
-      embeddings: { computed: vectors.embeddings.computed, cached: lexical.embeddings.cached + vectors.embeddings.cached },
-      seconds: Math.round((lexical.seconds + vectors.seconds) * 100) / 100,
+      ...lexical,
+      embeddings: { computed: attached.computed, cached: lexical.embeddings.cached + attached.cached },
+      seconds: Math.round((lexical.seconds + seconds) * 100) / 100,
+      warnings: [...new Set([...lexical.warnings, ...vectors.warnings])],
     };
   } else {
     summary = await runIndex(base);

@@ -175,7 +175,9 @@ export async function indexItems(items: readonly IndexItem[], context: IndexItem
     }
     const contentHash = sha256Hex(loaded.bytes);
     const previous = item.previous;
-    if (previous && previous.contentHash === contentHash && previous.chunker === context.chunker && previous.embedder === context.embedderId) {
+    // Phase 1 leaves a file that is only waiting for its vectors as it is: phase 2 attaches them.
+    const current = previous?.embedder === context.embedderId || (context.deferVectors === true && previous?.embedder === PENDING_EMBEDDER);
+    if (previous && previous.contentHash === contentHash && previous.chunker === context.chunker && current) {
       await context.store.touchFile(item.path, item.size, item.mtimeMs);
       tally.unchanged++;
       context.progress.done++;

@@ -132,6 +132,8 @@ export interface IndexRow {
   terms: EncodedTerms;
   /** Present when the scan asked for an embedder and the chunk has its vector. */
   vector?: Float32Array;
+  /** Present when the chunk has no vector (yet): its vector, once attached, is found by this hash. */
+  contentHash?: string;
 }
 
 export interface ScanOptions {
@@ -206,6 +208,14 @@ export interface Store {
   /** Cosine similarity search over chunks whose vectors come from `embedderId`. */
   searchVectors(query: VectorQuery): Promise<ScoredRow[]>;
   getChunks(rowIds: number[]): Promise<ChunkRecord[]>;
+  /** Every chunk of these files (by path, then line). */
+  listChunks(paths: string[]): Promise<ChunkRecord[]>;
+  /**
+   * Records that these files' vectors now come from `embedderId` (their vectors are in the
+   * embedding cache, joined by content hash): a catalog update, no chunk or lexical row
+   * written. Moves changeToken, so warm indexes pick the vectors up.
+   */
+  setFileEmbedder(paths: string[], embedderId: string): Promise<void>;
   /**
    * Chunks that define a named symbol (whole qualified name or its last segment,
    * case-insensitive) or lie in a named file (exact path or path suffix); score 1.

@@ -66,6 +66,7 @@ export function registerInspectRoutes(app: Hono, roots: Roots): void {
           void send('progress', state);
         });
         const limit = setTimeout(finish, STREAM_LIMIT_MS);
+        limit.unref(); // an open stream never keeps a stopping server alive
         stream.onAbort(finish);
         void send('progress', root.indexing);
       });

@@ -23,6 +23,8 @@ export class WarmIndex {
   private readonly termIds = new Map<string, number>();
   private readonly lexical: LexicalIndex;
   private readonly vectors: ExactOrGraphVectorIndex | undefined;
+  /** Rows held without a vector (progressive phase 1, a failed embedder): their vectors may be attached later. */
+  private readonly withoutVector = new Map<number, { path: string; language: string; contentHash: string }>();
   private lastLexiconId = 0;
   private watermark = 0;
   private token: string | undefined;
@@ -98,6 +100,7 @@ export class WarmIndex {
         const meta = { path: row.path, language: row.language };
         this.lexical.add(row.rowId, meta, row.terms);
         if (this.vectors && row.vector && row.vector.length === this.vectors.dimensions) this.vectors.add(row.rowId, row.vector, meta);
+        else if (this.vectors && row.contentHash) this.withoutVector.set(row.rowId, { ...meta, contentHash: row.contentHash });
         this.watermark = Math.max(this.watermark, row.rowId);
       }
       if (fresh.length < CATCH_UP_SLICE) break;
@@ -116,10 +119,28 @@ export class WarmIndex {
       for (const rowId of gone) {
         this.lexical.remove(rowId);
         this.vectors?.remove(rowId);
+        this.withoutVector.delete(rowId);
       }
     }
+    // Vectors attached to rows already held (the store joins vectors by content hash).
+    if (this.vectors && this.withoutVector.size > 0) await this.attachVectors(this.vectors);
     this.vectors?.ensureGraph();
     this.token = token;
+  }
+
+  private async attachVectors(vectors: ExactOrGraphVectorIndex): Promise<void> {
+    const entries = [...this.withoutVector];
+    for (let start = 0; start < entries.length; start += CATCH_UP_SLICE) {
+      const slice = entries.slice(start, start + CATCH_UP_SLICE);
+      const found = await this.store.getCachedVectors(this.options.embedderId, [...new Set(slice.map(([, entry]) => entry.contentHash))]);
+      for (const [rowId, { contentHash, ...meta }] of slice) {
+        const vector = found.get(contentHash);
+        if (!vector || vector.length !== vectors.dimensions) continue;
+        vectors.add(rowId, vector, meta);
+        this.withoutVector.delete(rowId);
+      }
+      if (found.size > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    }
   }
 }
 

@@ -2,7 +2,7 @@ import { sha256Hex } from '../../sources/content-hash.js';
 import { matcherForGlobs } from '../path-match.js';
 import { decodeTerms } from '../../lexical/codec.js';
 import type { CatalogEntry, ChunkRecord, FileWrite, IndexMeta, IndexRow, LexicalQuery, MentionQuery, ScanOptions, ScoredRow, Store, StoreCounts, TermStatistics, VectorQuery } from '../spec.js';
-import { groupOutline, inRequestedOrder, toCatalogEntry, type CatalogRow, type ChunkRow } from '../rows.js';
+import { groupOutline, inRequestedOrder, toCatalogEntry, toChunkRecord, type CatalogRow, type ChunkRow } from '../rows.js';
 import { createPool, parsePostgresUrl, wrapPgError, type PgClient, type PgPool, type PostgresTarget } from './connection.js';
 import { openNamespace } from './open-namespace.js';
 import { PgSession } from './pg-session.js';
@@ -219,6 +219,17 @@ class PostgresStore implements Store {
     return inRequestedOrder(rowIds, rows);
   }
 
+  async listChunks(paths: string[]): Promise<ChunkRecord[]> {
+    if (paths.length === 0) return [];
+    const rows = await this.session.rows<ChunkRow>(`SELECT ${CHUNK_COLUMNS} FROM ${this.s}.chunks WHERE path = ANY($1::text[]) ORDER BY path, start_line, id`, [paths.map(pgText)]);
+    return rows.map(toChunkRecord);
+  }
+
+  async setFileEmbedder(paths: string[], embedderId: string): Promise<void> {
+    if (paths.length === 0) return;
+    await this.session.write((client) => client.query(`UPDATE ${this.s}.files SET embedder = $1 WHERE path = ANY($2::text[])`, [embedderId, paths.map(pgText)]));
+  }
+
   async findMentions(query: MentionQuery): Promise<ScoredRow[]> {
     if ((query.symbols.length === 0 && query.paths.length === 0) || query.limit <= 0) return [];
     const params: unknown[] = [];
@@ -246,8 +257,8 @@ class PostgresStore implements Store {
   }
 
   async scanIndexRows(options: ScanOptions): Promise<IndexRow[]> {
-    const rows = await this.session.rows<{ id: number; path: string; language: string; terms: Uint8Array; vector: Uint8Array | null }>(
-      `SELECT c.id, c.path, c.language, c.terms, vector_send(e.vector) AS vector FROM ${this.s}.chunks c
+    const rows = await this.session.rows<{ id: number; path: string; language: string; terms: Uint8Array; vector: Uint8Array | null; content_hash: string | null }>(
+      `SELECT c.id, c.path, c.language, c.terms, vector_send(e.vector) AS vector, CASE WHEN e.vector IS NULL THEN c.content_hash END AS content_hash FROM ${this.s}.chunks c
        LEFT JOIN ${this.s}.embeddings e ON e.embedder = $1 AND e.content_hash = c.content_hash
        WHERE c.id > $2 ORDER BY c.id LIMIT $3`,
       [options.embedderId ?? '', options.afterRowId ?? 0, options.limit ?? null],
@@ -255,6 +266,7 @@ class PostgresStore implements Store {
     return rows.map((row) => {
       const indexRow: IndexRow = { rowId: row.id, path: row.path, language: row.language, terms: decodeTerms(row.terms) };
       if (row.vector) indexRow.vector = decodeVectorSend(row.vector);
+      else if (row.content_hash) indexRow.contentHash = row.content_hash;
       return indexRow;
     });
   }

@@ -4,7 +4,7 @@ import { decodeTerms, encodeTerms } from '../../lexical/codec.js';
 import type { CatalogEntry, ChunkRecord, FileWrite, IndexMeta, IndexRow, LexicalQuery, MentionQuery, ScanOptions, ScoredRow, Store, StoreCounts, TermStatistics, VectorQuery } from '../spec.js';
 import { findMentionsSql, searchLexicalSql } from './queries.js';
 import { sqliteLanguages, sqliteTermStatistics } from './ranking-stats.js';
-import { groupOutline, inRequestedOrder, symbolKeys, toCatalogEntry, type CatalogRow, type ChunkRow } from '../rows.js';
+import { groupOutline, inRequestedOrder, symbolKeys, toCatalogEntry, toChunkRecord, type CatalogRow, type ChunkRow } from '../rows.js';
 import { prepareStatements, type Statements } from './statements.js';
 import { openDatabase, wrapSqliteError } from './open-database.js';
 import { assertQuickCheck } from './damaged-store.js';
@@ -223,6 +223,24 @@ class SqliteStore implements Store {
     return inRequestedOrder(rowIds, rows);
   }
 
+  async listChunks(paths: string[]): Promise<ChunkRecord[]> {
+    if (paths.length === 0) return [];
+    const rows = this.guard(() => this.statements.chunksOfPaths.all(JSON.stringify(paths)) as ChunkRow[]);
+    return rows.map(toChunkRecord);
+  }
+
+  async setFileEmbedder(paths: string[], embedderId: string): Promise<void> {
+    if (paths.length === 0) return;
+    this.guard(() =>
+      this.db
+        .transaction(() => {
+          for (const path of paths) this.statements.setFileEmbedder.run(embedderId, path);
+        })
+        .immediate(),
+    );
+    this.writes++;
+  }
+
   async findMentions(query: MentionQuery): Promise<ScoredRow[]> {
     return this.guard(() => findMentionsSql(this.db, query));
   }
@@ -239,10 +257,11 @@ class SqliteStore implements Store {
   async scanIndexRows(options: ScanOptions): Promise<IndexRow[]> {
     return this.guard(() => {
       // Rows as arrays (id, path, language, terms, vector): no object per row from SQLite.
-      const raw = this.statements.scanRows.all(options.embedderId ?? '', options.afterRowId ?? 0, options.limit ?? -1) as Array<[number, string, string, Buffer, Buffer | null]>;
-      return raw.map(([rowId, path, language, data, vector]) => {
+      const raw = this.statements.scanRows.all(options.embedderId ?? '', options.afterRowId ?? 0, options.limit ?? -1) as Array<[number, string, string, Buffer, Buffer | null, string | null]>;
+      return raw.map(([rowId, path, language, data, vector, contentHash]) => {
         const indexRow: IndexRow = { rowId, path, language, terms: decodeTerms(data) };
         if (vector) indexRow.vector = decodeVector(vector);
+        else if (contentHash) indexRow.contentHash = contentHash;
         return indexRow;
       });
     });

@@ -34,6 +34,8 @@ export interface Statements {
   setMeta: Database.Statement;
   cachedVectors: Database.Statement;
   chunksByIds: Database.Statement;
+  chunksOfPaths: Database.Statement;
+  setFileEmbedder: Database.Statement;
   /** Changes when another connection commits (prepared once: db.pragma() prepares every call). */
   dataVersion: Database.Statement;
   vectorIds: Database.Statement;
@@ -86,12 +88,14 @@ export function prepareStatements(db: Database.Database): Statements {
     setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
     cachedVectors: db.prepare('SELECT content_hash, vector FROM embeddings WHERE embedder = ? AND content_hash IN (SELECT value FROM json_each(?))'),
     chunksByIds: db.prepare('SELECT * FROM chunks WHERE id IN (SELECT value FROM json_each(?))'),
+    chunksOfPaths: db.prepare('SELECT * FROM chunks WHERE path IN (SELECT value FROM json_each(?)) ORDER BY path, start_line, id'),
+    setFileEmbedder: db.prepare('UPDATE files SET embedder = ? WHERE path = ?'),
     dataVersion: db.prepare('PRAGMA data_version').pluck(),
     vectorIds: db.prepare('SELECT c.id, e.vector FROM chunks c JOIN embeddings e ON e.embedder = ? AND e.content_hash = c.content_hash').raw(true),
     vectorRows: db.prepare('SELECT c.id, e.vector, c.path, c.language FROM chunks c JOIN embeddings e ON e.embedder = ? AND e.content_hash = c.content_hash').raw(true),
     pathsByIds: db.prepare('SELECT id, path FROM chunks WHERE id IN (SELECT value FROM json_each(?))').raw(true),
     scanRows: db
-      .prepare(`SELECT c.id, c.path, c.language, t.data, e.vector FROM chunks c
+      .prepare(`SELECT c.id, c.path, c.language, t.data, e.vector, CASE WHEN e.vector IS NULL THEN c.content_hash END FROM chunks c
       JOIN chunk_terms t ON t.chunk = c.id
       LEFT JOIN embeddings e ON e.embedder = ? AND e.content_hash = c.content_hash
       WHERE c.id > ? ORDER BY c.id LIMIT ?`)

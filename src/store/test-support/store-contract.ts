@@ -211,6 +211,27 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
       expect(afterDelete).toHaveLength(1);
     });
 
+    it('attaches vectors to written chunks without rewriting them (progressive phase 2)', async () => {
+      await store.setEmbedder('test:model@3', 3);
+      await store.writeFile({ entry: catalogEntry('a.ts', { embedder: 'pending' }), chunks: [chunk('a.ts', 1, 'alpha'), chunk('a.ts', 5, 'beta')] });
+      await store.writeFile({ entry: catalogEntry('b.py', { embedder: 'pending' }), chunks: [chunk('b.py', 1, 'gamma')] });
+      const listed = await store.listChunks(['b.py', 'a.ts', 'missing.ts']);
+      expect(listed.map((record) => `${record.path}:${record.startLine}:${record.text}`)).toEqual(['a.ts:1:alpha', 'a.ts:5:beta', 'b.py:1:gamma']);
+      const rowIds = listed.map((record) => record.rowId);
+      expect(await store.searchVectors({ embedderId: 'test:model@3', vector: Float32Array.from([1, 0, 0]), limit: 5 })).toEqual([]);
+      const before = await store.changeToken();
+      await store.putCachedVectors('test:model@3', new Map(listed.map((record, index) => [record.contentHash, Float32Array.from([index === 0 ? 1 : 0, 1, 0])])));
+      await store.setFileEmbedder(['a.ts', 'b.py'], 'test:model@3');
+      expect(await store.changeToken()).not.toBe(before);
+      expect([...(await store.getCatalogEntries(['a.ts', 'b.py'])).values()].map((entry) => entry.embedder)).toEqual(['test:model@3', 'test:model@3']);
+      // The same rows, now found by vector.
+      expect((await store.listChunks(['a.ts', 'b.py'])).map((record) => record.rowId)).toEqual(rowIds);
+      const found = await store.searchVectors({ embedderId: 'test:model@3', vector: Float32Array.from([1, 0, 0]), limit: 5 });
+      expect(found[0]!.rowId).toBe(rowIds[0]);
+      expect(found).toHaveLength(3);
+      expect(await store.listChunks([])).toEqual([]);
+    });
+
     it('caches embeddings by (embedder, content hash)', async () => {
       await store.putCachedVectors('e1', new Map([['h1', Float32Array.from([1, 2])]]));
       const found = await store.getCachedVectors('e1', ['h1', 'h2']);
