@@ -2,20 +2,18 @@ import { existsSync } from 'node:fs';
 import { isProviderFailure, LociError } from '../errors/index.js';
 import { readdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { CHUNKER_FINGERPRINT } from '../chunk/index.js';
 import { resolveConfig } from '../config/load.js';
 import type { LociConfig } from '../config/schema.js';
 import { registerBuiltInEmbedders } from '../embed/providers.js';
 import { resolveRequestedEmbedder } from '../embed/registry.js';
 import { embedderIdOf, type EmbeddingModel } from '../embed/spec.js';
 import type { IndexProgressListener, IndexSummary } from '../indexing/events.js';
-import { indexDocuments, type LociDocument } from '../indexing/index-documents.js';
-import { LAST_RUN_STATE } from '../indexing/index-folder.js';
-import { recordEmbedder, runIndexJob, type IndexJobSpec } from '../indexing/index-job.js';
+import type { LociDocument } from '../indexing/index-documents.js';
+import type { IndexJobSpec } from '../indexing/index-job.js';
+import { LAST_RUN_STATE } from '../indexing/run-state.js';
 import type { WorkerJob } from '../indexing/worker/protocol.js';
-import { runInWorker, workerAvailable } from '../indexing/worker/run-in-worker.js';
 import { markStale } from './stale.js';
-import { watchEngine, type LociWatcher, type WatchOptions } from './watch.js';
+import type { LociWatcher, WatchOptions } from './watch.js';
 import { recordedSearchModel } from './search-model.js';
 import { findSymbolDefinitions, type FindSymbolOptions } from '../retrieve/find-symbol.js';
 import { checkQuery } from '../retrieve/query-limits.js';
@@ -26,8 +24,6 @@ import type { SearchOptions, SearchResponse } from '../retrieve/search-types.js'
 import { describeLocation, openStore, resolveStoreLocation, storeFilePaths, VECTOR_GRAPH_FILE, vectorGraphFile, vectorGraphName, type StoreLocation } from '../store/location.js';
 import type { Store } from '../store/spec.js';
 import type { Memory } from '../memory/memory.js';
-import { openEngineMemory } from './open-memory.js';
-import { collectStatus } from './collect-status.js';
 import { failedRunStatus, noteFailedRun } from './failed-run.js';
 import { createSafeReader, type SafeReader } from '../sources/safe-read.js';
 import type { IndexStatus } from './status-types.js';
@@ -110,8 +106,11 @@ class LociEngine implements Loci {
   }
 
   /** One job, two transports: the indexing worker when it can run, else in-process. */
-  private runJob(job: IndexJobSpec, store: Store, model: EmbeddingModel | undefined, runOptions: RunOptions, workerWorthIt: boolean): Promise<IndexSummary> {
-    if (workerWorthIt && this.canUseWorker()) {
+  // Indexing, the worker, the watcher and memory are loaded when first used: a one-shot
+  // search does not pay for their modules (chunkers, grammars, chokidar, the memory engine).
+  private async runJob(job: IndexJobSpec, store: Store, model: EmbeddingModel | undefined, runOptions: RunOptions, workerWorthIt: boolean): Promise<IndexSummary> {
+    const { runInWorker, workerAvailable } = await import('../indexing/worker/run-in-worker.js');
+    if (workerWorthIt && this.canUseWorker(workerAvailable)) {
       const onProgress = runOptions.onProgress;
       const workerJob: WorkerJob = { ...job, location: this.location, env: { ...(this.options.env ?? {}) }, niceness: this.config.indexing.workerNiceness };
       return runInWorker(workerJob, {
@@ -120,6 +119,7 @@ class LociEngine implements Loci {
         ...(onProgress ? { onStarted: (info: { threadId: number; niceness: number | null }) => onProgress({ type: 'worker-started', ...info }) } : {}),
       });
     }
+    const { runIndexJob } = await import('../indexing/index-job.js');
     return runIndexJob(job, { store, model, ...pickRun(runOptions), warmIndex: (embedderId, dimensions) => this.warmIndexFor(store, embedderId, dimensions) });
   }
 
@@ -139,17 +139,19 @@ class LociEngine implements Loci {
   }
 
   /** The worker rebuilds the embedder from its spec, so a model object passed in keeps indexing in-process. */
-  private canUseWorker(): boolean {
+  private canUseWorker(workerAvailable: () => boolean): boolean {
     return this.config.indexing.worker && typeof this.options.embedder !== 'object' && this.location.kind !== 'instance' && workerAvailable();
   }
 
-  watch(watchOptions: WatchOptions = {}): Promise<LociWatcher> {
+  async watch(watchOptions: WatchOptions = {}): Promise<LociWatcher> {
+    const { watchEngine } = await import('./watch.js');
     return watchEngine(this, storeFilePaths(this.location, this.root, MEMORY_DATABASE), watchOptions);
   }
 
   async indexDocuments(documents: readonly LociDocument[], runOptions: RunOptions & { prune?: boolean } = {}): Promise<IndexSummary> {
     const store = await this.openStore(true);
     const { model } = await this.indexingModel(store);
+    const [{ indexDocuments }, { CHUNKER_FINGERPRINT }] = await Promise.all([import('../indexing/index-documents.js'), import('../chunk/index.js')]);
     return indexDocuments({
       documents,
       store,
@@ -202,6 +204,7 @@ class LociEngine implements Loci {
     const store = await this.openStore(false);
     await store.quickCheck?.(); // status is where a damaged store must show, not pass as healthy
     const lastRun = await store.readState(LAST_RUN_STATE);
+    const { collectStatus } = await import('./collect-status.js');
     return collectStatus({
       ...(await failedRunStatus(store)),
       root: this.root,
@@ -269,7 +272,8 @@ class LociEngine implements Loci {
     return this.memoryHandle.then((handle) => handle.memory);
   }
 
-  private openMemory(): Promise<{ memory: Memory; store: Store }> {
+  private async openMemory(): Promise<{ memory: Memory; store: Store }> {
+    const { openEngineMemory } = await import('./open-memory.js');
     return openEngineMemory({
       openStore: () => this.openMemoryStore(),
       location: this.location,
@@ -361,6 +365,7 @@ class LociEngine implements Loci {
 
   private async indexingModel(store: Store): Promise<{ model: EmbeddingModel | undefined; spec: string }> {
     const { model, spec } = await this.requestedEmbedder((await store.getMeta()).embedderId);
+    const { recordEmbedder } = await import('../indexing/index-job.js');
     await recordEmbedder(store, model, spec);
     this.searchModel = { spec, model };
     return { model, spec };

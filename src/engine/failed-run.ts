@@ -1,5 +1,5 @@
 import type { EmbeddingModel } from '../embed/spec.js';
-import { EMBEDDER_SPEC_STATE } from '../indexing/index-job.js';
+import { EMBEDDER_SPEC_STATE } from '../indexing/run-state.js';
 import type { Store } from '../store/spec.js';
 import type { IndexStatus } from './status-types.js';
 

@@ -4,7 +4,7 @@ import { embedderIdOf, type EmbeddingModel } from '../embed/spec.js';
 import { LociError } from '../errors/index.js';
 import type { Store } from '../store/spec.js';
 
-import { EMBEDDER_SPEC_STATE } from '../indexing/index-job.js';
+import { EMBEDDER_SPEC_STATE } from '../indexing/run-state.js';
 
 /**
  * A store usually lives inside the folder (`.loci/`), so the embedder spec it records is

@@ -3,8 +3,9 @@ import type { IndexProgressListener, IndexSummary } from './events.js';
 import { attachPendingVectors } from './attach-vectors.js';
 import { runIndex, type RunIndexOptions } from './run-index.js';
 
-/** The store state key holding the last run's summary (read by `status`). */
-export const LAST_RUN_STATE = 'last-run';
+import { LAST_RUN_STATE } from './run-state.js';
+
+export { LAST_RUN_STATE } from './run-state.js';
 
 export interface IndexFolderOptions extends RunIndexOptions {
   /** Two phases: chunks and BM25 first, vectors second (only with a model). */

@@ -27,8 +27,9 @@ export interface IndexJobSpec {
   embedderSpec: string;
 }
 
-/** Where the index keeps the spec of the embedder that built it. */
-export const EMBEDDER_SPEC_STATE = 'embedder-spec';
+import { EMBEDDER_SPEC_STATE } from './run-state.js';
+
+export { EMBEDDER_SPEC_STATE };
 
 /**
  * Records which embedder the index's vectors come from (id and size, and the spec that
