@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { isProviderFailure, LociError } from '../errors/index.js';
+import { isLociError, isProviderFailure, LociError } from '../errors/index.js';
 import { readdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { resolveConfig } from '../config/load.js';
@@ -179,6 +179,19 @@ class LociEngine implements Loci {
     );
     await markStale(this.root, store, response.results);
     return response;
+  }
+
+  async ready(options: { signal?: AbortSignal } = {}): Promise<void> {
+    const store = await this.openStore(false).catch((error: unknown) => {
+      if (isLociError(error) && error.code === 'INDEX_NOT_FOUND') return undefined;
+      throw error;
+    });
+    if (!store || options.signal?.aborted) return;
+    const meta = await store.getMeta();
+    const lexical = this.config.search.mode === 'lexical';
+    if (!lexical) await this.modelOrFailure(store, meta.embedderId);
+    if (options.signal?.aborted) return;
+    await this.retriever(store, meta.embedderId, meta.dimensions);
   }
 
   async findSymbol(name: string, options: FindSymbolOptions = {}): Promise<SearchResponse> {

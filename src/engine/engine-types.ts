@@ -70,6 +70,12 @@ export interface Loci {
   /** Indexes documents that are not files (ids act as paths). */
   indexDocuments(documents: readonly LociDocument[], options?: RunOptions & { prune?: boolean }): Promise<IndexSummary>;
   search(query: string, options?: SearchOptions): Promise<SearchResponse>;
+  /**
+   * Gets ready to answer: opens the store and the search model and builds the warm in-memory
+   * index, so the first search does not pay for it (a server calls it at start). A root with
+   * no index yet is ready as it is.
+   */
+  ready(options?: { signal?: AbortSignal }): Promise<void>;
   /** Where a symbol is defined: only definitions, implementation first (`loci search --symbol`). */
   findSymbol(name: string, options?: FindSymbolOptions): Promise<SearchResponse>;
   status(options?: { checkChanges?: boolean; signal?: AbortSignal }): Promise<IndexStatus>;

@@ -70,6 +70,8 @@ export function registerServeCommands(program: Command, io: CliIo): void {
         throw error;
       });
       if (flags.index) for (const root of roots.list()) roots.startIndexing(root);
+      // Each root's warm index is built now, not by the first search (the console's first keystroke).
+      else for (const root of roots.list()) void root.loci.ready().catch(() => undefined);
       await untilStopped();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await roots.close();
