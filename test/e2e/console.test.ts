@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -208,6 +208,13 @@ describe.skipIf(!run)('web console (#24)', () => {
     await page.locator('[data-namespace="agents/alice"]').click();
     const record = page.locator(`[data-testid=record][data-id="${added.record.id}"]`);
     await record.waitFor();
+    // Export as the Go agent's vector store: a download of that shape, with this namespace's records.
+    await page.getByLabel('Format').selectOption('go-agent');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export' }).click()]);
+    expect(download.suggestedFilename()).toBe('loci-memory-agents_alice-go-agent.json');
+    const exported = JSON.parse(await readFile((await download.path()) as string, 'utf8')) as { Records: Record<string, { id: string; prompt: string; embedding: number[] }> };
+    expect(Object.keys(exported.Records)).toEqual([added.record.id]);
+    expect(exported.Records[added.record.id]!.prompt).toBe('The user prefers vitest over jest.');
     await page.getByLabel('Recall query').fill('which test runner does the user like');
     await page.getByRole('button', { name: 'Recall' }).click();
     await page.getByTestId('hit').first().waitFor();

@@ -5,6 +5,8 @@ import { Dialog, ErrorBox, Warnings } from '../components/ui.js';
 
 const KINDS = ['turn', 'interaction', 'knowledge', 'note'] as const;
 const OUTCOMES = ['success', 'error', 'cancelled'] as const;
+/** loci's export, the Unity assistant's memory_log.json, the Go agent's vector store: each imports back. */
+const FORMATS = ['loci', 'unity', 'go-agent'] as const;
 
 interface TreeNode {
   name: string;
@@ -46,6 +48,7 @@ export function MemoryPage({ root }: { root: string }) {
   const [error, setError] = useState<unknown>();
   const [confirm, setConfirm] = useState<{ filter: ForgetRequest; matched: number; records: MemoryRecord[] }>();
   const [notice, setNotice] = useState('');
+  const [format, setFormat] = useState<(typeof FORMATS)[number]>('loci');
 
   // A namespace with sub-namespaces covers their records too (agents → agents/alice, agents/bob).
   const coveredBy = (name: string): string[] => {
@@ -97,9 +100,9 @@ export function MemoryPage({ root }: { root: string }) {
   };
   const exportNamespace = async () => {
     try {
-      const { data } = await call<unknown>('GET', withRoot('/v1/memory/export', root, { namespace, format: 'loci' }));
+      const { data } = await call<unknown>('GET', withRoot('/v1/memory/export', root, { namespace: namespace === undefined ? undefined : coveredBy(namespace), format }));
       const url = URL.createObjectURL(new Blob([JSON.stringify(data, null, 2)], { type: 'application/json' }));
-      const link = Object.assign(document.createElement('a'), { href: url, download: `loci-memory-${(namespace ?? 'all').replace(/[^\w.-]+/g, '_')}.json` });
+      const link = Object.assign(document.createElement('a'), { href: url, download: `loci-memory-${(namespace ?? 'all').replace(/[^\w.-]+/g, '_')}-${format}.json` });
       link.click();
       URL.revokeObjectURL(url);
     } catch (caught) {
@@ -155,6 +158,14 @@ export function MemoryPage({ root }: { root: string }) {
                 >
                   Forget these…
                 </button>
+                <label>
+                  Format{' '}
+                  <select name="format" value={format} onChange={(event) => setFormat(event.currentTarget.value as (typeof FORMATS)[number])}>
+                    {FORMATS.map((entry) => (
+                      <option key={entry}>{entry}</option>
+                    ))}
+                  </select>
+                </label>
                 <button type="button" class="secondary" onClick={() => void exportNamespace()}>
                   Export
                 </button>
