@@ -5,11 +5,13 @@
 // Usage: node --expose-gc [--max-old-space-size=16384 for 1M] bench/peers.mjs [--sizes 10000,100000] [--queries 200]
 //          [--engines loci,orama,lancedb,sqlite,minisearch,usearch] [--repos DIR,DIR] [--json]
 // Peers come from bench/package.json (`npm install --prefix bench --no-package-lock`, done by npm run bench); loci from dist/ (npm run build).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { benchQueries, embedAll, exactTopK, realChunks, sizeTo, staticModel } from './lib/dataset.mjs';
 import { lanceEngine, lociEngine, miniSearchEngine, oramaEngine, sqliteEngine, usearchEngine } from './lib/peer-engines.mjs';
+import { reopen } from './lib/reopen.mjs';
 import { argument, createReporter, machine, summarize } from './lib/report.mjs';
 
 const reporter = createReporter();
@@ -23,6 +25,35 @@ const factories = { loci: lociEngine, orama: oramaEngine, lancedb: lanceEngine, 
 const IN_HEAP = new Set(['orama', 'minisearch']);
 // `ranked`: loci's default hybrid with its learned ranker (peers have none; no ratio is printed).
 const OPS = ['lexical', 'vector', 'hybrid', 'ranked'];
+/** New processes per engine for the first-search row (median reported). */
+const FIRST_SEARCH_RUNS = Number(argument('first-search-runs', '3'));
+const child = new URL('./lib/first-search-child.mjs', import.meta.url).pathname;
+
+/**
+ * The first search of a new process on what the build left on disk (Node's start-up
+ * included: the time a one-shot command or a restarted service waits), median of a few
+ * processes. Engines that keep nothing on disk get no row: each process rebuilds them.
+ */
+function firstSearchRow(engine, n, dir, query) {
+  if (!reopen[engine.name] || FIRST_SEARCH_RUNS <= 0) return undefined;
+  const queryFile = join(dir, 'first-query.json');
+  writeFileSync(queryFile, JSON.stringify({ text: query.text, vector: Array.from(query.vector), dimensions }));
+  const times = [];
+  for (let run = 0; run < FIRST_SEARCH_RUNS; run++) {
+    const started = performance.now();
+    const result = spawnSync(process.execPath, [child, engine.name, dir, queryFile], { encoding: 'utf8', timeout: 600_000 });
+    const wallMs = performance.now() - started;
+    if (result.status !== 0) {
+      log(`${engine.name}: first search in a new process failed: ${(result.stderr || result.error?.message || '').split('\n')[0]}`);
+      return undefined;
+    }
+    const { hits } = JSON.parse(result.stdout.trim().split('\n').at(-1));
+    if (hits === 0) log(`${engine.name}: first search in a new process found nothing`);
+    times.push(wallMs);
+  }
+  times.sort((a, b) => a - b);
+  return { engine: engine.name, op: 'first-search', n, p50Ms: Math.round(times[Math.floor(times.length / 2)]), p95Ms: null, p99Ms: null, recall10: null, runs: times.length };
+}
 const WARMUP = 5;
 const log = (message) => process.stderr.write(`${message}\n`);
 const rss = () => {
@@ -87,6 +118,11 @@ for (const n of sizes) {
     });
     log(`${engine.name}: built in ${seconds.toFixed(1)} s`);
     engines.push(engine);
+  }
+  // After every build (each engine's files complete on disk), before the query rounds.
+  for (const engine of engines) {
+    const row = firstSearchRow(engine, n, dir, queries[WARMUP]);
+    if (row) reporter.row(row);
   }
   const truths = new Map();
   for (const engine of engines) if (engine.groundTruth) truths.set(engine, await engine.groundTruth(queries));

@@ -8,26 +8,9 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { createLoci } from '../../dist/index.js';
 import { exactTopK } from './dataset.mjs';
+import { FUSE_DEPTH, K, rrf, words } from './fusion.mjs';
 
 const require = createRequire(import.meta.url);
-const K = 10;
-/** Candidates each signal contributes before a peer's hybrid fuses them (loci fetches its own). */
-const FUSE_DEPTH = 50;
-
-/** Plain word tokens for engines whose query syntax must not see raw input. */
-function words(text) {
-  return [...new Set(text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [])].slice(0, 32);
-}
-
-function rrf(lists, depth = K) {
-  const scores = new Map();
-  for (const list of lists) list.forEach((row, rank) => scores.set(row, (scores.get(row) ?? 0) + 1 / (60 + rank)));
-  return [...scores.entries()]
-    .sort((a, b) => b[1] - a[1] || a[0] - b[0])
-    .slice(0, depth)
-    .map(([row]) => row);
-}
-
 const vectorAt = (data, row) => data.vectors.subarray(row * data.dimensions, (row + 1) * data.dimensions);
 
 export function lociEngine() {
@@ -209,6 +192,7 @@ export async function usearchEngine() {
       index = new usearch.Index({ metric: 'cos', dimensions: data.dimensions, connectivity: 16, expansion_add: 128, expansion_search: 160 });
       const keys = BigUint64Array.from(data.chunks, (_, row) => BigInt(row));
       index.add(keys, data.vectors.slice(), 0);
+      index.save(join(data.dir, 'usearch.index')); // what a new process opens (see reopen)
     },
     vector: async (query) => [...index.search(query.vector, K, 0).keys].map(Number),
     exact: async (query) => [...usearch.exactSearch(data.vectors, query.vector, data.dimensions, K, usearch.MetricKind.Cos).keys].map(Number),

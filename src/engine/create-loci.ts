@@ -18,10 +18,22 @@ import { recordedSearchModel } from './search-model.js';
 import { findSymbolDefinitions, type FindSymbolOptions } from '../retrieve/find-symbol.js';
 import { checkQuery } from '../retrieve/query-limits.js';
 import { searchIndex, storeRetriever, type Retriever } from '../retrieve/search.js';
-import { WarmIndex } from '../retrieve/warm/warm-index.js';
+import { ensureStoreInstance, WarmIndex } from '../retrieve/warm/warm-index.js';
 import { warmRetriever } from '../retrieve/warm/warm-retriever.js';
 import type { SearchOptions, SearchResponse } from '../retrieve/search-types.js';
-import { describeLocation, openStore, resolveStoreLocation, storeFilePaths, VECTOR_GRAPH_FILE, vectorGraphFile, vectorGraphName, type StoreLocation } from '../store/location.js';
+import {
+  describeLocation,
+  openStore,
+  resolveStoreLocation,
+  SEGMENT_FILE,
+  segmentFile,
+  segmentName,
+  storeFilePaths,
+  VECTOR_GRAPH_FILE,
+  vectorGraphFile,
+  vectorGraphName,
+  type StoreLocation,
+} from '../store/location.js';
 import type { Store } from '../store/spec.js';
 import type { Memory } from '../memory/memory.js';
 import { failedRunStatus, noteFailedRun } from './failed-run.js';
@@ -120,13 +132,26 @@ class LociEngine implements Loci {
       });
     }
     const { runIndexJob } = await import('../indexing/index-job.js');
-    return runIndexJob(job, { store, model, ...pickRun(runOptions), warmIndex: (embedderId, dimensions) => this.warmIndexFor(store, embedderId, dimensions) });
+    // The engine's own warm index, when it has one, is brought up to date and saved; else the
+    // job saves through a transient one (an engine that only indexes holds no index in memory).
+    const warm = this.warm;
+    return runIndexJob(job, {
+      store,
+      model,
+      ...pickRun(runOptions),
+      ...(warm
+        ? { warmIndex: async (embedderId: string, dimensions: number) => (warm.options.embedderId === embedderId && this.warm === warm ? warm : this.warmIndexFor(store, embedderId, dimensions)) }
+        : {}),
+    });
   }
 
   private jobSpec(options: { progressive: boolean; spec: string; paths?: string[] }): IndexJobSpec {
     // Whole-folder runs save the vector graph so the next process starts warm (not for
     // engines that keep nothing in memory, nor for the watcher's small batches).
-    const graphFile = options.paths || this.options.inMemory === false ? undefined : this.graphFileFor(this.searchModel?.model ? embedderIdOf(this.searchModel.model) : 'none');
+    const embedderId = this.searchModel?.model ? embedderIdOf(this.searchModel.model) : 'none';
+    const graphFile = options.paths || this.options.inMemory === false ? undefined : this.graphFileFor(embedderId);
+    // The segment file serves one-shot processes too, so it is written whatever this engine keeps in memory.
+    const segment = options.paths ? undefined : segmentFile(this.location, embedderId);
     return {
       root: this.root,
       config: this.config,
@@ -135,6 +160,7 @@ class LociEngine implements Loci {
       embedderSpec: options.spec,
       ...(options.paths ? { paths: options.paths } : {}),
       ...(graphFile ? { graphFile } : {}),
+      ...(segment ? { segmentFile: segment } : {}),
     };
   }
 
@@ -152,15 +178,25 @@ class LociEngine implements Loci {
     const store = await this.openStore(true);
     const { model } = await this.indexingModel(store);
     const [{ indexDocuments }, { CHUNKER_FINGERPRINT }] = await Promise.all([import('../indexing/index-documents.js'), import('../chunk/index.js')]);
-    return indexDocuments({
-      documents,
-      store,
-      model,
-      embedderId: model ? embedderIdOf(model) : 'none',
-      chunker: CHUNKER_FINGERPRINT,
-      chunking: this.config.chunking,
-      ...runOptions,
-    });
+    // The segment file is written by the first process that searches and closes (a documents
+    // run does not read its rows back); it is checked against this id.
+    await ensureStoreInstance(store);
+    const embedderId = model ? embedderIdOf(model) : 'none';
+    const summary = await indexDocuments({ documents, store, model, embedderId, chunker: CHUNKER_FINGERPRINT, chunking: this.config.chunking, ...runOptions });
+    // As after a folder run: the segment file (and, when large enough, the vector graph) for the next process.
+    if (summary.files.indexed + summary.files.removed > 0 && !runOptions.signal?.aborted) {
+      const warm =
+        this.warm?.options.embedderId === embedderId
+          ? this.warm
+          : new WarmIndex(store, {
+              weights: this.config.search.fieldWeights,
+              embedderId,
+              dimensions: model?.dimensions ?? 0,
+              ...this.cacheFiles(embedderId),
+            });
+      await warm.persist();
+    }
+    return summary;
   }
 
   async search(query: string, searchOptions: SearchOptions = {}): Promise<SearchResponse> {
@@ -203,7 +239,9 @@ class LociEngine implements Loci {
 
   private async retriever(store: Store, embedderId: string, dimensions: number): Promise<Retriever> {
     const weights = this.config.search.fieldWeights;
-    if (this.options.inMemory === false) return storeRetriever(store, embedderId, weights);
+    // A one-shot process searches the segment file when there is one (the same index and
+    // ranking as a long-lived one, read in one go), else the store directly.
+    if (this.options.inMemory === false && !(this.warm?.options.embedderId === embedderId || this.hasSegment(embedderId))) return storeRetriever(store, embedderId, weights);
     const warm = await this.warmIndexFor(store, embedderId, dimensions);
     // While this process is indexing, a search answers from what the warm index holds and
     // catches up in the background, so it never waits on the writer's progress; otherwise
@@ -237,9 +275,15 @@ class LociEngine implements Loci {
     const removedGraphFiles: string[] = [];
     if (this.location.kind === 'sqlite') {
       const embedderId = (await store.getMeta()).embedderId;
-      const keep = new Set([vectorGraphName(embedderId, 'index'), vectorGraphName(embedderId, 'memory')]);
+      const keep = new Set([vectorGraphName(embedderId, 'index'), vectorGraphName(embedderId, 'memory'), segmentName(embedderId, 'index'), segmentName(embedderId, 'memory')]);
       for (const name of await readdir(this.location.folder).catch(() => [] as string[])) {
         const graph = name.replace(/\.keys$/, '');
+        // Segment files of other embedders go too; temporary ones of an interrupted save are left to their writer.
+        if (SEGMENT_FILE.test(name) && !name.endsWith('.tmp') && !keep.has(name)) {
+          await rm(join(this.location.folder, name), { force: true });
+          removedGraphFiles.push(name);
+          continue;
+        }
         if (!VECTOR_GRAPH_FILE.test(graph) || graph.endsWith('.tmp') || keep.has(graph)) continue;
         await rm(join(this.location.folder, name), { force: true });
         removedGraphFiles.push(name);
@@ -366,10 +410,25 @@ class LociEngine implements Loci {
 
   private async warmIndexFor(store: Store, embedderId: string, dimensions: number): Promise<WarmIndex> {
     if (!this.warm || this.warm.options.embedderId !== embedderId) {
-      const graphFile = this.graphFileFor(embedderId);
-      this.warm = new WarmIndex(store, { weights: this.config.search.fieldWeights, embedderId, dimensions, ...(graphFile ? { graphFile } : {}) });
+      this.warm = new WarmIndex(store, { weights: this.config.search.fieldWeights, embedderId, dimensions, ...this.cacheFiles(embedderId) });
     }
     return this.warm;
+  }
+
+  /** Where a warm index of this embedder keeps its segment file and vector graph (a one-shot engine uses a saved graph but never builds one). */
+  private cacheFiles(embedderId: string): { graphFile?: string; segmentFile?: string; buildGraph?: boolean } {
+    const graphFile = this.graphFileFor(embedderId);
+    const segment = segmentFile(this.location, embedderId);
+    return {
+      ...(graphFile ? { graphFile } : {}),
+      ...(segment ? { segmentFile: segment } : {}),
+      ...(this.options.inMemory === false ? { buildGraph: false } : {}),
+    };
+  }
+
+  private hasSegment(embedderId: string): boolean {
+    const file = segmentFile(this.location, embedderId);
+    return file !== undefined && existsSync(file);
   }
 
   private graphFileFor(embedderId: string): string | undefined {

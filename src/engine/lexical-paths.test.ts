@@ -1,3 +1,4 @@
+import { readdirSync, rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,6 +34,8 @@ beforeAll(async () => {
   store = await mkdtemp(join(tmpdir(), 'loci-lexical-paths-'));
   warm = createLoci({ root, store, embedder: 'static', config: { indexing: { worker: false } } });
   await warm.index();
+  // Without its segment file a one-shot engine searches the store itself (FTS5 and stored vectors).
+  for (const name of readdirSync(store)) if (name.endsWith('.seg')) rmSync(join(store, name));
   cold = createLoci({ root, store, embedder: 'static', inMemory: false });
 }, 120_000);
 afterAll(async () => {

@@ -4,7 +4,8 @@ import { embedderIdOf, type EmbeddingModel } from '../embed/spec.js';
 import { isProviderFailure, type LociError } from '../errors/index.js';
 import type { SourceReader } from '../memory/knowledge-source.js';
 import { Memory } from '../memory/memory.js';
-import { vectorGraphFile, type StoreLocation } from '../store/location.js';
+import { ensureStoreInstance } from '../retrieve/warm/warm-index.js';
+import { segmentFile, vectorGraphFile, type StoreLocation } from '../store/location.js';
 import type { Store } from '../store/spec.js';
 
 export interface OpenEngineMemoryOptions {
@@ -29,12 +30,16 @@ export async function openEngineMemory(options: OpenEngineMemoryOptions): Promis
     const { model, down } = await memoryModel(options, meta.embedderId);
     const embedderId = model ? embedderIdOf(model) : 'none';
     const memoryGraph = vectorGraphFile(location, embedderId, 'memory');
+    const memorySegment = segmentFile(location, embedderId, 'memory');
+    // The id a segment file is checked against; a store opened read-only simply keeps none.
+    if (memorySegment) await ensureStoreInstance(store).catch(() => undefined);
     const memory = new Memory({
       store,
       model,
       config: options.config,
       inMemory: options.inMemory,
       ...(memoryGraph ? { graphFile: memoryGraph } : {}),
+      ...(memorySegment ? { segmentFile: memorySegment } : {}),
       ...(down && !model ? { modelUnavailable: down } : {}),
       ...(options.readSource ? { readSource: options.readSource } : {}),
     });

@@ -2,7 +2,7 @@ import { CHUNKER_FINGERPRINT } from '../chunk/index.js';
 import type { LociConfig } from '../config/schema.js';
 import { embedderIdOf, type EmbeddingModel } from '../embed/spec.js';
 import { defaultHnswOptions } from '../retrieve/warm/exact-or-graph-vector-index.js';
-import { WarmIndex } from '../retrieve/warm/warm-index.js';
+import { ensureStoreInstance, WarmIndex } from '../retrieve/warm/warm-index.js';
 import type { Store } from '../store/spec.js';
 import type { IndexProgressListener, IndexSummary } from './events.js';
 import { indexFolder } from './index-folder.js';
@@ -23,6 +23,8 @@ export interface IndexJobSpec {
   progressive: boolean;
   /** Save the vector graph here after a run that changed files, so the next search loads it. */
   graphFile?: string;
+  /** Save the index as a segment file here after a run that changed files, so the next process starts from it. */
+  segmentFile?: string;
   /** The embedder as the user named it (`static`, `openai:…`, `none`), recorded for later searches. */
   embedderSpec: string;
 }
@@ -62,6 +64,7 @@ export async function runIndexJob(spec: IndexJobSpec, resources: IndexJobResourc
   const embedderId = model ? embedderIdOf(model) : 'none';
   const { config } = spec;
   await recordEmbedder(store, model, spec.embedderSpec);
+  if (spec.segmentFile) await ensureStoreInstance(store);
   const base = {
     root: spec.root,
     store,
@@ -80,16 +83,26 @@ export async function runIndexJob(spec: IndexJobSpec, resources: IndexJobResourc
   const summary = spec.paths
     ? await indexPaths({ ...base, paths: spec.paths })
     : await indexFolder({ ...base, progressive: spec.progressive && model !== undefined, keepUnreferenced: config.cache.maxUnreferencedVectors });
-  if (spec.graphFile && summary.files.indexed + summary.files.removed > 0) await saveVectorGraph(spec, resources, embedderId, model?.dimensions ?? 0);
+  if ((spec.graphFile || spec.segmentFile) && summary.files.indexed + summary.files.removed > 0) await saveWarmIndex(spec, resources, embedderId, model?.dimensions ?? 0);
   return summary;
 }
 
-async function saveVectorGraph(spec: IndexJobSpec, resources: IndexJobResources, embedderId: string, dimensions: number): Promise<void> {
-  if (embedderId === 'none' || dimensions === 0 || !spec.graphFile) return;
-  // Below the threshold searches scan exactly and no graph is built: nothing to save.
-  if ((await resources.store.counts()).chunks < defaultHnswOptions.threshold) return;
+/**
+ * After a run that changed files: the segment file (the whole index, so the next process
+ * reads one file instead of every row) and, above the graph threshold, the vector graph.
+ */
+async function saveWarmIndex(spec: IndexJobSpec, resources: IndexJobResources, embedderId: string, dimensions: number): Promise<void> {
+  const graph = embedderId !== 'none' && dimensions > 0 && spec.graphFile !== undefined && (await resources.store.counts()).chunks >= defaultHnswOptions.threshold;
+  // Below the threshold searches scan exactly and no graph is built: without a segment file there is nothing to save.
+  if (!graph && !spec.segmentFile) return;
   const warm = resources.warmIndex
     ? await resources.warmIndex(embedderId, dimensions)
-    : new WarmIndex(resources.store, { weights: spec.config.search.fieldWeights, embedderId, dimensions, graphFile: spec.graphFile });
+    : new WarmIndex(resources.store, {
+        weights: spec.config.search.fieldWeights,
+        embedderId,
+        dimensions,
+        ...(spec.graphFile ? { graphFile: spec.graphFile } : {}),
+        ...(spec.segmentFile ? { segmentFile: spec.segmentFile } : {}),
+      });
   await warm.persist();
 }

@@ -16,6 +16,8 @@ export interface MemoryContext {
   inMemory?: boolean;
   /** Where the vector graph of a large memory is kept between processes. */
   graphFile?: string;
+  /** Where the whole in-memory index is kept between processes (a segment file). */
+  segmentFile?: string;
   /** Why `model` is missing although an embedder was asked for (it could not be set up): degraded, said in warnings. */
   modelUnavailable?: LociError;
   /** Reads a file inside the project folder by its rules (knowledge files named by HTTP or MCP callers). */

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { LociError } from '../errors/index.js';
 import type { Retriever } from '../retrieve/search.js';
 import { storeRetriever } from '../retrieve/search.js';
@@ -268,12 +269,16 @@ export class Memory implements MemoryCore {
 
   private async retriever(): Promise<Retriever> {
     const embedderId = this.records.embedderId;
-    if (this.context.inMemory === false) return storeRetriever(this.context.store, embedderId, MEMORY_FIELD_WEIGHTS);
+    // A one-shot process recalls from the segment file when there is one, else from the store.
+    const segment = this.context.segmentFile;
+    if (this.context.inMemory === false && !this.warm && !(segment && existsSync(segment))) return storeRetriever(this.context.store, embedderId, MEMORY_FIELD_WEIGHTS);
     this.warm ??= new WarmIndex(this.context.store, {
       weights: MEMORY_FIELD_WEIGHTS,
       embedderId,
       dimensions: this.context.model?.dimensions ?? 0,
       ...(this.context.graphFile ? { graphFile: this.context.graphFile } : {}),
+      ...(segment ? { segmentFile: segment } : {}),
+      ...(this.context.inMemory === false ? { buildGraph: false } : {}),
     });
     const warm = this.warm;
     await warm.refresh();

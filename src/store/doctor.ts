@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { LociError } from '../errors/index.js';
 import type { StoreLocation } from './location.js';
 import { checkDatabase, recordedEmbedder, type StoreFinding } from './sqlite/check-database.js';
-import { VECTOR_GRAPH_FILE } from './location.js';
+import { SEGMENT_FILE, VECTOR_GRAPH_FILE } from './location.js';
+import { readSegment } from './segment-file.js';
 
 export type { StoreFinding } from './sqlite/check-database.js';
 
@@ -34,6 +35,7 @@ export function checkStore(location: StoreLocation, root: string): StoreReport {
   } else findings.push(...checkDatabase(location.file));
   if (exists(memory)) findings.push(...checkDatabase(memory));
   findings.push(...checkGraphFiles(location.folder, location.file, memory));
+  findings.push(...checkSegmentFiles(location.folder, location.file, memory));
   findings.push(...checkModes(location, root, memory));
   return { store: location.file, healthy: !findings.some((finding) => finding.status === 'error'), findings };
 }
@@ -41,16 +43,8 @@ export function checkStore(location: StoreLocation, root: string): StoreReport {
 /** Graph files are caches: a broken or stale one is rebuilt or dropped, never trusted. */
 function checkGraphFiles(folder: string, index: string, memory: string): StoreFinding[] {
   const findings: StoreFinding[] = [];
-  let names: string[];
-  try {
-    names = readdirSync(folder);
-  } catch {
-    return findings;
-  }
-  const current = new Map<string, string | undefined>([
-    ['', embedderTag(index)],
-    ['memory-', embedderTag(memory)],
-  ]);
+  const { names, current } = cacheFiles(folder, index, memory, false);
+  if (!names) return findings;
   for (const name of names) {
     const match = VECTOR_GRAPH_FILE.exec(name);
     if (!match) continue;
@@ -72,6 +66,39 @@ function checkGraphFiles(folder: string, index: string, memory: string): StoreFi
     }
   }
   if (!findings.some((finding) => finding.check === 'graph files')) findings.push({ file: folder, check: 'graph files', status: 'ok', detail: 'ok' });
+  return findings;
+}
+
+/** Segment files are caches too: read whole and checked (checksum, bounds), never repaired in place. */
+function checkSegmentFiles(folder: string, index: string, memory: string): StoreFinding[] {
+  const findings: StoreFinding[] = [];
+  // Segments exist for lexical-only stores too (embedder none).
+  const { names, current } = cacheFiles(folder, index, memory, true);
+  if (!names) return findings;
+  for (const name of names) {
+    const match = SEGMENT_FILE.exec(name);
+    if (!match) continue;
+    const file = join(folder, name);
+    const [, prefix = '', hash, temporary] = match;
+    if (temporary) {
+      findings.push({ file, check: 'segment files', status: 'warning', detail: `${name} is left over from an interrupted save (the last good segment is still used).`, fix: `Delete ${file}.` });
+    } else if (hash !== current.get(prefix)) {
+      findings.push({ file, check: 'segment files', status: 'warning', detail: `${name} belongs to an embedder the store no longer uses.`, fix: 'Run `loci gc` to remove it.' });
+    } else {
+      try {
+        readSegment(file);
+      } catch (error) {
+        findings.push({
+          file,
+          check: 'segment files',
+          status: 'warning',
+          detail: `${name} is damaged (${(error as Error).message}); searches ignore it and the next index run rewrites it.`,
+          fix: `Delete ${file}, or run \`loci index\`.`,
+        });
+      }
+    }
+  }
+  if (!findings.some((finding) => finding.check === 'segment files')) findings.push({ file: folder, check: 'segment files', status: 'ok', detail: 'ok' });
   return findings;
 }
 
@@ -99,9 +126,26 @@ function checkModes(location: Extract<StoreLocation, { kind: 'sqlite' }>, root: 
   return findings;
 }
 
-function embedderTag(file: string): string | undefined {
+function embedderTag(file: string, withNone: boolean): string | undefined {
   const embedder = exists(file) ? recordedEmbedder(file) : undefined;
-  return embedder && embedder !== 'none' ? createHash('sha256').update(embedder).digest('hex').slice(0, 12) : undefined;
+  return embedder && (withNone || embedder !== 'none') ? createHash('sha256').update(embedder).digest('hex').slice(0, 12) : undefined;
+}
+
+/** The store folder's file names, and the embedder tag each cache-file prefix must carry ('' the index, 'memory-' memory). */
+function cacheFiles(folder: string, index: string, memory: string, withNone: boolean): { names: string[] | undefined; current: Map<string, string | undefined> } {
+  let names: string[] | undefined;
+  try {
+    names = readdirSync(folder);
+  } catch {
+    // An unreadable folder: nothing to say about its files here.
+  }
+  return {
+    names,
+    current: new Map([
+      ['', embedderTag(index, withNone)],
+      ['memory-', embedderTag(memory, withNone)],
+    ]),
+  };
 }
 
 function exists(path: string): boolean {

@@ -91,3 +91,16 @@ export function vectorGraphFile(location: StoreLocation, embedderId: string, kin
 export function vectorGraphName(embedderId: string, kind: VectorGraphKind = 'index'): string {
   return `${kind === 'memory' ? 'memory-' : ''}vectors-${sha256Hex(embedderId).slice(0, 12)}.hnsw`;
 }
+
+/** Segment files (a warm index saved whole): `segment-<embedder hash>.seg` and `memory-segment-…`. */
+export const SEGMENT_FILE = /^(memory-)?segment-([0-9a-f]{12})\.seg(\.[0-9]+\.[0-9a-z]+\.tmp)?$/;
+
+/** The one name of a segment file: per store folder, index or memory, and embedder (`none` too: lexical only). Absent for Postgres. */
+export function segmentFile(location: StoreLocation, embedderId: string, kind: VectorGraphKind = 'index'): string | undefined {
+  if (location.kind !== 'sqlite') return undefined;
+  return join(location.folder, segmentName(embedderId, kind));
+}
+
+export function segmentName(embedderId: string, kind: VectorGraphKind = 'index'): string {
+  return `${kind === 'memory' ? 'memory-' : ''}segment-${sha256Hex(embedderId).slice(0, 12)}.seg`;
+}

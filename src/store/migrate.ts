@@ -30,6 +30,8 @@ export interface CopyOptions {
 }
 
 const PAGE = 1_000;
+/** The named state holding a store's instance id (see retrieve/warm/warm-index.ts); never copied. */
+const STORE_INSTANCE_STATE = 'store-instance';
 const FILES_PER_WRITE = 64;
 
 /**
@@ -105,6 +107,8 @@ export async function copyStore(from: Store, to: Store, options: CopyOptions = {
   }
   await flush(true);
   for (const [key, value] of await from.listState()) {
+    // The instance id names one store (its segment files are checked against it): a copy is another store.
+    if (key === STORE_INSTANCE_STATE) continue;
     await to.writeState(key, value);
     summary.state++;
   }

@@ -40,7 +40,8 @@ describe('loci index / search / status on a real repository', () => {
     expect(run.code).toBe(0);
     const body = JSON.parse(run.stdout);
     expect(Object.keys(body).sort()).toEqual(['degraded', 'degradedParts', 'results', 'retrieval', 'warnings']);
-    expect(body.retrieval).toMatchObject({ index: 'store', lexical: 'bm25' }); // a one-shot search asks the store
+    // A one-shot search reads the segment file the index run wrote: the same index a long-lived process holds.
+    expect(body.retrieval).toMatchObject({ index: 'memory', lexical: 'bm25' });
     const top = body.results[0];
     expect(top.path).toBe('src/payments/gateway.py');
     for (const key of ['path', 'startLine', 'endLine', 'score', 'text']) expect(top).toHaveProperty(key);

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLoci } from '../support/run-cli.js';
-import { startServer } from '../support/serve.js';
+import { startServer, stopServer } from '../support/serve.js';
 
 // #21: the C#, Go and Python clients in clients/, compiled and run against a real `loci serve`,
 // each replaying its seed's flow. CI installs the toolchains (.ci/run); locally a missing one
@@ -41,7 +41,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  server?.kill('SIGTERM');
+  await stopServer(server);
   await rm(workspace, { recursive: true, force: true });
 });
 

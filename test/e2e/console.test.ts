@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLoci } from '../support/run-cli.js';
-import { startServer } from '../support/serve.js';
+import { startServer, stopServer } from '../support/serve.js';
 
 // #24: the web console in a real browser (Debian's chromium, driven by playwright-core)
 // against a real `loci serve` over a real repository (loci's own src/, copied to a temp dir).
@@ -89,7 +89,7 @@ describe.skipIf(!run)('web console (#24)', () => {
 
   afterAll(async () => {
     await browser?.close();
-    server?.kill('SIGTERM');
+    await stopServer(server);
     if (workspace) await rm(workspace, { recursive: true, force: true });
   });
 

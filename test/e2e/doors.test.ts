@@ -8,7 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliPath, runLoci } from '../support/run-cli.js';
-import { startServer } from '../support/serve.js';
+import { startServer, stopServer } from '../support/serve.js';
 import { writeSampleRepo } from '../support/sample-repo.js';
 
 let workspace: string;
@@ -27,7 +27,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  server?.kill('SIGTERM');
+  await stopServer(server);
   await rm(workspace, { recursive: true, force: true });
 });
 

@@ -7,7 +7,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { markers, writeHostileTree, type HostileTree } from '../../src/sources/test-support/hostile-tree.js';
 import { cliPath, runLoci } from '../support/run-cli.js';
-import { startServer } from '../support/serve.js';
+import { startServer, stopServer } from '../support/serve.js';
 
 // Every door that takes an include (CLI @path, HTTP include, MCP get_context) against a folder
 // built as an attacker would; and what indexing keeps out of search by default.
@@ -25,7 +25,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  server?.kill('SIGTERM');
+  await stopServer(server);
   await rm(tree.workspace, { recursive: true, force: true });
 });
 

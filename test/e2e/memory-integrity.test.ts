@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLoci } from '../../src/engine/create-loci.js';
 import type { MemoryRecord } from '../../src/memory/spec.js';
 import { cliPath, runLoci } from '../support/run-cli.js';
-import { startServer } from '../support/serve.js';
+import { startServer, stopServer } from '../support/serve.js';
 
 // Memory integrity through the doors a user or an agent reaches: the built CLI, the HTTP
 // API and the MCP server (issue 19, scope 6).
@@ -97,8 +97,8 @@ describe('HTTP', () => {
     ({ process: server, base } = await startServer(['--root', repo, '--token', token], { cwd: workspace, env: { HOME: workspace } }));
   });
 
-  afterAll(() => {
-    server?.kill('SIGTERM');
+  afterAll(async () => {
+    await stopServer(server);
   });
 
   const post = (path: string, body: unknown) =>

@@ -9,6 +9,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliPath, runLoci } from '../support/run-cli.js';
 import { writeSampleRepo } from '../support/sample-repo.js';
+import { stopServer } from '../support/serve.js';
 
 // The attacks of issue #19 against the default server (loopback, no token): a web page
 // (DNS rebinding, cross-site simple requests), hostile callers (huge or deep bodies) and
@@ -95,7 +96,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  server?.kill('SIGTERM');
+  await stopServer(server);
   await rm(workspace, { recursive: true, force: true });
 });
 

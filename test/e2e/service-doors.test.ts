@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLoci } from '../../src/engine/create-loci.js';
 import { runLoci } from '../support/run-cli.js';
 import { writeSampleRepo } from '../support/sample-repo.js';
-import { startServer } from '../support/serve.js';
+import { startServer, stopServer } from '../support/serve.js';
 
 // #21: the one record model on every door (library, CLI, HTTP, MCP), conversations,
 // knowledge stores and exports, against a real `loci serve` and the built CLI.
@@ -30,7 +30,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  server?.kill('SIGTERM');
+  await stopServer(server);
   await rm(workspace, { recursive: true, force: true });
 });
 

@@ -28,3 +28,16 @@ export async function startServer(args: string[], options: { cwd: string; env?: 
   });
   return { process: child, base };
 }
+
+/**
+ * Stops a server and waits until it has exited (a closing server saves its index files into
+ * the store folder; removing the folder under it would race), bounded: SIGKILL after 10 s.
+ */
+export async function stopServer(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}

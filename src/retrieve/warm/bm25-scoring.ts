@@ -24,9 +24,14 @@ export interface ScoringView {
   rowIds: Float64Array;
   alive: Uint8Array;
   lengths: Float64Array;
-  /** A slot's sorted term ids and their weighted frequencies (parallel arrays). */
-  terms: ReadonlyArray<Uint32Array | undefined>;
-  weighted: ReadonlyArray<Float32Array | undefined>;
+  /**
+   * A slot's sorted term ids and their weighted frequencies: termPool/weightPool entries
+   * termStart[slot] .. termEnd[slot] (one pool for all rows, no array per row).
+   */
+  termStart: Uint32Array;
+  termEnd: Uint32Array;
+  termPool: Uint32Array;
+  weightPool: Float32Array;
   paths: (slot: number) => { path: string; language: string };
   /** Zeroed scratch, one per slot; scoring leaves it zeroed. */
   accumulator: Float64Array;
@@ -55,23 +60,24 @@ export function termScore(idf: number, frequency: number, length: number, averag
 
 /** A slot's full score, its terms summed in query order (the order every path uses). */
 function exactScore(view: ScoringView, slot: number, query: readonly QueryTerm[], averageLength: number): number {
-  const terms = view.terms[slot];
-  const weighted = view.weighted[slot];
-  if (!terms || !weighted) return 0;
+  if (view.alive[slot] === 0) return 0;
+  const start = view.termStart[slot] as number;
+  const end = view.termEnd[slot] as number;
   let score = 0;
   for (const { termId, idf } of query) {
-    const entry = findSorted(terms, termId);
+    const entry = findSorted(view.termPool, start, end, termId);
     if (entry < 0) continue;
-    const frequency = weighted[entry] as number;
+    const frequency = view.weightPool[entry] as number;
     if (frequency <= 0) continue;
     score += termScore(idf, frequency, view.lengths[slot] as number, averageLength);
   }
   return score;
 }
 
-function findSorted(values: Uint32Array, wanted: number): number {
-  let low = 0;
-  let high = values.length - 1;
+/** The index of `wanted` in the sorted run values[start .. end), or -1. */
+function findSorted(values: Uint32Array, start: number, end: number, wanted: number): number {
+  let low = start;
+  let high = end - 1;
   while (low <= high) {
     const middle = (low + high) >> 1;
     const value = values[middle] as number;
@@ -154,10 +160,10 @@ export function scoreTopK(
         for (const slot of viable) marks[slot] = 0;
       } else {
         for (const slot of viable) {
-          const terms = view.terms[slot];
-          const entry = terms ? findSorted(terms, termId) : -1;
+          if (view.alive[slot] === 0) continue;
+          const entry = findSorted(view.termPool, view.termStart[slot] as number, view.termEnd[slot] as number, termId);
           if (entry < 0) continue;
-          const frequency = (view.weighted[slot] as Float32Array)[entry] as number;
+          const frequency = view.weightPool[entry] as number;
           if (frequency > 0) accumulator[slot] = (accumulator[slot] as number) + termScore(idf, frequency, view.lengths[slot] as number, averageLength);
         }
       }
@@ -229,7 +235,7 @@ export function scoreSlots(view: ScoringView, query: readonly QueryTerm[], limit
   const top = new TopK(limit);
   if (query.length === 0) return [];
   for (const slot of candidates) {
-    if (!view.terms[slot] || view.alive[slot] === 0) continue;
+    if (view.alive[slot] === 0) continue;
     const meta = view.paths(slot);
     if (!accept(meta.path, meta.language)) continue;
     const score = exactScore(view, slot, query, averageLength);

@@ -78,6 +78,29 @@ describe('HNSW vector index', () => {
     expect(second.search(vectors[505] as Float32Array, 1)[0]?.rowId).not.toBe(505);
   });
 
+  it('memory-maps a saved graph that holds exactly the live rows, answers as the loaded one, and loads it at the first change', () => {
+    const file = join(folder, 'mapped.hnsw');
+    const options = { threshold: 100, connectivity: 16, expansionAdd: 64, expansionSearch: 128, file };
+    const open = (count: number) => {
+      const index = new ExactOrGraphVectorIndex(dimensions, options);
+      vectors.slice(0, count).forEach((vector, rowId) => index.add(rowId, vector, meta(rowId)));
+      index.ensureGraph();
+      return index;
+    };
+    const first = open(400);
+    expect(first.mapped).toBe(false); // built here
+    first.persist();
+    const second = open(400);
+    expect(second.mapped).toBe(true);
+    for (const query of queries.slice(0, 20)) expect(second.search(query, 10)).toEqual(first.search(query, 10));
+    second.add(400, vectors[400] as Float32Array, meta(400));
+    expect(second.mapped).toBe(false);
+    expect(second.search(vectors[400] as Float32Array, 1)[0]?.rowId).toBe(400);
+    second.remove(3);
+    expect(second.search(vectors[3] as Float32Array, 10).map((row) => row.rowId)).not.toContain(3);
+    expect(open(399).mapped).toBe(false); // the saved graph holds a row that is gone: loaded and reconciled
+  });
+
   it('rewrites the saved graph only when it changed since loaded or saved', () => {
     const file = join(folder, 'unchanged.hnsw');
     const options = { threshold: 100, connectivity: 16, expansionAdd: 64, expansionSearch: 128, file };

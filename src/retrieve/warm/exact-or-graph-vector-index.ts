@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { chmodSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import type { ScoredRow } from '../../store/spec.js';
 import type { RowFilter } from '../../store/filter-match.js';
-import { FlatVectorIndex, type VectorRowMeta } from './vector-index.js';
+import { FlatVectorIndex, type VectorRowMeta, type VectorSnapshot } from './vector-index.js';
 
 const require = createRequire(import.meta.url);
 
@@ -13,6 +13,8 @@ interface UsearchIndex {
   size(): number;
   save(path: string): void;
   load(path: string): void;
+  /** Memory-maps a saved graph: nothing is read up front, and the graph is read-only. */
+  view?(path: string): void;
 }
 
 interface UsearchModule {
@@ -50,6 +52,8 @@ export interface HnswOptions {
   expansionSearch: number;
   /** Where the graph is saved between processes (a cache: rebuilt if missing or stale). */
   file?: string;
+  /** false: use a saved graph, never build one (a one-shot process: an exact scan is cheaper than a build). */
+  build?: boolean;
 }
 
 /** Below this estimated pass rate a filtered query scans exactly instead of using the graph. */
@@ -76,6 +80,8 @@ export class ExactOrGraphVectorIndex {
   private readonly graphKeys = new Set<number>();
   /** The graph differs from its saved file (or has none). */
   private dirty = false;
+  /** The graph is the saved file memory-mapped (read-only): the first change loads it instead. */
+  private viewed = false;
 
   constructor(
     readonly dimensions: number,
@@ -92,8 +98,26 @@ export class ExactOrGraphVectorIndex {
     return this.graph !== undefined;
   }
 
+  /** The graph is the saved file, memory-mapped (not read into memory). */
+  get mapped(): boolean {
+    return this.viewed;
+  }
+
+  snapshot(metaId: (meta: VectorRowMeta) => number): Omit<VectorSnapshot, 'metas'> {
+    return this.flat.snapshot(metaId);
+  }
+
+  /** Adopts saved vectors into this empty index; the graph is loaded or built by ensureGraph() as usual. */
+  restore(snapshot: VectorSnapshot): void {
+    this.flat.restore(snapshot);
+  }
+
   add(rowId: number, vector: Float32Array, meta: VectorRowMeta): void {
     this.flat.add(rowId, vector, meta);
+    if (this.viewed) {
+      this.materialize();
+      return;
+    }
     if (this.graph && !this.graphKeys.has(rowId)) {
       this.graph.add(BigUint64Array.of(BigInt(rowId)), this.flat.vectorOf(rowId) as Float32Array);
       this.graphKeys.add(rowId);
@@ -103,6 +127,10 @@ export class ExactOrGraphVectorIndex {
 
   remove(rowId: number): void {
     this.flat.remove(rowId);
+    if (this.viewed && this.graphKeys.has(rowId)) {
+      this.materialize();
+      return;
+    }
     if (this.graph && this.graphKeys.delete(rowId)) {
       this.graph.remove(BigInt(rowId));
       this.dirty = true;
@@ -112,18 +140,27 @@ export class ExactOrGraphVectorIndex {
   /** Builds (or loads and reconciles) the graph once the index is big enough. */
   ensureGraph(): void {
     if (this.graph || this.flat.size < this.options.threshold) return;
+    if (this.options.build === false && !(this.options.file && existsSync(this.options.file))) return;
     const module = loadUsearch();
     if (!module) return;
-    const graph = new module.Index({
-      metric: 'cos',
-      dimensions: this.dimensions,
-      connectivity: this.options.connectivity,
-      expansion_add: this.options.expansionAdd,
-      expansion_search: this.options.expansionSearch,
-      quantization: 'f32',
-    });
-    const saved = this.loadSaved(graph);
+    const create = () =>
+      new module.Index({
+        metric: 'cos',
+        dimensions: this.dimensions,
+        connectivity: this.options.connectivity,
+        expansion_add: this.options.expansionAdd,
+        expansion_search: this.options.expansionSearch,
+        quantization: 'f32',
+      });
     const live = new Set(this.flat.rowIds());
+    const view = create();
+    if (this.viewSaved(view, live)) {
+      this.graph = view;
+      return;
+    }
+    this.graphKeys.clear();
+    const graph = create();
+    const saved = this.loadSaved(graph);
     this.dirty = saved === undefined;
     if (saved) {
       for (const rowId of saved) {
@@ -190,6 +227,38 @@ export class ExactOrGraphVectorIndex {
   /** Whether persist() would write: the graph changed since it was loaded or saved. */
   get unsaved(): boolean {
     return this.graph !== undefined && this.dirty;
+  }
+
+  /** A viewed graph takes its first change: the graph is loaded from its file and reconciled with the rows as they are now. */
+  private materialize(): void {
+    this.graph = undefined;
+    this.viewed = false;
+    this.graphKeys.clear();
+    this.ensureGraph();
+  }
+
+  /**
+   * When the saved graph holds exactly the live rows, it is memory-mapped instead of read:
+   * a new process answers from it at once, paging in only what searches touch.
+   */
+  private viewSaved(graph: UsearchIndex, live: ReadonlySet<number>): boolean {
+    const file = this.options.file;
+    if (!file || !graph.view || !existsSync(file) || !existsSync(`${file}.keys`)) return false;
+    try {
+      const bytes = readFileSync(`${file}.keys`);
+      if (bytes.length % 4 !== 0) return false;
+      const keys = new Int32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+      if (keys.length !== live.size) return false;
+      for (const key of keys) if (!live.has(key)) return false;
+      graph.view(file);
+      if (graph.size() !== keys.length) return false;
+      for (const key of keys) this.graphKeys.add(key);
+      this.viewed = true;
+      this.dirty = false;
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   private loadSaved(graph: UsearchIndex): Int32Array | undefined {

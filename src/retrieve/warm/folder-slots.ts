@@ -4,8 +4,28 @@
  */
 export class FolderSlots {
   private readonly byFolder = new Map<string, Set<number>>();
+  /** Where the live slots are read from at the first query, when grouping was deferred. */
+  private pending: (() => Iterable<readonly [string, number]>) | undefined;
+
+  /**
+   * Groups lazily: the live slots are read from `source` when a query first needs them (a
+   * restored index pays nothing until a prefix filter asks). Until then add and remove
+   * are no-ops, since the source reflects them.
+   */
+  defer(source: () => Iterable<readonly [string, number]>): void {
+    this.byFolder.clear();
+    this.pending = source;
+  }
+
+  private settle(): void {
+    const source = this.pending;
+    if (!source) return;
+    this.pending = undefined;
+    for (const [path, slot] of source()) this.add(path, slot);
+  }
 
   add(path: string, slot: number): void {
+    if (this.pending) return;
     const folder = folderOf(path);
     let slots = this.byFolder.get(folder);
     if (!slots) this.byFolder.set(folder, (slots = new Set()));
@@ -13,6 +33,7 @@ export class FolderSlots {
   }
 
   remove(path: string, slot: number): void {
+    if (this.pending) return;
     const folder = folderOf(path);
     const slots = this.byFolder.get(folder);
     slots?.delete(slot);
@@ -20,11 +41,13 @@ export class FolderSlots {
   }
 
   clear(): void {
+    this.pending = undefined;
     this.byFolder.clear();
   }
 
   /** Slots whose path may lie under one of the prefixes: a superset; the filter still decides. */
   under(prefixes: readonly string[]): number[] {
+    this.settle();
     const out: number[] = [];
     for (const folder of this.foldersUnder(prefixes)) for (const slot of this.byFolder.get(folder) as Set<number>) out.push(slot);
     return out;
@@ -32,6 +55,7 @@ export class FolderSlots {
 
   /** Folders whose rows may lie under one of the prefixes. */
   foldersUnder(prefixes: readonly string[]): string[] {
+    this.settle();
     const out: string[] = [];
     for (const folder of this.byFolder.keys()) {
       const withSlash = `${folder}/`;
@@ -43,6 +67,7 @@ export class FolderSlots {
   }
 
   slotsOf(folder: string): ReadonlySet<number> {
+    this.settle();
     return this.byFolder.get(folder) ?? new Set();
   }
 }

@@ -1,8 +1,10 @@
 import type { EncodedTerms } from '../../lexical/codec.js';
 import type { LexicalWeights, ScoredRow, TermStatistics } from '../../store/spec.js';
 import type { RowFilter } from '../../store/filter-match.js';
+import type { LexicalSnapshot } from '../../store/segment-file.js';
 import { scoreSlots, scoreTopK, type Postings, type QueryTerm, type RowScore, type ScoringView } from './bm25-scoring.js';
 import { FolderSlots } from './folder-slots.js';
+import type { TermLookup } from './lexicon.js';
 
 /** bench/lexical-scale.mjs: at 10k chunks (a few thousand postings a query) the plain walk is faster. */
 const PRUNE_ABOVE_POSTINGS = 20_000;
@@ -11,6 +13,8 @@ export interface LexicalRowMeta {
   path: string;
   language: string;
 }
+
+export type { LexicalSnapshot };
 
 /**
  * An in-memory inverted index that scores exactly like FTS5's bm25() with column weights
@@ -21,12 +25,22 @@ export interface LexicalRowMeta {
 export class LexicalIndex {
   /** Postings by lexicon id (ids are dense: an array beats a Map on the load path). */
   private readonly postings: Array<Postings | undefined> = [];
+  /**
+   * A restored snapshot's postings not yet turned into Postings objects: `slot[termId]` is
+   * the term's index in the snapshot's posting arrays, -1 once materialized or absent. A
+   * term's postings are materialized when a query, a write or a removal first touches it.
+   */
+  private base: { slot: Int32Array; snapshot: LexicalSnapshot } | undefined;
   private slotRowIds = new Float64Array(1024);
   private slotLengths = new Float64Array(1024);
   private slotAlive = new Uint8Array(1024);
-  private slotTerms: Array<Uint32Array | undefined> = [];
-  /** Field-weighted frequency of each of a slot's terms (parallel to slotTerms). */
-  private slotWeighted: Array<Float32Array | undefined> = [];
+  /** Slot s's sorted term ids are termPool[termStart[s] .. termEnd[s]], their field-weighted frequencies the same range of weightPool. */
+  private termStart: Uint32Array = new Uint32Array(1024);
+  private termEnd: Uint32Array = new Uint32Array(1024);
+  private termPool: Uint32Array = new Uint32Array(16_384);
+  private weightPool: Float32Array = new Float32Array(16_384);
+  /** Pool entries in use (removed slots leave theirs until compaction). */
+  private poolUsed = 0;
   /** Live slots by the folder of their path, so a prefix filter can score only its rows. */
   private readonly folders = new FolderSlots();
   private slotMeta: Array<LexicalRowMeta | undefined> = [];
@@ -45,7 +59,7 @@ export class LexicalIndex {
   constructor(
     readonly weights: LexicalWeights,
     /** term text → lexicon id, shared with the store. */
-    private readonly termIds: Map<string, number>,
+    private readonly termIds: TermLookup,
     /** Below this many postings a query is walked exhaustively (pruning costs more than it saves there). */
     private readonly pruneAbove = PRUNE_ABOVE_POSTINGS,
   ) {
@@ -54,6 +68,150 @@ export class LexicalIndex {
 
   get size(): number {
     return this.slotOfRow.size;
+  }
+
+  /** The live rows as flat arrays (see LexicalSnapshot); the index itself is not changed. */
+  snapshot(): LexicalSnapshot {
+    const remap = new Int32Array(this.slotCount).fill(-1);
+    let rows = 0;
+    let entries = 0;
+    for (let slot = 0; slot < this.slotCount; slot++) {
+      if (!this.slotAlive[slot]) continue;
+      remap[slot] = rows++;
+      entries += (this.termEnd[slot] as number) - (this.termStart[slot] as number);
+    }
+    const rowIds = new Float64Array(rows);
+    const lengths = new Float64Array(rows);
+    const termOffsets = new Uint32Array(rows + 1);
+    const termIds = new Uint32Array(entries);
+    const weighted = new Float32Array(entries);
+    const metaIndex = new Uint32Array(rows);
+    const metas: LexicalRowMeta[] = [];
+    const metaIds = new Map<string, Map<string, number>>();
+    let at = 0;
+    for (let slot = 0; slot < this.slotCount; slot++) {
+      const row = remap[slot] as number;
+      if (row < 0) continue;
+      rowIds[row] = this.slotRowIds[slot] as number;
+      lengths[row] = this.slotLengths[slot] as number;
+      const start = this.termStart[slot] as number;
+      const end = this.termEnd[slot] as number;
+      termIds.set(this.termPool.subarray(start, end), at);
+      weighted.set(this.weightPool.subarray(start, end), at);
+      at += end - start;
+      termOffsets[row + 1] = at;
+      const meta = this.slotMeta[slot] as LexicalRowMeta;
+      let byLanguage = metaIds.get(meta.path);
+      if (!byLanguage) metaIds.set(meta.path, (byLanguage = new Map()));
+      let id = byLanguage.get(meta.language);
+      if (id === undefined) {
+        id = metas.length;
+        metas.push({ path: meta.path, language: meta.language });
+        byLanguage.set(meta.language, id);
+      }
+      metaIndex[row] = id;
+    }
+    // Postings of live rows only, in slot order (renumbering keeps it).
+    this.materializeAll();
+    const postingTermList: number[] = [];
+    let postingEntries = 0;
+    this.postings.forEach((postings, termId) => {
+      if (!postings || postings.documentFrequency <= 0) return;
+      postingTermList.push(termId);
+      postingEntries += postings.documentFrequency;
+    });
+    const postingTerms = Uint32Array.from(postingTermList);
+    const postingOffsets = new Uint32Array(postingTerms.length + 1);
+    const postingSlots = new Int32Array(postingEntries);
+    const postingWeighted = new Float32Array(postingEntries);
+    const postingMax = new Float32Array(postingTerms.length);
+    let write = 0;
+    postingTerms.forEach((termId, index) => {
+      const postings = this.postings[termId] as Postings;
+      for (let read = 0; read < postings.length; read++) {
+        const target = remap[postings.slots[read] as number] as number;
+        if (target < 0) continue;
+        postingSlots[write] = target;
+        postingWeighted[write] = postings.weighted[read] as number;
+        if ((postings.weighted[read] as number) > (postingMax[index] as number)) postingMax[index] = postings.weighted[read] as number;
+        write++;
+      }
+      postingOffsets[index + 1] = write;
+    });
+    return { rowIds, lengths, termOffsets, termIds, weighted, metaIndex, metas, postingTerms, postingOffsets, postingSlots, postingWeighted, postingMax };
+  }
+
+  /** Adopts a snapshot's arrays into this empty index (they are not copied; later adds copy what they grow). */
+  restore(snapshot: LexicalSnapshot): void {
+    if (this.slotCount !== 0) throw new Error('restore() needs an empty lexical index');
+    const rows = snapshot.rowIds.length;
+    const capacity = Math.max(1024, rows);
+    this.slotRowIds = new Float64Array(capacity);
+    this.slotRowIds.set(snapshot.rowIds);
+    this.slotLengths = new Float64Array(capacity);
+    this.slotLengths.set(snapshot.lengths);
+    this.slotAlive = new Uint8Array(capacity).fill(1, 0, rows);
+    this.accumulator = new Float64Array(capacity);
+    const { termOffsets, metas, metaIndex } = snapshot;
+    // The pools are the snapshot's arrays as they are; the first add past them copies.
+    this.termStart = new Uint32Array(capacity);
+    this.termStart.set(termOffsets.subarray(0, rows));
+    this.termEnd = new Uint32Array(capacity);
+    this.termEnd.set(termOffsets.subarray(1, rows + 1));
+    this.termPool = snapshot.termIds;
+    this.weightPool = snapshot.weighted;
+    this.poolUsed = snapshot.termIds.length;
+    const meta: Array<LexicalRowMeta | undefined> = new Array(rows);
+    for (let row = 0; row < rows; row++) {
+      const rowMeta = metas[metaIndex[row] as number] as LexicalRowMeta;
+      meta[row] = rowMeta;
+      this.slotOfRow.set(snapshot.rowIds[row] as number, row);
+      this.liveTokens += snapshot.lengths[row] as number;
+      this.languageCounts.set(rowMeta.language, (this.languageCounts.get(rowMeta.language) ?? 0) + 1);
+    }
+    this.slotMeta = meta;
+    this.slotCount = rows;
+    const alive = (): Array<readonly [string, number]> => {
+      const out: Array<readonly [string, number]> = [];
+      for (let slot = 0; slot < this.slotCount; slot++) if (this.slotAlive[slot]) out.push([(this.slotMeta[slot] as LexicalRowMeta).path, slot]);
+      return out;
+    };
+    this.folders.defer(alive);
+    const { postingTerms } = snapshot;
+    const slot = new Int32Array(postingTerms.length > 0 ? (postingTerms[postingTerms.length - 1] as number) + 1 : 0).fill(-1);
+    for (let index = 0; index < postingTerms.length; index++) slot[postingTerms[index] as number] = index;
+    this.base = { slot, snapshot };
+  }
+
+  /** A term's postings, materialized from the restored snapshot on first use. */
+  private postingsOf(termId: number): Postings | undefined {
+    const postings = this.postings[termId];
+    if (postings || !this.base) return postings;
+    const index = termId < this.base.slot.length ? (this.base.slot[termId] as number) : -1;
+    if (index < 0) return undefined;
+    this.base.slot[termId] = -1;
+    const { postingOffsets, postingSlots, postingWeighted, postingMax } = this.base.snapshot;
+    const start = postingOffsets[index] as number;
+    const end = postingOffsets[index + 1] as number;
+    const made: Postings = {
+      slots: postingSlots.subarray(start, end),
+      weighted: postingWeighted.subarray(start, end),
+      length: end - start,
+      documentFrequency: end - start,
+      maxWeighted: postingMax[index] as number,
+    };
+    // Grown one by one, never by a jump, so the array keeps fast (non-dictionary) elements.
+    while (this.postings.length < termId) this.postings.push(undefined);
+    this.postings[termId] = made;
+    return made;
+  }
+
+  /** Every restored term's postings as objects (before walking them all: snapshot, compaction). */
+  private materializeAll(): void {
+    const base = this.base;
+    if (!base) return;
+    for (let termId = 0; termId < base.slot.length; termId++) if ((base.slot[termId] as number) >= 0) this.postingsOf(termId);
+    this.base = undefined;
   }
 
   has(rowId: number): boolean {
@@ -73,18 +231,22 @@ export class LexicalIndex {
     this.slotRowIds[slot] = rowId;
     this.slotLengths[slot] = length;
     this.slotAlive[slot] = 1;
-    this.slotTerms[slot] = terms.termIds;
     this.slotMeta[slot] = meta;
     this.slotOfRow.set(rowId, slot);
     this.liveTokens += length;
-    const slotWeights = new Float32Array(terms.termIds.length);
-    for (let entry = 0; entry < terms.termIds.length; entry++) {
+    const count = terms.termIds.length;
+    this.ensurePool(this.poolUsed + count);
+    const start = this.poolUsed;
+    this.termStart[slot] = start;
+    this.termEnd[slot] = start + count;
+    this.poolUsed += count;
+    this.termPool.set(terms.termIds, start);
+    for (let entry = 0; entry < count; entry++) {
       let weighted = 0;
       for (let field = 0; field < 4; field++) weighted += (fieldWeights[field] as number) * (terms.frequencies[entry * 4 + field] as number);
-      slotWeights[entry] = weighted;
+      this.weightPool[start + entry] = weighted;
       this.append(terms.termIds[entry] as number, slot, weighted);
     }
-    this.slotWeighted[slot] = slotWeights;
     this.folders.add(meta.path, slot);
     this.languageCounts.set(meta.language, (this.languageCounts.get(meta.language) ?? 0) + 1);
   }
@@ -95,12 +257,10 @@ export class LexicalIndex {
     this.slotOfRow.delete(rowId);
     this.slotAlive[slot] = 0;
     this.liveTokens -= this.slotLengths[slot] as number;
-    for (const termId of this.slotTerms[slot] ?? []) {
-      const postings = this.postings[termId];
+    for (let entry = this.termStart[slot] as number; entry < (this.termEnd[slot] as number); entry++) {
+      const postings = this.postingsOf(this.termPool[entry] as number);
       if (postings) postings.documentFrequency--;
     }
-    this.slotTerms[slot] = undefined;
-    this.slotWeighted[slot] = undefined;
     const meta = this.slotMeta[slot];
     if (meta) {
       this.folders.remove(meta.path, slot);
@@ -157,7 +317,7 @@ export class LexicalIndex {
     const query: QueryTerm[] = [];
     for (const term of new Set(terms)) {
       const termId = this.termIds.get(term);
-      const postings = termId === undefined ? undefined : this.postings[termId];
+      const postings = termId === undefined ? undefined : this.postingsOf(termId);
       if (termId === undefined || !postings || postings.documentFrequency <= 0) continue;
       const hits = postings.documentFrequency;
       let idf = Math.log((rows - hits + 0.5) / (hits + 0.5));
@@ -172,8 +332,10 @@ export class LexicalIndex {
       rowIds: this.slotRowIds,
       alive: this.slotAlive,
       lengths: this.slotLengths,
-      terms: this.slotTerms,
-      weighted: this.slotWeighted,
+      termStart: this.termStart,
+      termEnd: this.termEnd,
+      termPool: this.termPool,
+      weightPool: this.weightPool,
       paths: (slot) => this.slotMeta[slot] as LexicalRowMeta,
       accumulator: this.accumulator,
       scratch: () => {
@@ -202,7 +364,7 @@ export class LexicalIndex {
     const frequencies = new Map<string, number>();
     for (const term of terms) {
       const termId = this.termIds.get(term);
-      frequencies.set(term, termId === undefined ? 0 : Math.max(0, this.postings[termId]?.documentFrequency ?? 0));
+      frequencies.set(term, termId === undefined ? 0 : Math.max(0, this.postingsOf(termId)?.documentFrequency ?? 0));
     }
     return { chunks: this.slotOfRow.size, frequencies };
   }
@@ -215,11 +377,11 @@ export class LexicalIndex {
   /** Term ids of a row, for feedback and explanation. */
   termsOf(rowId: number): Uint32Array | undefined {
     const slot = this.slotOfRow.get(rowId);
-    return slot === undefined ? undefined : this.slotTerms[slot];
+    return slot === undefined ? undefined : this.termPool.subarray(this.termStart[slot] as number, this.termEnd[slot] as number);
   }
 
   private append(termId: number, slot: number, weighted: number): void {
-    let postings = this.postings[termId];
+    let postings = this.postingsOf(termId);
     if (!postings) {
       postings = { slots: new Int32Array(4), weighted: new Float32Array(4), length: 0, documentFrequency: 0, maxWeighted: 0 };
       // Grown one by one, never by a jump, so the array keeps fast (non-dictionary) elements.
@@ -252,11 +414,31 @@ export class LexicalIndex {
     this.slotRowIds = grow(this.slotRowIds, (size) => new Float64Array(size));
     this.slotLengths = grow(this.slotLengths, (size) => new Float64Array(size));
     this.slotAlive = grow(this.slotAlive, (size) => new Uint8Array(size));
+    const bigger = (array: Uint32Array): Uint32Array => {
+      const out = new Uint32Array(next);
+      out.set(array);
+      return out;
+    };
+    this.termStart = bigger(this.termStart);
+    this.termEnd = bigger(this.termEnd);
     this.accumulator = new Float64Array(next);
+  }
+
+  /** Room for `entries` pool entries (doubling; a restored pool is copied out of the segment the first time). */
+  private ensurePool(entries: number): void {
+    if (entries <= this.termPool.length) return;
+    const next = Math.max(entries, this.termPool.length * 2, 16_384);
+    const terms = new Uint32Array(next);
+    terms.set(this.termPool.subarray(0, this.poolUsed));
+    const weights = new Float32Array(next);
+    weights.set(this.weightPool.subarray(0, this.poolUsed));
+    this.termPool = terms;
+    this.weightPool = weights;
   }
 
   /** Drops dead slots by renumbering live ones; postings are rebuilt in slot order. */
   private compact(): void {
+    this.materializeAll();
     const remap = new Int32Array(this.slotCount).fill(-1);
     let next = 0;
     for (let slot = 0; slot < this.slotCount; slot++) if (this.slotAlive[slot]) remap[slot] = next++;
@@ -278,8 +460,13 @@ export class LexicalIndex {
     const rowIds = new Float64Array(Math.max(1024, next));
     const lengths = new Float64Array(rowIds.length);
     const alive = new Uint8Array(rowIds.length);
-    const terms: Array<Uint32Array | undefined> = [];
-    const weighted: Array<Float32Array | undefined> = [];
+    let entries = 0;
+    for (let slot = 0; slot < this.slotCount; slot++) if ((remap[slot] as number) >= 0) entries += (this.termEnd[slot] as number) - (this.termStart[slot] as number);
+    const termStart = new Uint32Array(rowIds.length);
+    const termEnd = new Uint32Array(rowIds.length);
+    const termPool = new Uint32Array(Math.max(16_384, entries));
+    const weightPool = new Float32Array(termPool.length);
+    let at = 0;
     const meta: Array<LexicalRowMeta | undefined> = [];
     this.folders.clear();
     for (let slot = 0; slot < this.slotCount; slot++) {
@@ -288,8 +475,13 @@ export class LexicalIndex {
       rowIds[target] = this.slotRowIds[slot] as number;
       lengths[target] = this.slotLengths[slot] as number;
       alive[target] = 1;
-      terms[target] = this.slotTerms[slot];
-      weighted[target] = this.slotWeighted[slot];
+      const start = this.termStart[slot] as number;
+      const end = this.termEnd[slot] as number;
+      termPool.set(this.termPool.subarray(start, end), at);
+      weightPool.set(this.weightPool.subarray(start, end), at);
+      termStart[target] = at;
+      at += end - start;
+      termEnd[target] = at;
       meta[target] = this.slotMeta[slot];
       this.folders.add((this.slotMeta[slot] as LexicalRowMeta).path, target);
       this.slotOfRow.set(rowIds[target] as number, target);
@@ -297,8 +489,11 @@ export class LexicalIndex {
     this.slotRowIds = rowIds;
     this.slotLengths = lengths;
     this.slotAlive = alive;
-    this.slotTerms = terms;
-    this.slotWeighted = weighted;
+    this.termStart = termStart;
+    this.termEnd = termEnd;
+    this.termPool = termPool;
+    this.weightPool = weightPool;
+    this.poolUsed = at;
     this.slotMeta = meta;
     this.slotCount = next;
     this.deadSlots = 0;

@@ -3,11 +3,14 @@ import type { ScoredRow } from '../../store/spec.js';
 import type { RowFilter } from '../../store/filter-match.js';
 import { FolderSlots, folderOf } from './folder-slots.js';
 import { TopK } from '../../store/top-k.js';
+import type { VectorSnapshot } from '../../store/segment-file.js';
 
 export interface VectorRowMeta {
   path: string;
   language: string;
 }
+
+export type { VectorSnapshot };
 
 /**
  * Exact cosine search over vectors held in one contiguous Float32Array. Vectors are
@@ -40,6 +43,45 @@ export class FlatVectorIndex {
 
   get size(): number {
     return this.slotOfRow.size;
+  }
+
+  /** The live vectors as flat arrays; `metaId` numbers each row's metadata (shared with the lexical snapshot). */
+  snapshot(metaId: (meta: VectorRowMeta) => number): Omit<VectorSnapshot, 'metas'> {
+    const rows = this.slotOfRow.size;
+    const rowIds = new Float64Array(rows);
+    const matrix = new Float32Array(rows * this.dimensions);
+    const metaIndex = new Uint32Array(rows);
+    let row = 0;
+    for (let slot = 0; slot < this.slotCount; slot++) {
+      const rowId = this.slotRowIds[slot] as number;
+      if (rowId < 0) continue;
+      rowIds[row] = rowId;
+      matrix.set(this.matrix.subarray(slot * this.dimensions, (slot + 1) * this.dimensions), row * this.dimensions);
+      metaIndex[row] = metaId(this.slotMeta[slot] as VectorRowMeta);
+      row++;
+    }
+    return { rowIds, matrix, metaIndex };
+  }
+
+  /** Adopts a snapshot into this empty index (the matrix is a view until the index grows). */
+  restore(snapshot: VectorSnapshot): void {
+    if (this.slotCount !== 0) throw new Error('restore() needs an empty vector index');
+    const rows = snapshot.rowIds.length;
+    if (snapshot.matrix.length !== rows * this.dimensions) throw new Error('vector snapshot size does not match its dimensions');
+    this.matrix = snapshot.matrix;
+    this.slotRowIds = new Float64Array(rows);
+    this.slotRowIds.set(snapshot.rowIds);
+    for (let row = 0; row < rows; row++) {
+      const meta = snapshot.metas[snapshot.metaIndex[row] as number] as VectorRowMeta;
+      this.slotMeta[row] = meta;
+      this.slotOfRow.set(snapshot.rowIds[row] as number, row);
+    }
+    this.slotCount = rows;
+    this.folders.defer(() => {
+      const out: Array<readonly [string, number]> = [];
+      for (let slot = 0; slot < this.slotCount; slot++) if ((this.slotRowIds[slot] as number) >= 0) out.push([(this.slotMeta[slot] as VectorRowMeta).path, slot]);
+      return out;
+    });
   }
 
   add(rowId: number, vector: Float32Array, meta: VectorRowMeta): void {

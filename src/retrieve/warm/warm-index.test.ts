@@ -7,19 +7,9 @@ import type { Store } from '../../store/spec.js';
 import { catalogEntry, chunk } from '../../store/test-support/store-contract.js';
 import { queryTerms } from '../../lexical/tokenize.js';
 import { WarmIndex } from './warm-index.js';
+import { pick, random, vocabulary } from './test-words.js';
 
 const weights = { path: 1.5, symbols: 2, heading: 1.5, body: 1 };
-// Zipf-like sampling over a realistic vocabulary, so scores rarely tie.
-const vocabulary = Array.from({ length: 300 }, (_, index) => `word${index.toString(36)}x`);
-const pick = (next: () => number) => vocabulary[Math.floor(vocabulary.length * next() ** 3)] as string;
-
-function random(seed: number) {
-  let state = seed;
-  return () => {
-    state = (state * 1103515245 + 12345) % 2147483648;
-    return state / 2147483648;
-  };
-}
 
 let folder: string;
 let store: Store;

@@ -1,7 +1,30 @@
+import { randomUUID } from 'node:crypto';
 import type { LexicalWeights, ScoredRow, SearchFilter, Store, TermStatistics } from '../../store/spec.js';
 import { compileFilter } from '../../store/filter-match.js';
 import { LexicalIndex } from './lexical-index.js';
 import { defaultHnswOptions, ExactOrGraphVectorIndex } from './exact-or-graph-vector-index.js';
+import { readSegment, readSegmentHeader, SegmentError, sortTerms, writeSegment } from '../../store/segment-file.js';
+import { Lexicon } from './lexicon.js';
+
+/** Named store state holding a random id of the store, so a segment file is never read against another store. */
+export const STORE_INSTANCE_STATE = 'store-instance';
+
+/** Gives the store an instance id if it has none (indexing calls this; readers never write). */
+export async function ensureStoreInstance(store: Store): Promise<void> {
+  if (!(await store.readState(STORE_INSTANCE_STATE))) await store.writeState(STORE_INSTANCE_STATE, randomUUID());
+}
+
+/** Row changes (added or removed) since the segment file was read or written above which closing rewrites it. */
+const SEGMENT_REWRITE_MIN = 1_000;
+const SEGMENT_REWRITE_SHARE = 0.05;
+
+export interface SegmentEvent {
+  type: 'segment-loaded' | 'segment-saved' | 'segment-rejected';
+  file: string;
+  rows: number;
+  ms: number;
+  reason?: string;
+}
 
 export interface WarmIndexOptions {
   weights: LexicalWeights;
@@ -12,6 +35,12 @@ export interface WarmIndexOptions {
   graphFile?: string;
   /** Vector count from which an HNSW graph answers unfiltered queries. */
   graphThreshold?: number;
+  /** false: use a saved graph but never build one (one-shot processes). */
+  buildGraph?: boolean;
+  /** Where to keep the whole index as a segment file between processes (absent: rebuilt from the store's rows). */
+  segmentFile?: string;
+  /** Told when a segment file is loaded, saved or rejected. */
+  onSegment?: (event: SegmentEvent) => void;
 }
 
 /**
@@ -20,7 +49,7 @@ export interface WarmIndexOptions {
  * (new rows by row id, deletions by comparing live ids), so results are never stale.
  */
 export class WarmIndex {
-  private readonly termIds = new Map<string, number>();
+  private readonly termIds = new Lexicon();
   private readonly lexical: LexicalIndex;
   private readonly vectors: ExactOrGraphVectorIndex | undefined;
   /** Rows held without a vector (progressive phase 1, a failed embedder): their vectors may be attached later. */
@@ -29,6 +58,13 @@ export class WarmIndex {
   private watermark = 0;
   private token: string | undefined;
   private refreshing: Promise<void> | undefined;
+  /** The store's instance id, once read (absent: the store has none yet, so no segment is used). */
+  private instance: string | undefined;
+  private segmentTried = false;
+  /** The watermark of the segment file this index was read from or last wrote (-1: none). */
+  private segmentWatermark = -1;
+  /** Rows added or removed since then. */
+  private changesSinceSegment = 0;
 
   constructor(
     private readonly store: Store,
@@ -41,6 +77,7 @@ export class WarmIndex {
             ...defaultHnswOptions,
             ...(options.graphFile ? { file: options.graphFile } : {}),
             ...(options.graphThreshold !== undefined ? { threshold: options.graphThreshold } : {}),
+            ...(options.buildGraph === false ? { build: false } : {}),
           })
         : undefined;
   }
@@ -62,15 +99,127 @@ export class WarmIndex {
     return this.vectors?.usesGraph ?? false;
   }
 
-  /** Catches up with the store, then saves what is expensive to rebuild (the HNSW graph) for the next process, if it changed. */
+  /** Catches up with the store, then saves what is expensive to rebuild (the segment file, the HNSW graph) for the next process, if it changed. */
   async persist(): Promise<void> {
     await this.refresh();
+    if (this.options.segmentFile && this.instance === undefined) this.instance = (await this.store.readState(STORE_INSTANCE_STATE)) || undefined;
     this.vectors?.persist();
+    this.saveSegment(true);
   }
 
-  /** Saves the graph as it is now, if it changed since loaded or saved (at close: no catch-up first; the next process reconciles). */
+  /**
+   * At close: saves the graph if it changed since loaded or saved, and the segment file if
+   * this process caught up with many changes since it was read (no catch-up first; the next
+   * process reconciles the rest).
+   */
   saveGraph(): void {
     this.vectors?.persist();
+    this.saveSegment(false);
+  }
+
+  /** Whether this index was read from a segment file (else built from the store's rows). */
+  get fromSegment(): boolean {
+    return this.segmentWatermark >= 0;
+  }
+
+  /**
+   * Writes the segment file when it would be newer than the one on disk: always with
+   * `whenNewer` (after an indexing run), else only past the rewrite threshold. Never
+   * throws: the file is a cache, and a read-only store folder only costs the next start.
+   */
+  private saveSegment(whenNewer: boolean): void {
+    const file = this.options.segmentFile;
+    if (!file || this.instance === undefined || this.token === undefined || this.refreshing) return;
+    if (this.watermark === this.segmentWatermark && this.changesSinceSegment === 0) return;
+    const threshold = Math.max(SEGMENT_REWRITE_MIN, SEGMENT_REWRITE_SHARE * this.lexical.size);
+    if (!whenNewer && this.segmentWatermark >= 0 && this.changesSinceSegment < threshold) return;
+    const onDisk = readSegmentHeader(file);
+    if (onDisk && onDisk.storeInstance === this.instance && onDisk.embedderId === this.options.embedderId && onDisk.watermark > this.watermark) return;
+    const started = performance.now();
+    try {
+      const lexical = this.lexical.snapshot();
+      const metaIds = new Map<string, number>(lexical.metas.map((meta, index) => [`${meta.language}\u0000${meta.path}`, index]));
+      const metaId = (meta: { path: string; language: string }): number => {
+        const key = `${meta.language}\u0000${meta.path}`;
+        let id = metaIds.get(key);
+        if (id === undefined) {
+          id = lexical.metas.length;
+          lexical.metas.push({ path: meta.path, language: meta.language });
+          metaIds.set(key, id);
+        }
+        return id;
+      };
+      const vectors = this.vectors ? { ...this.vectors.snapshot(metaId), metas: lexical.metas } : undefined;
+      writeSegment(file, {
+        header: {
+          storeInstance: this.instance,
+          embedderId: this.options.embedderId,
+          dimensions: this.vectors ? this.vectors.dimensions : 0,
+          weights: this.options.weights,
+          watermark: this.watermark,
+          lastLexiconId: this.lastLexiconId,
+        },
+        lexical,
+        vectors,
+        lexicon: sortTerms(this.termIds.entries()),
+        pending: [...this.withoutVector].map(([rowId, { contentHash, ...meta }]) => ({ rowId, meta, contentHash })),
+      });
+      this.segmentWatermark = this.watermark;
+      this.changesSinceSegment = 0;
+      this.options.onSegment?.({ type: 'segment-saved', file, rows: this.lexical.size, ms: performance.now() - started });
+    } catch (error) {
+      this.options.onSegment?.({ type: 'segment-rejected', file, rows: 0, ms: performance.now() - started, reason: `not saved: ${(error as Error).message}` });
+    }
+  }
+
+  /** Adopts the segment file, if it is whole and was written from this store with these settings. */
+  private loadSegment(): void {
+    const file = this.options.segmentFile;
+    if (!file || this.instance === undefined || this.lexical.size > 0) return;
+    const started = performance.now();
+    const reject = (reason: string): void => this.options.onSegment?.({ type: 'segment-rejected', file, rows: 0, ms: performance.now() - started, reason });
+    let contents: ReturnType<typeof readSegment>;
+    try {
+      contents = readSegment(file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      reject((error as Error).message);
+      return;
+    }
+    const { header } = contents;
+    const dimensions = this.vectors ? this.vectors.dimensions : 0;
+    if (header.storeInstance !== this.instance) {
+      reject('written from another store');
+      return;
+    }
+    if (header.embedderId !== this.options.embedderId || header.dimensions !== dimensions) {
+      reject('written for another embedder');
+      return;
+    }
+    if (JSON.stringify(header.weights) !== JSON.stringify(this.options.weights)) {
+      reject('written with other field weights');
+      return;
+    }
+    if ((contents.vectors === undefined) !== (this.vectors === undefined)) {
+      reject('written for another embedder');
+      return;
+    }
+    try {
+      this.lexical.restore(contents.lexical);
+      if (this.vectors && contents.vectors) this.vectors.restore(contents.vectors);
+    } catch (error) {
+      if (error instanceof SegmentError) {
+        reject(error.message);
+        return;
+      }
+      throw error;
+    }
+    this.termIds.adopt(contents.lexicon);
+    for (const { rowId, meta, contentHash } of contents.pending) this.withoutVector.set(rowId, { ...meta, contentHash });
+    this.lastLexiconId = header.lastLexiconId;
+    this.watermark = header.watermark;
+    this.segmentWatermark = header.watermark;
+    this.options.onSegment?.({ type: 'segment-loaded', file, rows: this.lexical.size, ms: performance.now() - started });
   }
 
   searchLexical(terms: readonly string[], limit: number, filter: SearchFilter | undefined): ScoredRow[] {
@@ -92,6 +241,13 @@ export class WarmIndex {
   private async catchUp(): Promise<void> {
     const token = await this.store.changeToken();
     if (token === this.token) return;
+    if (!this.segmentTried) {
+      this.segmentTried = true;
+      if (this.options.segmentFile) {
+        this.instance = (await this.store.readState(STORE_INSTANCE_STATE)) || undefined;
+        this.loadSegment();
+      }
+    }
     // New rows in slices, giving the event loop a turn between them: a catch-up after a big
     // write never holds other requests for long.
     for (;;) {
@@ -103,6 +259,7 @@ export class WarmIndex {
         else if (this.vectors && row.contentHash) this.withoutVector.set(row.rowId, { ...meta, contentHash: row.contentHash });
         this.watermark = Math.max(this.watermark, row.rowId);
       }
+      this.changesSinceSegment += fresh.length;
       if (fresh.length < CATCH_UP_SLICE) break;
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
@@ -116,6 +273,7 @@ export class WarmIndex {
     if ((await this.store.countChunks()) !== this.lexical.size) {
       const alive = new Set(await this.store.liveRowIds());
       const gone = [...this.lexical.rowIds()].filter((rowId) => !alive.has(rowId));
+      this.changesSinceSegment += gone.length;
       for (const rowId of gone) {
         this.lexical.remove(rowId);
         this.vectors?.remove(rowId);

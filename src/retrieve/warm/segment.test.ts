@@ -1,0 +1,174 @@
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { queryTerms } from '../../lexical/tokenize.js';
+import { openSqliteStore } from '../../store/sqlite/sqlite-store.js';
+import type { Store } from '../../store/spec.js';
+import { catalogEntry, chunk } from '../../store/test-support/store-contract.js';
+import { readSegment, SegmentError } from '../../store/segment-file.js';
+import { type SegmentEvent, STORE_INSTANCE_STATE, WarmIndex, type WarmIndexOptions } from './warm-index.js';
+import { pick, random } from './test-words.js';
+
+const weights = { path: 1.5, symbols: 2, heading: 1.5, body: 1 };
+const DIMENSIONS = 8;
+
+let folder: string;
+let store: Store;
+let segment: string;
+beforeEach(async () => {
+  folder = await mkdtemp(join(tmpdir(), 'loci-segment-'));
+  store = openSqliteStore({ file: join(folder, 'index.db'), create: true });
+  await store.writeState(STORE_INSTANCE_STATE, 'store-a');
+  segment = join(folder, 'segment.seg');
+});
+afterEach(async () => {
+  await store.close();
+  await rm(folder, { recursive: true, force: true });
+});
+
+/** A file of 1–3 chunks; some with a vector of embedder e@8, some without (attached later, as phase 2 does). */
+async function writeRandomFile(next: () => number, path: string, withVectors = true) {
+  const chunks = Array.from({ length: 1 + Math.floor(next() * 3) }, (_, index) => {
+    const words = Array.from({ length: 3 + Math.floor(next() * 40) }, () => pick(next));
+    const vector = Float32Array.from({ length: DIMENSIONS }, () => next() - 0.5);
+    return chunk(path, index * 10 + 1, words.join(' '), withVectors ? { vector } : {});
+  });
+  await store.writeFile({ entry: catalogEntry(path, { embedder: 'e@8' }), chunks });
+}
+
+function options(extra: Partial<WarmIndexOptions> = {}): WarmIndexOptions {
+  return { weights, embedderId: 'e@8', dimensions: DIMENSIONS, segmentFile: segment, ...extra };
+}
+
+/** The same queries against two indexes: lexical and vector top 15, row ids and scores, with and without a filter. */
+function expectSameAnswers(a: WarmIndex, b: WarmIndex, seed: number) {
+  const next = random(seed);
+  let answered = 0;
+  for (let query = 0; query < 30; query++) {
+    const terms = queryTerms(Array.from({ length: 1 + Math.floor(next() * 4) }, () => pick(next)).join(' '));
+    const vector = Float32Array.from({ length: DIMENSIONS }, () => next() - 0.5);
+    for (const filter of [undefined, { pathPrefixes: ['src/a/'] }]) {
+      const lexical = a.searchLexical(terms, 15, filter);
+      expect(lexical).toEqual(b.searchLexical(terms, 15, filter));
+      expect(a.searchVectors(vector, 15, filter)).toEqual(b.searchVectors(vector, 15, filter));
+      answered += lexical.length;
+    }
+    expect(a.termStatistics(terms)).toEqual(b.termStatistics(terms));
+  }
+  expect(answered).toBeGreaterThan(0);
+  expect(a.languages()).toEqual(b.languages());
+  expect(a.size).toBe(b.size);
+}
+
+describe('segment files', () => {
+  it('a new index read from the segment, caught up with later writes, rewrites and deletes, answers exactly as one built from rows', async () => {
+    const next = random(3);
+    for (let file = 0; file < 80; file++) await writeRandomFile(next, `src/${file % 3 === 0 ? 'a' : 'b'}/file${file}.ts`, file % 5 !== 0);
+    const events: SegmentEvent[] = [];
+    const first = new WarmIndex(store, options({ onSegment: (event) => events.push(event) }));
+    await first.persist();
+    expect(events.map((event) => event.type)).toEqual(['segment-saved']);
+    expect(statSync(segment).mode & 0o777).toBe(0o600);
+
+    // Read back as it is: the same index.
+    const loaded = new WarmIndex(store, options({ onSegment: (event) => events.push(event) }));
+    await loaded.refresh();
+    expect(loaded.fromSegment).toBe(true);
+    expect(events.at(-1)).toMatchObject({ type: 'segment-loaded', rows: first.size });
+    const fresh = new WarmIndex(store, { ...options(), segmentFile: undefined });
+    await fresh.refresh();
+    expectSameAnswers(loaded, fresh, 12);
+
+    // The store moves on without the segment: new files, rewrites, deletes, vectors attached to rows that had none.
+    for (let file = 80; file < 100; file++) await writeRandomFile(next, `src/${file % 3 === 0 ? 'a' : 'b'}/file${file}.ts`);
+    for (let file = 0; file < 80; file += 7) await writeRandomFile(next, `src/${file % 3 === 0 ? 'a' : 'b'}/file${file}.ts`);
+    for (let file = 1; file < 80; file += 6) await store.deleteFile(`src/${file % 3 === 0 ? 'a' : 'b'}/file${file}.ts`);
+    const pending = (await store.scanIndexRows({ embedderId: 'e@8' })).filter((row) => row.contentHash);
+    expect(pending.length).toBeGreaterThan(0);
+    await store.putCachedVectors('e@8', new Map(pending.map((row) => [row.contentHash as string, Float32Array.from({ length: DIMENSIONS }, () => next() - 0.5)])));
+    const caughtUp = new WarmIndex(store, options());
+    await caughtUp.refresh();
+    expect(caughtUp.fromSegment).toBe(true);
+    const rebuilt = new WarmIndex(store, { ...options(), segmentFile: undefined });
+    await rebuilt.refresh();
+    expectSameAnswers(caughtUp, rebuilt, 13);
+    // ... and keeps answering right as it takes further writes in memory.
+    for (let file = 100; file < 110; file++) await writeRandomFile(next, `src/a/file${file}.ts`);
+    await caughtUp.refresh();
+    await rebuilt.refresh();
+    expectSameAnswers(caughtUp, rebuilt, 14);
+  });
+
+  it('a damaged, truncated, foreign or stale file is never trusted: the index is rebuilt from the store and the file rewritten', async () => {
+    const next = random(5);
+    for (let file = 0; file < 30; file++) await writeRandomFile(next, `src/a/file${file}.ts`);
+    await new WarmIndex(store, options()).persist();
+    const good = readFileSync(segment);
+    const reference = new WarmIndex(store, { ...options(), segmentFile: undefined });
+    await reference.refresh();
+
+    const attempt = async (bytes: Buffer, reason: RegExp, extra: Partial<WarmIndexOptions> = {}) => {
+      writeFileSync(segment, bytes);
+      const events: SegmentEvent[] = [];
+      const warm = new WarmIndex(store, options({ ...extra, onSegment: (event) => events.push(event) }));
+      await warm.refresh();
+      expect(warm.fromSegment).toBe(false);
+      expect(events[0]).toMatchObject({ type: 'segment-rejected' });
+      expect(events[0]?.reason).toMatch(reason);
+      if (!extra.weights) expectSameAnswers(warm, reference, 21);
+      // Closing rewrites it from what was rebuilt: the next process reads it again.
+      warm.saveGraph();
+      const again = new WarmIndex(store, options(extra));
+      await again.refresh();
+      expect(again.fromSegment).toBe(true);
+    };
+    const flipped = Buffer.from(good);
+    const middle = Math.floor(flipped.length / 2);
+    flipped[middle] = (flipped[middle] as number) ^ 0xff;
+    await attempt(flipped, /checksum/);
+    await attempt(good.subarray(0, Math.floor(good.length * 0.7)), /checksum|outside/);
+    await attempt(Buffer.from('not a segment at all'), /not a loci segment/);
+    await attempt(Buffer.from(good), /other field weights/, { weights: { ...weights, body: 2 } });
+    expect(() => readSegment(join(folder, 'index.db'))).toThrow(SegmentError);
+
+    // Another store (the folder's database replaced): same row ids, other rows.
+    writeFileSync(segment, good);
+    await store.writeState(STORE_INSTANCE_STATE, 'store-b');
+    const events: SegmentEvent[] = [];
+    const warm = new WarmIndex(store, options({ onSegment: (event) => events.push(event) }));
+    await warm.refresh();
+    expect(events[0]).toMatchObject({ type: 'segment-rejected', reason: 'written from another store' });
+  });
+
+  it('a store without an instance id (made before segments) gets no segment until indexing gives it one', async () => {
+    await store.writeState(STORE_INSTANCE_STATE, '');
+    const next = random(9);
+    for (let file = 0; file < 5; file++) await writeRandomFile(next, `src/a/file${file}.ts`);
+    const warm = new WarmIndex(store, options());
+    await warm.persist();
+    expect(existsSync(segment)).toBe(false);
+  });
+
+  it('a crash while saving leaves the last good file in use; closing rewrites only past the change threshold', async () => {
+    const next = random(17);
+    for (let file = 0; file < 40; file++) await writeRandomFile(next, `src/a/file${file}.ts`);
+    await new WarmIndex(store, options()).persist();
+    const good = readFileSync(segment);
+    // What a writer killed mid-save leaves: a partial temporary file beside the good one.
+    writeFileSync(`${segment}.4242.abcdef.tmp`, good.subarray(0, 100));
+    const warm = new WarmIndex(store, options());
+    await warm.refresh();
+    expect(warm.fromSegment).toBe(true);
+    // A few new rows: closing does not rewrite (the next process catches them up from the store).
+    await writeRandomFile(next, 'src/a/late.ts');
+    await warm.refresh();
+    warm.saveGraph();
+    expect(readFileSync(segment).equals(good)).toBe(true);
+    // After indexing (persist), it does.
+    await warm.persist();
+    expect(readFileSync(segment).equals(good)).toBe(false);
+    expect(readdirSync(folder).filter((name) => name.endsWith('.tmp'))).toEqual(['segment.seg.4242.abcdef.tmp']);
+  });
+});
