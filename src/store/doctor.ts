@@ -5,7 +5,7 @@ import { LociError } from '../errors/index.js';
 import type { StoreLocation } from './location.js';
 import { checkDatabase, recordedEmbedder, type StoreFinding } from './sqlite/check-database.js';
 import { SEGMENT_FILE, VECTOR_GRAPH_FILE } from './location.js';
-import { readSegment } from './segment-file.js';
+import { SegmentReader } from './segment-file.js';
 
 export type { StoreFinding } from './sqlite/check-database.js';
 
@@ -86,7 +86,12 @@ function checkSegmentFiles(folder: string, index: string, memory: string): Store
       findings.push({ file, check: 'segment files', status: 'warning', detail: `${name} belongs to an embedder the store no longer uses.`, fix: 'Run `loci gc` to remove it.' });
     } else {
       try {
-        readSegment(file);
+        const reader = SegmentReader.open(file);
+        try {
+          reader.verifyAll();
+        } finally {
+          reader.close();
+        }
       } catch (error) {
         findings.push({
           file,

@@ -8,6 +8,7 @@ export const B = 0.75;
 const SLACK = 1e-9;
 
 export interface Postings {
+  /** Ascending slots (rows are appended in slot order, and compaction keeps it). */
   slots: Int32Array;
   /** Field-weighted term frequency per posting. */
   weighted: Float32Array;
@@ -24,14 +25,6 @@ export interface ScoringView {
   rowIds: Float64Array;
   alive: Uint8Array;
   lengths: Float64Array;
-  /**
-   * A slot's sorted term ids and their weighted frequencies: termPool/weightPool entries
-   * termStart[slot] .. termEnd[slot] (one pool for all rows, no array per row).
-   */
-  termStart: Uint32Array;
-  termEnd: Uint32Array;
-  termPool: Uint32Array;
-  weightPool: Float32Array;
   paths: (slot: number) => { path: string; language: string };
   /** Zeroed scratch, one per slot; scoring leaves it zeroed. */
   accumulator: Float64Array;
@@ -61,23 +54,22 @@ export function termScore(idf: number, frequency: number, length: number, averag
 /** A slot's full score, its terms summed in query order (the order every path uses). */
 function exactScore(view: ScoringView, slot: number, query: readonly QueryTerm[], averageLength: number): number {
   if (view.alive[slot] === 0) return 0;
-  const start = view.termStart[slot] as number;
-  const end = view.termEnd[slot] as number;
   let score = 0;
-  for (const { termId, idf } of query) {
-    const entry = findSorted(view.termPool, start, end, termId);
+  for (const { idf, postings } of query) {
+    const entry = findSlot(postings, slot);
     if (entry < 0) continue;
-    const frequency = view.weightPool[entry] as number;
+    const frequency = postings.weighted[entry] as number;
     if (frequency <= 0) continue;
     score += termScore(idf, frequency, view.lengths[slot] as number, averageLength);
   }
   return score;
 }
 
-/** The index of `wanted` in the sorted run values[start .. end), or -1. */
-function findSorted(values: Uint32Array, start: number, end: number, wanted: number): number {
-  let low = start;
-  let high = end - 1;
+/** Where a slot's entry is in a term's postings (slot order, each slot once), or -1. */
+function findSlot(postings: Postings, wanted: number): number {
+  const values = postings.slots;
+  let low = 0;
+  let high = postings.length - 1;
   while (low <= high) {
     const middle = (low + high) >> 1;
     const value = values[middle] as number;
@@ -117,7 +109,7 @@ export function scoreTopK(
   let marks: Uint8Array | undefined;
   try {
     for (let step = 0; step < order.length; step++) {
-      const { idf, postings, termId } = query[order[step] as number] as QueryTerm;
+      const { idf, postings } = query[order[step] as number] as QueryTerm;
       const rest = remaining[step] as number;
       if (prune && step > 0 && touched.length >= limit && rest < (remaining[0] as number) - rest) {
         const theta = kthLargest(view, viable ?? touched, limit);
@@ -146,7 +138,7 @@ export function scoreTopK(
         continue;
       }
       // Only rows that can still reach the top k: walk a short posting list against marks,
-      // or look the term up in each such row's sorted terms.
+      // or look each such row up in the (slot-ordered) postings.
       if (postings.length < viable.length * 8) {
         marks ??= view.marks();
         for (const slot of viable) marks[slot] = 1;
@@ -161,9 +153,9 @@ export function scoreTopK(
       } else {
         for (const slot of viable) {
           if (view.alive[slot] === 0) continue;
-          const entry = findSorted(view.termPool, view.termStart[slot] as number, view.termEnd[slot] as number, termId);
+          const entry = findSlot(postings, slot);
           if (entry < 0) continue;
-          const frequency = view.weightPool[entry] as number;
+          const frequency = postings.weighted[entry] as number;
           if (frequency > 0) accumulator[slot] = (accumulator[slot] as number) + termScore(idf, frequency, view.lengths[slot] as number, averageLength);
         }
       }

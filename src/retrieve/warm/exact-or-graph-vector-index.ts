@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { chmodSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import type { ScoredRow } from '../../store/spec.js';
 import type { RowFilter } from '../../store/filter-match.js';
+import type { VectorBase } from '../../store/segment-file.js';
 import { FlatVectorIndex, type VectorRowMeta, type VectorSnapshot } from './vector-index.js';
 
 const require = createRequire(import.meta.url);
@@ -82,6 +83,7 @@ export class ExactOrGraphVectorIndex {
   private dirty = false;
   /** The graph is the saved file memory-mapped (read-only): the first change loads it instead. */
   private viewed = false;
+  private viewedKeys = 0;
 
   constructor(
     readonly dimensions: number,
@@ -98,6 +100,11 @@ export class ExactOrGraphVectorIndex {
     return this.graph !== undefined;
   }
 
+  /** Keys in the graph (a viewed graph holds exactly the live rows it was opened with). */
+  private get graphSize(): number {
+    return this.viewed ? this.viewedKeys : this.graphKeys.size;
+  }
+
   /** The graph is the saved file, memory-mapped (not read into memory). */
   get mapped(): boolean {
     return this.viewed;
@@ -108,7 +115,7 @@ export class ExactOrGraphVectorIndex {
   }
 
   /** Adopts saved vectors into this empty index; the graph is loaded or built by ensureGraph() as usual. */
-  restore(snapshot: VectorSnapshot): void {
+  restore(snapshot: VectorBase): void {
     this.flat.restore(snapshot);
   }
 
@@ -126,11 +133,13 @@ export class ExactOrGraphVectorIndex {
   }
 
   remove(rowId: number): void {
-    this.flat.remove(rowId);
-    if (this.viewed && this.graphKeys.has(rowId)) {
-      this.materialize();
+    if (this.viewed) {
+      const held = this.flat.has(rowId);
+      this.flat.remove(rowId);
+      if (held) this.materialize();
       return;
     }
+    this.flat.remove(rowId);
     if (this.graph && this.graphKeys.delete(rowId)) {
       this.graph.remove(BigInt(rowId));
       this.dirty = true;
@@ -152,12 +161,12 @@ export class ExactOrGraphVectorIndex {
         expansion_search: this.options.expansionSearch,
         quantization: 'f32',
       });
-    const live = new Set(this.flat.rowIds());
     const view = create();
-    if (this.viewSaved(view, live)) {
+    if (this.viewSaved(view)) {
       this.graph = view;
       return;
     }
+    const live = new Set(this.flat.rowIds());
     this.graphKeys.clear();
     const graph = create();
     const saved = this.loadSaved(graph);
@@ -195,9 +204,9 @@ export class ExactOrGraphVectorIndex {
       // oversampled by the estimated pass rate.
       const rate = this.flat.acceptRate(accept);
       if (rate < SELECTIVE_FILTER) return this.flat.search(query, limit, accept);
-      want = Math.min(this.graphKeys.size, Math.ceil((limit / rate) * 2));
+      want = Math.min(this.graphSize, Math.ceil((limit / rate) * 2));
     }
-    const breadth = Math.max(want, Math.min(MAX_BREADTH, Math.ceil(this.graphKeys.size / VECTORS_PER_BREADTH)));
+    const breadth = Math.max(want, Math.min(MAX_BREADTH, Math.ceil(this.graphSize / VECTORS_PER_BREADTH)));
     const { keys, distances } = this.graph.search(normalized(query), breadth, 0);
     const rows: ScoredRow[] = [];
     for (let index = 0; index < keys.length && rows.length < limit; index++) {
@@ -233,6 +242,7 @@ export class ExactOrGraphVectorIndex {
   private materialize(): void {
     this.graph = undefined;
     this.viewed = false;
+    this.viewedKeys = 0;
     this.graphKeys.clear();
     this.ensureGraph();
   }
@@ -241,18 +251,19 @@ export class ExactOrGraphVectorIndex {
    * When the saved graph holds exactly the live rows, it is memory-mapped instead of read:
    * a new process answers from it at once, paging in only what searches touch.
    */
-  private viewSaved(graph: UsearchIndex, live: ReadonlySet<number>): boolean {
+  private viewSaved(graph: UsearchIndex): boolean {
     const file = this.options.file;
     if (!file || !graph.view || !existsSync(file) || !existsSync(`${file}.keys`)) return false;
     try {
       const bytes = readFileSync(`${file}.keys`);
       if (bytes.length % 4 !== 0) return false;
       const keys = new Int32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
-      if (keys.length !== live.size) return false;
-      for (const key of keys) if (!live.has(key)) return false;
+      if (keys.length !== this.flat.size) return false;
+      for (let index = 0; index < keys.length; index++) if (!this.flat.has(keys[index] as number)) return false;
       graph.view(file);
       if (graph.size() !== keys.length) return false;
-      for (const key of keys) this.graphKeys.add(key);
+      // Its keys are exactly the live rows (graphKeys stays empty while viewed).
+      this.viewedKeys = keys.length;
       this.viewed = true;
       this.dirty = false;
       return true;

@@ -1,7 +1,7 @@
 import type { EncodedTerms } from '../../lexical/codec.js';
 import type { LexicalWeights, ScoredRow, TermStatistics } from '../../store/spec.js';
 import type { RowFilter } from '../../store/filter-match.js';
-import type { LexicalSnapshot } from '../../store/segment-file.js';
+import type { LexicalBase, LexicalSnapshot } from '../../store/segment-file.js';
 import { scoreSlots, scoreTopK, type Postings, type QueryTerm, type RowScore, type ScoringView } from './bm25-scoring.js';
 import { FolderSlots } from './folder-slots.js';
 import type { TermLookup } from './lexicon.js';
@@ -26,11 +26,17 @@ export class LexicalIndex {
   /** Postings by lexicon id (ids are dense: an array beats a Map on the load path). */
   private readonly postings: Array<Postings | undefined> = [];
   /**
-   * A restored snapshot's postings not yet turned into Postings objects: `slot[termId]` is
-   * the term's index in the snapshot's posting arrays, -1 once materialized or absent. A
-   * term's postings are materialized when a query, a write or a removal first touches it.
+   * A restored base (a segment file) whose postings are read on demand: `slot[termId]` is
+   * the term's index in the base's term table, -1 once read or absent. A term's postings
+   * are read when a query, a write or a removal first touches it.
    */
-  private base: { slot: Int32Array; snapshot: LexicalSnapshot } | undefined;
+  private base: { slot: Int32Array; lexical: LexicalBase } | undefined;
+  /**
+   * Pool entries below this live in the base (rows restored from a segment file, their
+   * terms read when needed); entries from it on are termPool[entry - poolBase].
+   */
+  private poolBase = 0;
+  private forward: LexicalBase | undefined;
   private slotRowIds = new Float64Array(1024);
   private slotLengths = new Float64Array(1024);
   private slotAlive = new Uint8Array(1024);
@@ -39,7 +45,7 @@ export class LexicalIndex {
   private termEnd: Uint32Array = new Uint32Array(1024);
   private termPool: Uint32Array = new Uint32Array(16_384);
   private weightPool: Float32Array = new Float32Array(16_384);
-  /** Pool entries in use (removed slots leave theirs until compaction). */
+  /** Pool entries in use, counting from 0 across base and pool (removed slots leave theirs until compaction). */
   private poolUsed = 0;
   /** Live slots by the folder of their path, so a prefix filter can score only its rows. */
   private readonly folders = new FolderSlots();
@@ -72,6 +78,7 @@ export class LexicalIndex {
 
   /** The live rows as flat arrays (see LexicalSnapshot); the index itself is not changed. */
   snapshot(): LexicalSnapshot {
+    this.materializeForward();
     const remap = new Int32Array(this.slotCount).fill(-1);
     let rows = 0;
     let entries = 0;
@@ -141,64 +148,90 @@ export class LexicalIndex {
     return { rowIds, lengths, termOffsets, termIds, weighted, metaIndex, metas, postingTerms, postingOffsets, postingSlots, postingWeighted, postingMax };
   }
 
-  /** Adopts a snapshot's arrays into this empty index (they are not copied; later adds copy what they grow). */
-  restore(snapshot: LexicalSnapshot): void {
+  /**
+   * Adopts a base into this empty index: the row table as it is; each term's postings and
+   * each row's terms are read from the base when first needed.
+   */
+  restore(base: LexicalBase): void {
     if (this.slotCount !== 0) throw new Error('restore() needs an empty lexical index');
-    const rows = snapshot.rowIds.length;
+    const rows = base.rowIds.length;
     const capacity = Math.max(1024, rows);
     this.slotRowIds = new Float64Array(capacity);
-    this.slotRowIds.set(snapshot.rowIds);
+    this.slotRowIds.set(base.rowIds);
     this.slotLengths = new Float64Array(capacity);
-    this.slotLengths.set(snapshot.lengths);
+    this.slotLengths.set(base.lengths);
     this.slotAlive = new Uint8Array(capacity).fill(1, 0, rows);
     this.accumulator = new Float64Array(capacity);
-    const { termOffsets, metas, metaIndex } = snapshot;
-    // The pools are the snapshot's arrays as they are; the first add past them copies.
+    const { termOffsets, metas, metaIndex } = base;
     this.termStart = new Uint32Array(capacity);
     this.termStart.set(termOffsets.subarray(0, rows));
     this.termEnd = new Uint32Array(capacity);
     this.termEnd.set(termOffsets.subarray(1, rows + 1));
-    this.termPool = snapshot.termIds;
-    this.weightPool = snapshot.weighted;
-    this.poolUsed = snapshot.termIds.length;
+    this.poolBase = termOffsets[rows] as number;
+    this.poolUsed = this.poolBase;
+    this.forward = base;
     const meta: Array<LexicalRowMeta | undefined> = new Array(rows);
     for (let row = 0; row < rows; row++) {
       const rowMeta = metas[metaIndex[row] as number] as LexicalRowMeta;
       meta[row] = rowMeta;
-      this.slotOfRow.set(snapshot.rowIds[row] as number, row);
-      this.liveTokens += snapshot.lengths[row] as number;
+      this.slotOfRow.set(base.rowIds[row] as number, row);
+      this.liveTokens += base.lengths[row] as number;
       this.languageCounts.set(rowMeta.language, (this.languageCounts.get(rowMeta.language) ?? 0) + 1);
     }
     this.slotMeta = meta;
     this.slotCount = rows;
-    const alive = (): Array<readonly [string, number]> => {
+    this.folders.defer(() => {
       const out: Array<readonly [string, number]> = [];
       for (let slot = 0; slot < this.slotCount; slot++) if (this.slotAlive[slot]) out.push([(this.slotMeta[slot] as LexicalRowMeta).path, slot]);
       return out;
-    };
-    this.folders.defer(alive);
-    const { postingTerms } = snapshot;
+    });
+    const { postingTerms } = base;
     const slot = new Int32Array(postingTerms.length > 0 ? (postingTerms[postingTerms.length - 1] as number) + 1 : 0).fill(-1);
     for (let index = 0; index < postingTerms.length; index++) slot[postingTerms[index] as number] = index;
-    this.base = { slot, snapshot };
+    this.base = { slot, lexical: base };
   }
 
-  /** A term's postings, materialized from the restored snapshot on first use. */
+  /** A slot's sorted term ids and weighted frequencies (read from the base for a restored row). */
+  private rowTerms(slot: number): { termIds: Uint32Array; weighted: Float32Array } {
+    const start = this.termStart[slot] as number;
+    const end = this.termEnd[slot] as number;
+    if (start < this.poolBase && this.forward) return this.forward.rowTerms(slot);
+    return { termIds: this.termPool.subarray(start - this.poolBase, end - this.poolBase), weighted: this.weightPool.subarray(start - this.poolBase, end - this.poolBase) };
+  }
+
+  /** Reads every restored row's terms into the pool (before walking all rows: snapshot, compaction). */
+  private materializeForward(): void {
+    const base = this.forward;
+    if (!base) return;
+    const all = base.allRowTerms();
+    const local = this.poolUsed - this.poolBase;
+    const size = Math.max(16_384, this.poolUsed);
+    const terms = new Uint32Array(size);
+    terms.set(all.termIds);
+    terms.set(this.termPool.subarray(0, local), this.poolBase);
+    const weights = new Float32Array(size);
+    weights.set(all.weighted);
+    weights.set(this.weightPool.subarray(0, local), this.poolBase);
+    this.termPool = terms;
+    this.weightPool = weights;
+    this.poolBase = 0;
+    this.forward = undefined;
+  }
+
+  /** A term's postings, read from the restored base on first use. */
   private postingsOf(termId: number): Postings | undefined {
     const postings = this.postings[termId];
     if (postings || !this.base) return postings;
     const index = termId < this.base.slot.length ? (this.base.slot[termId] as number) : -1;
     if (index < 0) return undefined;
+    const read = this.base.lexical.postings(index);
     this.base.slot[termId] = -1;
-    const { postingOffsets, postingSlots, postingWeighted, postingMax } = this.base.snapshot;
-    const start = postingOffsets[index] as number;
-    const end = postingOffsets[index + 1] as number;
     const made: Postings = {
-      slots: postingSlots.subarray(start, end),
-      weighted: postingWeighted.subarray(start, end),
-      length: end - start,
-      documentFrequency: end - start,
-      maxWeighted: postingMax[index] as number,
+      slots: read.slots,
+      weighted: read.weighted,
+      length: read.slots.length,
+      documentFrequency: read.slots.length,
+      maxWeighted: this.base.lexical.postingMax[index] as number,
     };
     // Grown one by one, never by a jump, so the array keeps fast (non-dictionary) elements.
     while (this.postings.length < termId) this.postings.push(undefined);
@@ -206,7 +239,7 @@ export class LexicalIndex {
     return made;
   }
 
-  /** Every restored term's postings as objects (before walking them all: snapshot, compaction). */
+  /** Every restored term's postings read (before walking them all: snapshot, compaction). */
   private materializeAll(): void {
     const base = this.base;
     if (!base) return;
@@ -240,11 +273,12 @@ export class LexicalIndex {
     this.termStart[slot] = start;
     this.termEnd[slot] = start + count;
     this.poolUsed += count;
-    this.termPool.set(terms.termIds, start);
+    const local = start - this.poolBase;
+    this.termPool.set(terms.termIds, local);
     for (let entry = 0; entry < count; entry++) {
       let weighted = 0;
       for (let field = 0; field < 4; field++) weighted += (fieldWeights[field] as number) * (terms.frequencies[entry * 4 + field] as number);
-      this.weightPool[start + entry] = weighted;
+      this.weightPool[local + entry] = weighted;
       this.append(terms.termIds[entry] as number, slot, weighted);
     }
     this.folders.add(meta.path, slot);
@@ -257,8 +291,9 @@ export class LexicalIndex {
     this.slotOfRow.delete(rowId);
     this.slotAlive[slot] = 0;
     this.liveTokens -= this.slotLengths[slot] as number;
-    for (let entry = this.termStart[slot] as number; entry < (this.termEnd[slot] as number); entry++) {
-      const postings = this.postingsOf(this.termPool[entry] as number);
+    const { termIds } = this.rowTerms(slot);
+    for (let entry = 0; entry < termIds.length; entry++) {
+      const postings = this.postingsOf(termIds[entry] as number);
       if (postings) postings.documentFrequency--;
     }
     const meta = this.slotMeta[slot];
@@ -332,10 +367,6 @@ export class LexicalIndex {
       rowIds: this.slotRowIds,
       alive: this.slotAlive,
       lengths: this.slotLengths,
-      termStart: this.termStart,
-      termEnd: this.termEnd,
-      termPool: this.termPool,
-      weightPool: this.weightPool,
       paths: (slot) => this.slotMeta[slot] as LexicalRowMeta,
       accumulator: this.accumulator,
       scratch: () => {
@@ -377,7 +408,7 @@ export class LexicalIndex {
   /** Term ids of a row, for feedback and explanation. */
   termsOf(rowId: number): Uint32Array | undefined {
     const slot = this.slotOfRow.get(rowId);
-    return slot === undefined ? undefined : this.termPool.subarray(this.termStart[slot] as number, this.termEnd[slot] as number);
+    return slot === undefined ? undefined : this.rowTerms(slot).termIds;
   }
 
   private append(termId: number, slot: number, weighted: number): void {
@@ -426,12 +457,14 @@ export class LexicalIndex {
 
   /** Room for `entries` pool entries (doubling; a restored pool is copied out of the segment the first time). */
   private ensurePool(entries: number): void {
-    if (entries <= this.termPool.length) return;
-    const next = Math.max(entries, this.termPool.length * 2, 16_384);
+    const local = entries - this.poolBase;
+    if (local <= this.termPool.length) return;
+    const next = Math.max(local, this.termPool.length * 2, 16_384);
+    const used = this.poolUsed - this.poolBase;
     const terms = new Uint32Array(next);
-    terms.set(this.termPool.subarray(0, this.poolUsed));
+    terms.set(this.termPool.subarray(0, used));
     const weights = new Float32Array(next);
-    weights.set(this.weightPool.subarray(0, this.poolUsed));
+    weights.set(this.weightPool.subarray(0, used));
     this.termPool = terms;
     this.weightPool = weights;
   }
@@ -439,6 +472,7 @@ export class LexicalIndex {
   /** Drops dead slots by renumbering live ones; postings are rebuilt in slot order. */
   private compact(): void {
     this.materializeAll();
+    this.materializeForward();
     const remap = new Int32Array(this.slotCount).fill(-1);
     let next = 0;
     for (let slot = 0; slot < this.slotCount; slot++) if (this.slotAlive[slot]) remap[slot] = next++;

@@ -7,9 +7,9 @@ import { queryTerms } from '../../lexical/tokenize.js';
 import { openSqliteStore } from '../../store/sqlite/sqlite-store.js';
 import type { Store } from '../../store/spec.js';
 import { catalogEntry, chunk } from '../../store/test-support/store-contract.js';
-import { readSegment, SegmentError } from '../../store/segment-file.js';
+import { readSegmentHeader, SegmentError, SegmentReader } from '../../store/segment-file.js';
 import { type SegmentEvent, STORE_INSTANCE_STATE, WarmIndex, type WarmIndexOptions } from './warm-index.js';
-import { pick, random } from './test-words.js';
+import { pick, random, vocabulary } from './test-words.js';
 
 const weights = { path: 1.5, symbols: 2, heading: 1.5, body: 1 };
 const DIMENSIONS = 8;
@@ -124,14 +124,44 @@ describe('segment files', () => {
       await again.refresh();
       expect(again.fromSegment).toBe(true);
     };
+    const header = readSegmentHeader(segment);
+    if (!header) throw new Error('no segment header');
+    // Damage in what is read at open (the row and term tables): rejected at once.
     const flipped = Buffer.from(good);
-    const middle = Math.floor(flipped.length / 2);
-    flipped[middle] = (flipped[middle] as number) ^ 0xff;
+    const inTables = Math.floor((header.arrays.termOffsets.offset + header.eagerEnd) / 2);
+    flipped[inTables] = (flipped[inTables] as number) ^ 0xff;
     await attempt(flipped, /checksum/);
-    await attempt(good.subarray(0, Math.floor(good.length * 0.7)), /checksum|outside/);
+    await attempt(good.subarray(0, Math.floor(good.length * 0.7)), /truncated/);
     await attempt(Buffer.from('not a segment at all'), /not a loci segment/);
     await attempt(Buffer.from(good), /other field weights/, { weights: { ...weights, body: 2 } });
-    expect(() => readSegment(join(folder, 'index.db'))).toThrow(SegmentError);
+    expect(() => SegmentReader.open(join(folder, 'index.db'))).toThrow(SegmentError);
+
+    // Damage in what is read on demand (postings, vectors): found by the search that reads
+    // it, which rebuilds from the store and answers right; the file is deleted, then rewritten.
+    for (const [section, reason] of [
+      ['postings', /postings of term \d+ fail their checksum/],
+      ['matrix', /vectors fail their checksum/],
+    ] as const) {
+      const damaged = Buffer.from(good);
+      damaged.fill(0x7f, header[section].offset, header[section].offset + header[section].bytes);
+      writeFileSync(segment, damaged);
+      const events: SegmentEvent[] = [];
+      const warm = new WarmIndex(store, options({ onSegment: (event) => events.push(event) }));
+      await warm.refresh();
+      expect(warm.fromSegment).toBe(true);
+      const query = queryTerms(`${vocabulary[0]} ${vocabulary[1]}`);
+      const vector = Float32Array.from({ length: DIMENSIONS }, (_, index) => index - 3);
+      const lexical = await warm.guard(() => warm.searchLexical(query, 10, undefined));
+      const vectors = await warm.guard(() => warm.searchVectors(vector, 10, undefined));
+      expect(events.map((event) => event.type)).toEqual(['segment-loaded', 'segment-rejected']);
+      expect(events[1]?.reason).toMatch(reason);
+      expect(warm.fromSegment).toBe(false);
+      expect(lexical).toEqual(reference.searchLexical(query, 10, undefined));
+      expect(vectors).toEqual(reference.searchVectors(vector, 10, undefined));
+      expect(existsSync(segment)).toBe(false);
+      warm.saveGraph();
+      expect(SegmentReader.open(segment).header.rows).toBe(reference.size);
+    }
 
     // Another store (the folder's database replaced): same row ids, other rows.
     writeFileSync(segment, good);

@@ -3,7 +3,7 @@ import type { ScoredRow } from '../../store/spec.js';
 import type { RowFilter } from '../../store/filter-match.js';
 import { FolderSlots, folderOf } from './folder-slots.js';
 import { TopK } from '../../store/top-k.js';
-import type { VectorSnapshot } from '../../store/segment-file.js';
+import { SegmentError, type VectorBase, type VectorSnapshot } from '../../store/segment-file.js';
 
 export interface VectorRowMeta {
   path: string;
@@ -17,7 +17,25 @@ export type { VectorSnapshot };
  * normalised on insert, so similarity is a dot product. Removed slots are reused.
  */
 export class FlatVectorIndex {
-  private matrix: Float32Array;
+  private stored: Float32Array;
+  /** A restored matrix not read yet: read (from the segment file) by the first access. */
+  private pendingMatrix: (() => Float32Array) | undefined;
+
+  private get matrix(): Float32Array {
+    const load = this.pendingMatrix;
+    if (load) {
+      this.pendingMatrix = undefined;
+      const loaded = load();
+      if (loaded.length !== this.slotRowIds.length * this.dimensions) throw new SegmentError('the saved vectors do not match their row table');
+      this.stored = loaded;
+    }
+    return this.stored;
+  }
+
+  private set matrix(matrix: Float32Array) {
+    this.pendingMatrix = undefined;
+    this.stored = matrix;
+  }
   private slotRowIds: Float64Array;
   private readonly slotMeta: Array<VectorRowMeta | undefined> = [];
   private readonly slotOfRow = new Map<number, number>();
@@ -37,7 +55,7 @@ export class FlatVectorIndex {
     readonly dimensions: number,
     initialCapacity = 1024,
   ) {
-    this.matrix = new Float32Array(dimensions * initialCapacity);
+    this.stored = new Float32Array(dimensions * initialCapacity);
     this.slotRowIds = new Float64Array(initialCapacity).fill(-1);
   }
 
@@ -63,12 +81,11 @@ export class FlatVectorIndex {
     return { rowIds, matrix, metaIndex };
   }
 
-  /** Adopts a snapshot into this empty index (the matrix is a view until the index grows). */
-  restore(snapshot: VectorSnapshot): void {
+  /** Adopts a base into this empty index; its matrix is read when first needed (an exact scan, a vector handed to the graph). */
+  restore(snapshot: VectorBase): void {
     if (this.slotCount !== 0) throw new Error('restore() needs an empty vector index');
     const rows = snapshot.rowIds.length;
-    if (snapshot.matrix.length !== rows * this.dimensions) throw new Error('vector snapshot size does not match its dimensions');
-    this.matrix = snapshot.matrix;
+    this.pendingMatrix = snapshot.matrix;
     this.slotRowIds = new Float64Array(rows);
     this.slotRowIds.set(snapshot.rowIds);
     for (let row = 0; row < rows; row++) {
@@ -101,6 +118,10 @@ export class FlatVectorIndex {
     this.slotOfRow.set(rowId, slot);
     this.folders.add(meta.path, slot);
     this.unpack(folderOf(meta.path));
+  }
+
+  has(rowId: number): boolean {
+    return this.slotOfRow.has(rowId);
   }
 
   rowIds(): IterableIterator<number> {

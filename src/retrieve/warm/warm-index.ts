@@ -1,9 +1,10 @@
+import { rmSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import type { LexicalWeights, ScoredRow, SearchFilter, Store, TermStatistics } from '../../store/spec.js';
 import { compileFilter } from '../../store/filter-match.js';
 import { LexicalIndex } from './lexical-index.js';
 import { defaultHnswOptions, ExactOrGraphVectorIndex } from './exact-or-graph-vector-index.js';
-import { readSegment, readSegmentHeader, SegmentError, sortTerms, writeSegment } from '../../store/segment-file.js';
+import { readSegmentHeader, SegmentError, SegmentReader, sortTerms, writeSegment } from '../../store/segment-file.js';
 import { Lexicon } from './lexicon.js';
 
 /** Named store state holding a random id of the store, so a segment file is never read against another store. */
@@ -49,9 +50,11 @@ export interface WarmIndexOptions {
  * (new rows by row id, deletions by comparing live ids), so results are never stale.
  */
 export class WarmIndex {
-  private readonly termIds = new Lexicon();
-  private readonly lexical: LexicalIndex;
-  private readonly vectors: ExactOrGraphVectorIndex | undefined;
+  private termIds = new Lexicon();
+  private lexical: LexicalIndex;
+  private vectors: ExactOrGraphVectorIndex | undefined;
+  /** The segment file this index was restored from, open while parts of it are still unread. */
+  private reader: SegmentReader | undefined;
   /** Rows held without a vector (progressive phase 1, a failed embedder): their vectors may be attached later. */
   private readonly withoutVector = new Map<number, { path: string; language: string; contentHash: string }>();
   private lastLexiconId = 0;
@@ -71,15 +74,57 @@ export class WarmIndex {
     readonly options: WarmIndexOptions,
   ) {
     this.lexical = new LexicalIndex(options.weights, this.termIds);
-    this.vectors =
-      options.embedderId !== 'none' && options.dimensions > 0
-        ? new ExactOrGraphVectorIndex(options.dimensions, {
-            ...defaultHnswOptions,
-            ...(options.graphFile ? { file: options.graphFile } : {}),
-            ...(options.graphThreshold !== undefined ? { threshold: options.graphThreshold } : {}),
-            ...(options.buildGraph === false ? { build: false } : {}),
-          })
-        : undefined;
+    this.vectors = this.newVectorIndex();
+  }
+
+  private newVectorIndex(): ExactOrGraphVectorIndex | undefined {
+    const { options } = this;
+    return options.embedderId !== 'none' && options.dimensions > 0
+      ? new ExactOrGraphVectorIndex(options.dimensions, {
+          ...defaultHnswOptions,
+          ...(options.graphFile ? { file: options.graphFile } : {}),
+          ...(options.graphThreshold !== undefined ? { threshold: options.graphThreshold } : {}),
+          ...(options.buildGraph === false ? { build: false } : {}),
+        })
+      : undefined;
+  }
+
+  /**
+   * A part of the segment file read on demand turned out damaged: forget the file (and
+   * delete it, so no process reads it again) and start over from the store's rows.
+   */
+  private reset(reason: string): void {
+    const file = this.options.segmentFile;
+    this.options.onSegment?.({ type: 'segment-rejected', file: file ?? '', rows: 0, ms: 0, reason });
+    this.reader?.close();
+    this.reader = undefined;
+    if (file) rmSync(file, { force: true });
+    this.termIds = new Lexicon();
+    this.lexical = new LexicalIndex(this.options.weights, this.termIds);
+    this.vectors = this.newVectorIndex();
+    this.withoutVector.clear();
+    this.lastLexiconId = 0;
+    this.watermark = 0;
+    this.token = undefined;
+    this.segmentWatermark = -1;
+    this.changesSinceSegment = 0;
+  }
+
+  /** Runs a search; when a part of the segment read on demand is damaged, rebuilds from the store and runs it again. */
+  async guard<T>(search: () => T): Promise<T> {
+    try {
+      return search();
+    } catch (error) {
+      if (!(error instanceof SegmentError)) throw error;
+      this.reset(error.message);
+      await this.refresh();
+      return search();
+    }
+  }
+
+  /** Closes the segment file this index reads from (what is unread stays unread; later reads rebuild). */
+  close(): void {
+    this.reader?.close();
   }
 
   get size(): number {
@@ -88,7 +133,7 @@ export class WarmIndex {
 
   /** Brings the index up to date with the store; concurrent callers share one refresh. */
   refresh(): Promise<void> {
-    this.refreshing ??= this.catchUp().finally(() => {
+    this.refreshing ??= this.catchUpOrRebuild().finally(() => {
       this.refreshing = undefined;
     });
     return this.refreshing;
@@ -177,49 +222,39 @@ export class WarmIndex {
     const file = this.options.segmentFile;
     if (!file || this.instance === undefined || this.lexical.size > 0) return;
     const started = performance.now();
-    const reject = (reason: string): void => this.options.onSegment?.({ type: 'segment-rejected', file, rows: 0, ms: performance.now() - started, reason });
-    let contents: ReturnType<typeof readSegment>;
+    let reader: SegmentReader;
     try {
-      contents = readSegment(file);
+      reader = SegmentReader.open(file);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-      reject((error as Error).message);
+      this.options.onSegment?.({ type: 'segment-rejected', file, rows: 0, ms: performance.now() - started, reason: (error as Error).message });
       return;
     }
-    const { header } = contents;
-    const dimensions = this.vectors ? this.vectors.dimensions : 0;
-    if (header.storeInstance !== this.instance) {
-      reject('written from another store');
+    const mismatch = this.mismatch(reader);
+    if (mismatch) {
+      reader.close();
+      this.options.onSegment?.({ type: 'segment-rejected', file, rows: 0, ms: performance.now() - started, reason: mismatch });
       return;
     }
-    if (header.embedderId !== this.options.embedderId || header.dimensions !== dimensions) {
-      reject('written for another embedder');
-      return;
-    }
-    if (JSON.stringify(header.weights) !== JSON.stringify(this.options.weights)) {
-      reject('written with other field weights');
-      return;
-    }
-    if ((contents.vectors === undefined) !== (this.vectors === undefined)) {
-      reject('written for another embedder');
-      return;
-    }
-    try {
-      this.lexical.restore(contents.lexical);
-      if (this.vectors && contents.vectors) this.vectors.restore(contents.vectors);
-    } catch (error) {
-      if (error instanceof SegmentError) {
-        reject(error.message);
-        return;
-      }
-      throw error;
-    }
-    this.termIds.adopt(contents.lexicon);
-    for (const { rowId, meta, contentHash } of contents.pending) this.withoutVector.set(rowId, { ...meta, contentHash });
-    this.lastLexiconId = header.lastLexiconId;
-    this.watermark = header.watermark;
-    this.segmentWatermark = header.watermark;
+    this.lexical.restore(reader.lexical);
+    if (this.vectors && reader.vectors) this.vectors.restore(reader.vectors);
+    this.termIds.adopt(reader.lexicon);
+    for (const { rowId, meta, contentHash } of reader.pending) this.withoutVector.set(rowId, { ...meta, contentHash });
+    this.lastLexiconId = reader.header.lastLexiconId;
+    this.watermark = reader.header.watermark;
+    this.segmentWatermark = reader.header.watermark;
+    this.reader = reader;
+    openReaders.register(this, reader);
     this.options.onSegment?.({ type: 'segment-loaded', file, rows: this.lexical.size, ms: performance.now() - started });
+  }
+
+  /** Why a segment cannot stand for this index (another store, embedder or weights), if it cannot. */
+  private mismatch(reader: SegmentReader): string | undefined {
+    const { header } = reader;
+    if (header.storeInstance !== this.instance) return 'written from another store';
+    if (header.embedderId !== this.options.embedderId || header.dimensions !== (this.vectors ? this.vectors.dimensions : 0)) return 'written for another embedder';
+    if (JSON.stringify(header.weights) !== JSON.stringify(this.options.weights)) return 'written with other field weights';
+    return undefined;
   }
 
   searchLexical(terms: readonly string[], limit: number, filter: SearchFilter | undefined): ScoredRow[] {
@@ -236,6 +271,16 @@ export class WarmIndex {
 
   searchVectors(vector: Float32Array, limit: number, filter: SearchFilter | undefined): ScoredRow[] {
     return this.vectors ? this.vectors.search(vector, limit, compileFilter(filter)) : [];
+  }
+
+  private async catchUpOrRebuild(): Promise<void> {
+    try {
+      await this.catchUp();
+    } catch (error) {
+      if (!(error instanceof SegmentError)) throw error;
+      this.reset(error.message);
+      await this.catchUp();
+    }
   }
 
   private async catchUp(): Promise<void> {
@@ -301,6 +346,9 @@ export class WarmIndex {
     }
   }
 }
+
+/** A warm index dropped without close() still closes its segment file. */
+const openReaders = new FinalizationRegistry<SegmentReader>((reader) => reader.close());
 
 /** Rows read per step of a catch-up (a few milliseconds of work). */
 const CATCH_UP_SLICE = 1000;

@@ -10,8 +10,9 @@ export function warmRetriever(warm: WarmIndex, embedderId: string, options: { fo
   return {
     path: () => ({ index: 'memory', lexical: 'bm25', vectors: embedderId === 'none' ? 'none' : warm.usesVectorGraph ? 'graph' : 'exact' }),
     warnings: () => (embedderId !== 'none' && warm.size >= defaultHnswOptions.threshold && !vectorGraphAvailable() ? [NO_VECTOR_GRAPH_WARNING] : []),
-    lexical: async (terms, limit, filter) => warm.searchLexical(terms, limit, filter),
-    vector: async (vector, limit, filter) => warm.searchVectors(vector, limit, filter),
-    ...(options.forRanker ? { termStatistics: async (terms: string[]) => warm.termStatistics(terms), languages: async () => warm.languages() } : {}),
+    // guard(): a part of the segment file read on demand that is damaged rebuilds the index from the store.
+    lexical: (terms, limit, filter) => warm.guard(() => warm.searchLexical(terms, limit, filter)),
+    vector: (vector, limit, filter) => warm.guard(() => warm.searchVectors(vector, limit, filter)),
+    ...(options.forRanker ? { termStatistics: (terms: string[]) => warm.guard(() => warm.termStatistics(terms)), languages: async () => warm.languages() } : {}),
   };
 }
