@@ -416,13 +416,13 @@ class LociEngine implements Loci {
   }
 
   /** Where a warm index of this embedder keeps its segment file and vector graph (a one-shot engine uses a saved graph but never builds one). */
-  private cacheFiles(embedderId: string): { graphFile?: string; segmentFile?: string; buildGraph?: boolean } {
+  private cacheFiles(embedderId: string): { graphFile?: string; segmentFile?: string; buildGraph?: boolean; prefetch?: boolean } {
     const graphFile = this.graphFileFor(embedderId);
     const segment = segmentFile(this.location, embedderId);
     return {
       ...(graphFile ? { graphFile } : {}),
       ...(segment ? { segmentFile: segment } : {}),
-      ...(this.options.inMemory === false ? { buildGraph: false } : {}),
+      ...(this.options.inMemory === false ? { buildGraph: false } : { prefetch: true }),
     };
   }
 

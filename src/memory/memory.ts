@@ -278,7 +278,7 @@ export class Memory implements MemoryCore {
       dimensions: this.context.model?.dimensions ?? 0,
       ...(this.context.graphFile ? { graphFile: this.context.graphFile } : {}),
       ...(segment ? { segmentFile: segment } : {}),
-      ...(this.context.inMemory === false ? { buildGraph: false } : {}),
+      ...(this.context.inMemory === false ? { buildGraph: false } : { prefetch: true }),
     });
     const warm = this.warm;
     await warm.refresh();

@@ -37,6 +37,8 @@ export class LexicalIndex {
    */
   private poolBase = 0;
   private forward: LexicalBase | undefined;
+  /** Term ids below this were visited by prefetch(). */
+  private prefetched = 0;
   private slotRowIds = new Float64Array(1024);
   private slotLengths = new Float64Array(1024);
   private slotAlive = new Uint8Array(1024);
@@ -237,6 +239,23 @@ export class LexicalIndex {
     while (this.postings.length < termId) this.postings.push(undefined);
     this.postings[termId] = made;
     return made;
+  }
+
+  /**
+   * Reads up to `terms` more of the restored postings (a long-lived process warms itself in
+   * the background, so no later query pays a first read). False once none are left.
+   */
+  prefetch(terms: number): boolean {
+    const base = this.base;
+    if (!base) return false;
+    let done = 0;
+    for (let termId = this.prefetched; termId < base.slot.length; termId++) {
+      this.prefetched = termId + 1;
+      if ((base.slot[termId] as number) < 0) continue;
+      this.postingsOf(termId);
+      if (++done >= terms) return this.prefetched < base.slot.length;
+    }
+    return false;
   }
 
   /** Every restored term's postings read (before walking them all: snapshot, compaction). */

@@ -172,6 +172,33 @@ describe('segment files', () => {
     expect(events[0]).toMatchObject({ type: 'segment-rejected', reason: 'written from another store' });
   });
 
+  it('a long-lived index reads the rest of the segment in the background: a damaged posting is found without any search', async () => {
+    const next = random(23);
+    for (let file = 0; file < 30; file++) await writeRandomFile(next, `src/a/file${file}.ts`);
+    await new WarmIndex(store, options()).persist();
+    const header = readSegmentHeader(segment);
+    if (!header) throw new Error('no segment header');
+    const reference = new WarmIndex(store, { ...options(), segmentFile: undefined });
+    await reference.refresh();
+    // Whole: prefetched, the same answers.
+    const whole = new WarmIndex(store, options({ prefetch: true }));
+    await whole.refresh();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expectSameAnswers(whole, reference, 31);
+    // The last term's postings damaged: only a read of every term finds it.
+    const damaged = readFileSync(segment);
+    damaged.fill(0x7f, header.postings.offset + header.postings.bytes - 8, header.postings.offset + header.postings.bytes);
+    writeFileSync(segment, damaged);
+    const events: SegmentEvent[] = [];
+    const warm = new WarmIndex(store, options({ prefetch: true, onSegment: (event) => events.push(event) }));
+    await warm.refresh();
+    for (let wait = 0; wait < 100 && events.length < 2; wait++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(events.map((event) => event.type)).toEqual(['segment-loaded', 'segment-rejected']);
+    expect(events[1]?.reason).toMatch(/fail their checksum/);
+    await warm.refresh(); // rebuilt from the store
+    expectSameAnswers(warm, reference, 32);
+  });
+
   it('a store without an instance id (made before segments) gets no segment until indexing gives it one', async () => {
     await store.writeState(STORE_INSTANCE_STATE, '');
     const next = random(9);

@@ -38,6 +38,8 @@ export interface WarmIndexOptions {
   graphThreshold?: number;
   /** false: use a saved graph but never build one (one-shot processes). */
   buildGraph?: boolean;
+  /** Read the rest of a segment file in the background after loading it (long-lived processes), so no later query waits on a first read. */
+  prefetch?: boolean;
   /** Where to keep the whole index as a segment file between processes (absent: rebuilt from the store's rows). */
   segmentFile?: string;
   /** Told when a segment file is loaded, saved or rejected. */
@@ -246,6 +248,25 @@ export class WarmIndex {
     this.reader = reader;
     openReaders.register(this, reader);
     this.options.onSegment?.({ type: 'segment-loaded', file, rows: this.lexical.size, ms: performance.now() - started });
+    if (this.options.prefetch) this.prefetchInBackground();
+  }
+
+  /** Postings read a slice at a time between other work (a few milliseconds each), never keeping the process alive. */
+  private prefetchInBackground(): void {
+    const lexical = this.lexical;
+    const step = (): void => {
+      if (lexical !== this.lexical) return; // rebuilt meanwhile
+      let more: boolean;
+      try {
+        more = lexical.prefetch(PREFETCH_SLICE);
+      } catch (error) {
+        if (!(error instanceof SegmentError)) throw error;
+        this.reset(error.message); // the next refresh rebuilds from the store
+        return;
+      }
+      if (more) setTimeout(step, 0).unref();
+    };
+    setTimeout(step, 0).unref();
   }
 
   /** Why a segment cannot stand for this index (another store, embedder or weights), if it cannot. */
@@ -349,6 +370,9 @@ export class WarmIndex {
 
 /** A warm index dropped without close() still closes its segment file. */
 const openReaders = new FinalizationRegistry<SegmentReader>((reader) => reader.close());
+
+/** Terms whose postings one background step reads. */
+const PREFETCH_SLICE = 2_000;
 
 /** Rows read per step of a catch-up (a few milliseconds of work). */
 const CATCH_UP_SLICE = 1000;
