@@ -198,8 +198,11 @@ export interface SegmentContents {
 
 type Crc = (data: Uint8Array, value?: number) => number;
 const nativeCrc = (zlib as { crc32?: Crc }).crc32;
-/** CRC-32 (zlib's; a table-driven fallback where this Node has none). */
-const crc32: Crc = nativeCrc ?? fallbackCrc;
+/**
+ * CRC-32 (zlib's; a table-driven fallback where this Node has none). Empty input leaves the
+ * running value as it is: Node's crc32 returns 0 for an empty view of an empty buffer.
+ */
+const crc32: Crc = (data, value = 0) => (data.length === 0 ? value : (nativeCrc ?? fallbackCrc)(data, value));
 
 let table: Uint32Array | undefined;
 function fallbackCrc(data: Uint8Array, value = 0): number {

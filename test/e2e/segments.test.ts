@@ -1,8 +1,11 @@
-import { readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SegmentReader } from '../../src/store/segment-file.js';
 import { runLoci } from '../support/run-cli.js';
 import { writeSampleRepo } from '../support/sample-repo.js';
 
@@ -73,5 +76,25 @@ describe('segment files through the CLI', () => {
     expect(JSON.parse(gc.stdout).removedGraphFiles).toEqual(['segment-0123456789ab.seg']);
     expect(segments()).toEqual([segments()[0]]);
     expect(segments()).toHaveLength(1);
+  });
+
+  it('kill -9 in the middle of writing a segment leaves the last whole file in place (the half-written one stays a .tmp)', async () => {
+    const folder = join(workspace, 'kill');
+    mkdirSync(folder);
+    const file = join(folder, 'segment-0123456789ab.seg');
+    const child = spawn(process.execPath, [fileURLToPath(new URL('../support/segment-writer-child.mjs', import.meta.url)), file, '200000'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    // Wait until a whole file exists and the next write is under way (bounded: 60 s).
+    const deadline = Date.now() + 60_000;
+    const temporary = () => readdirSync(folder).filter((name) => name.endsWith('.tmp'));
+    while (Date.now() < deadline && !(existsSync(file) && temporary().length > 0 && statSync(join(folder, temporary()[0] as string)).size > 1_000_000))
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    child.kill('SIGKILL');
+    await exited;
+    expect(temporary()).toHaveLength(1); // killed mid-write: the half-written file is left behind
+    const reader = SegmentReader.open(file); // the last whole file: opens and passes every checksum
+    reader.verifyAll();
+    expect(reader.header.rows).toBe(200_000);
+    reader.close();
   });
 });

@@ -199,6 +199,21 @@ describe('segment files', () => {
     expectSameAnswers(warm, reference, 32);
   });
 
+  it('a lexical-only index (no embedder) round-trips too', async () => {
+    const next = random(29);
+    for (let file = 0; file < 20; file++) await writeRandomFile(next, `src/${file % 2 ? 'a' : 'b'}/file${file}.ts`, false);
+    const lexicalOnly = { ...options(), embedderId: 'none', dimensions: 0 };
+    await new WarmIndex(store, lexicalOnly).persist();
+    const loaded = new WarmIndex(store, lexicalOnly);
+    await loaded.refresh();
+    expect(loaded.fromSegment).toBe(true);
+    const fresh = new WarmIndex(store, { ...lexicalOnly, segmentFile: undefined });
+    await fresh.refresh();
+    const terms = queryTerms(`${vocabulary[0]} ${vocabulary[3]} ${vocabulary[9]}`);
+    expect(loaded.searchLexical(terms, 10, undefined)).toEqual(fresh.searchLexical(terms, 10, undefined));
+    expect(loaded.searchLexical(terms, 10, undefined).length).toBeGreaterThan(0);
+  });
+
   it('a store without an instance id (made before segments) gets no segment until indexing gives it one', async () => {
     await store.writeState(STORE_INSTANCE_STATE, '');
     const next = random(9);
