@@ -124,7 +124,15 @@ class LociEngine implements Loci {
     const { runInWorker, workerAvailable } = await import('../indexing/worker/run-in-worker.js');
     if (workerWorthIt && this.canUseWorker(workerAvailable)) {
       const onProgress = runOptions.onProgress;
-      const workerJob: WorkerJob = { ...job, location: this.location, env: { ...(this.options.env ?? {}) }, niceness: this.config.indexing.workerNiceness };
+      // A batch of paths merges the segment file in the worker, once the store has moved far from it.
+      const segment = job.paths ? segmentFile(this.location, this.searchModel?.model ? embedderIdOf(this.searchModel.model) : 'none') : undefined;
+      const workerJob: WorkerJob = {
+        ...job,
+        ...(segment ? { segmentFile: segment, mergePastThreshold: true } : {}),
+        location: this.location,
+        env: { ...(this.options.env ?? {}) },
+        niceness: this.config.indexing.workerNiceness,
+      };
       return runInWorker(workerJob, {
         ...pickRun(runOptions),
         memoryMb: this.config.indexing.workerMemoryMb,

@@ -25,6 +25,11 @@ export interface IndexJobSpec {
   graphFile?: string;
   /** Save the index as a segment file here after a run that changed files, so the next process starts from it. */
   segmentFile?: string;
+  /**
+   * Rewrite the segment file only once the store has moved far from it (the watcher's
+   * batches, run in the worker: the merge happens off the main thread, not at every batch).
+   */
+  mergePastThreshold?: boolean;
   /** The embedder as the user named it (`static`, `openai:…`, `none`), recorded for later searches. */
   embedderSpec: string;
 }
@@ -83,8 +88,25 @@ export async function runIndexJob(spec: IndexJobSpec, resources: IndexJobResourc
   const summary = spec.paths
     ? await indexPaths({ ...base, paths: spec.paths })
     : await indexFolder({ ...base, progressive: spec.progressive && model !== undefined, keepUnreferenced: config.cache.maxUnreferencedVectors });
-  if ((spec.graphFile || spec.segmentFile) && summary.files.indexed + summary.files.removed > 0) await saveWarmIndex(spec, resources, embedderId, model?.dimensions ?? 0);
+  if (summary.files.indexed + summary.files.removed > 0) {
+    if (spec.mergePastThreshold) await mergeSegment(spec, resources, embedderId, model?.dimensions ?? 0);
+    else if (spec.graphFile || spec.segmentFile) await saveWarmIndex(spec, resources, embedderId, model?.dimensions ?? 0);
+  }
   return summary;
+}
+
+/**
+ * After a batch of paths: reads the segment file, catches up with the store and rewrites it
+ * only past the change threshold (no graph is built or saved here).
+ */
+async function mergeSegment(spec: IndexJobSpec, resources: IndexJobResources, embedderId: string, dimensions: number): Promise<void> {
+  if (!spec.segmentFile) return;
+  const warm = new WarmIndex(resources.store, { weights: spec.config.search.fieldWeights, embedderId, dimensions, segmentFile: spec.segmentFile, buildGraph: false });
+  try {
+    await warm.persist({ pastThresholdOnly: true });
+  } finally {
+    warm.close();
+  }
 }
 
 /**

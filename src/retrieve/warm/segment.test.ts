@@ -238,9 +238,20 @@ describe('segment files', () => {
     await warm.refresh();
     warm.saveGraph();
     expect(readFileSync(segment).equals(good)).toBe(true);
-    // After indexing (persist), it does.
+    // Nor does a watcher batch's merge (persist past the threshold only) ...
+    await warm.persist({ pastThresholdOnly: true });
+    expect(readFileSync(segment).equals(good)).toBe(true);
+    // ... until the store has moved far from the file (1,000 rows or 5 %).
+    const merging = new WarmIndex(store, options());
+    await merging.refresh();
+    for (let file = 0; file < 700; file++) await writeRandomFile(next, `src/b/late${file}.ts`);
+    await merging.persist({ pastThresholdOnly: true });
+    const merged = readFileSync(segment);
+    expect(merged.equals(good)).toBe(false);
+    // After indexing (persist), it is rewritten whenever the store is newer.
+    await writeRandomFile(next, 'src/a/later.ts');
     await warm.persist();
-    expect(readFileSync(segment).equals(good)).toBe(false);
+    expect(readFileSync(segment).equals(merged)).toBe(false);
     expect(readdirSync(folder).filter((name) => name.endsWith('.tmp'))).toEqual(['segment.seg.4242.abcdef.tmp']);
   });
 });

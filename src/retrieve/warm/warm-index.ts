@@ -147,11 +147,11 @@ export class WarmIndex {
   }
 
   /** Catches up with the store, then saves what is expensive to rebuild (the segment file, the HNSW graph) for the next process, if it changed. */
-  async persist(): Promise<void> {
+  async persist(options: { pastThresholdOnly?: boolean } = {}): Promise<void> {
     await this.refresh();
     if (this.options.segmentFile && this.instance === undefined) this.instance = (await this.store.readState(STORE_INSTANCE_STATE)) || undefined;
     this.vectors?.persist();
-    this.saveSegment(true);
+    this.saveSegment(!options.pastThresholdOnly);
   }
 
   /**
