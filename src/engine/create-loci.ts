@@ -186,8 +186,7 @@ class LociEngine implements Loci {
     const store = await this.openStore(true);
     const { model } = await this.indexingModel(store);
     const [{ indexDocuments }, { CHUNKER_FINGERPRINT }] = await Promise.all([import('../indexing/index-documents.js'), import('../chunk/index.js')]);
-    // The segment file is written by the first process that searches and closes (a documents
-    // run does not read its rows back); it is checked against this id.
+    // The segment file written after the run is checked against this id.
     await ensureStoreInstance(store);
     const embedderId = model ? embedderIdOf(model) : 'none';
     const summary = await indexDocuments({ documents, store, model, embedderId, chunker: CHUNKER_FINGERPRINT, chunking: this.config.chunking, ...runOptions });
@@ -202,7 +201,11 @@ class LociEngine implements Loci {
               dimensions: model?.dimensions ?? 0,
               ...this.cacheFiles(embedderId),
             });
-      await warm.persist();
+      try {
+        await warm.persist();
+      } finally {
+        if (warm !== this.warm) warm.close();
+      }
     }
     return summary;
   }
@@ -393,6 +396,7 @@ class LociEngine implements Loci {
     } catch {
       // Only a cache: the next process rebuilds it.
     }
+    warm?.close();
     const memory = this.memoryHandle;
     this.memoryHandle = undefined;
     await store?.close();
@@ -410,6 +414,7 @@ class LociEngine implements Loci {
   private async openStore(create: boolean): Promise<Store> {
     if (this.store && (this.storeWritable || !create || this.location.kind === 'instance')) return this.store;
     if (this.store) await this.store.close();
+    this.warm?.close();
     this.warm = undefined;
     this.store = await openStore(this.location, { create });
     this.storeWritable = create;

@@ -126,5 +126,9 @@ async function saveWarmIndex(spec: IndexJobSpec, resources: IndexJobResources, e
         ...(spec.graphFile ? { graphFile: spec.graphFile } : {}),
         ...(spec.segmentFile ? { segmentFile: spec.segmentFile } : {}),
       });
-  await warm.persist();
+  try {
+    await warm.persist();
+  } finally {
+    if (!resources.warmIndex) warm.close(); // a transient one: its segment file is not read again
+  }
 }

@@ -401,7 +401,15 @@ export function readSegmentHeader(file: string): SegmentHeader | undefined {
   }
 }
 
-export class SegmentError extends Error {}
+export class SegmentError extends Error {
+  /** false: nothing is wrong with the file (this reader was closed), so it must not be deleted. */
+  readonly damaged: boolean;
+
+  constructor(message: string, options: { damaged?: boolean } = {}) {
+    super(message);
+    this.damaged = options.damaged ?? true;
+  }
+}
 
 /**
  * An open segment: the eager region read and checked at open, the rest read on demand (see
@@ -533,7 +541,7 @@ export class SegmentReader {
   }
 
   private read(position: number, length: number): Uint8Array {
-    if (this.fd === undefined) throw new SegmentError('the segment file was closed');
+    if (this.fd === undefined) throw new SegmentError('the segment file was closed', { damaged: false });
     const bytes = new Uint8Array(new ArrayBuffer(length));
     let done = 0;
     while (done < length) {

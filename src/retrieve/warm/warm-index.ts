@@ -95,12 +95,12 @@ export class WarmIndex {
    * A part of the segment file read on demand turned out damaged: forget the file (and
    * delete it, so no process reads it again) and start over from the store's rows.
    */
-  private reset(reason: string): void {
+  private reset(error: SegmentError): void {
     const file = this.options.segmentFile;
-    this.options.onSegment?.({ type: 'segment-rejected', file: file ?? '', rows: 0, ms: 0, reason });
+    this.options.onSegment?.({ type: 'segment-rejected', file: file ?? '', rows: 0, ms: 0, reason: error.message });
     this.reader?.close();
     this.reader = undefined;
-    if (file) rmSync(file, { force: true });
+    if (file && error.damaged) rmSync(file, { force: true });
     this.termIds = new Lexicon();
     this.lexical = new LexicalIndex(this.options.weights, this.termIds);
     this.vectors = this.newVectorIndex();
@@ -118,7 +118,7 @@ export class WarmIndex {
       return search();
     } catch (error) {
       if (!(error instanceof SegmentError)) throw error;
-      this.reset(error.message);
+      this.reset(error);
       await this.refresh();
       return search();
     }
@@ -261,7 +261,7 @@ export class WarmIndex {
         more = lexical.prefetch(PREFETCH_SLICE);
       } catch (error) {
         if (!(error instanceof SegmentError)) throw error;
-        this.reset(error.message); // the next refresh rebuilds from the store
+        this.reset(error); // the next refresh rebuilds from the store
         return;
       }
       if (more) setTimeout(step, 0).unref();
@@ -299,7 +299,7 @@ export class WarmIndex {
       await this.catchUp();
     } catch (error) {
       if (!(error instanceof SegmentError)) throw error;
-      this.reset(error.message);
+      this.reset(error);
       await this.catchUp();
     }
   }
