@@ -2,7 +2,8 @@
 // one-shot `loci search` (a new process: load, open the store, embed the query, rank, print)
 // on a repository. Runs alternate (A B C A B C …) so a drifting machine hits each alike; medians.
 // Usage: node bench/cli-start.mjs --repo DIR [--runs 15] [--json]   (DIR indexed first if needed)
-//        node bench/cli-start.mjs --smoke                           (a copy of loci's own src/)
+//        node bench/cli-start.mjs --self [--runs 15]                (a copy of loci's own src/)
+//        node bench/cli-start.mjs --smoke                           (the same, 3 runs)
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,13 +12,14 @@ import { argument, createReporter, machine, summarize } from './lib/report.mjs';
 
 const reporter = createReporter();
 const smoke = process.argv.includes('--smoke');
+const self = smoke || process.argv.includes('--self');
 const runs = Number(argument('runs', smoke ? '3' : '15'));
 const cli = new URL('../dist/interfaces/cli/main.js', import.meta.url).pathname;
 let work;
 let repo = argument('repo', '');
 if (!repo) {
-  if (!smoke) {
-    process.stderr.write('cli-start: pass --repo DIR (e.g. a clone of vuejs/core), or --smoke\n');
+  if (!self) {
+    process.stderr.write('cli-start: pass --repo DIR (e.g. a clone of vuejs/core), --self or --smoke\n');
     process.exit(2);
   }
   work = mkdtempSync(join(tmpdir(), 'loci-bench-start-'));

@@ -67,11 +67,12 @@ const steps = smoke
         ['peers.mjs', '--sizes', '10000,100000', '--queries', '100', '--engines', 'loci,lancedb,sqlite,usearch'],
         ['peers.mjs', '--sizes', '10000', '--queries', '100', '--engines', 'loci,orama,minisearch'],
         ['index-repo.mjs', '--files', '10000'],
+        // CLI start beside `node -e 0` (and a one-shot search) on a repository, loci's own sources without one.
+        ['cli-start.mjs', ...(repo ? ['--repo', repo] : ['--self'])],
         ...(repo
           ? [
               ['search-during-index.mjs', '--repo', repo],
               ['console-search.mjs', '--repo', repo],
-              ['cli-start.mjs', '--repo', repo],
             ]
           : []),
       ];
