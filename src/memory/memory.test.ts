@@ -271,3 +271,30 @@ describe('lifecycle', () => {
     expect(hit?.record.text).toBe('persisted memory about gardening');
   });
 });
+
+describe('memory segment file', () => {
+  it('a closing engine saves memory as a segment; the next one recalls from it (one-shot CLI-like and long-lived engines) with the same answers', async () => {
+    const topics = ['fire attack', 'ice shield', 'poison dart', 'healing potion', 'stealth move'];
+    for (let record = 0; record < 60; record++) {
+      const topic = topics[record % topics.length] as string;
+      await memory.add({ namespace: `agent/${record % 3}`, text: `Record ${record}: the player used the ${topic} in level ${record % 7}` });
+    }
+    const queries = ['fire attack', 'healing potion in level 3', 'stealth'];
+    const firstAnswers = [];
+    for (const query of queries) firstAnswers.push((await memory.recall(query, { topK: 8 })).map((hit) => [hit.record.id, hit.score.toFixed(6)]));
+    await loci.close();
+    const store = join(workspace, '.loci');
+    const { readdirSync } = await import('node:fs');
+    expect(readdirSync(store).filter((name) => /^memory-segment-[0-9a-f]{12}\.seg$/.test(name))).toHaveLength(1);
+    for (const inMemory of [false, true]) {
+      const next = createLoci({ root: workspace, inMemory });
+      const again = await next.memory();
+      for (const [index, query] of queries.entries()) {
+        const hits = (await again.recall(query, { topK: 8 })).map((hit) => [hit.record.id, hit.score.toFixed(6)]);
+        expect(hits).toEqual(firstAnswers[index]);
+      }
+      await next.close();
+    }
+    loci = createLoci({ root: workspace }); // for afterEach
+  });
+});
