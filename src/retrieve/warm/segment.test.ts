@@ -7,7 +7,7 @@ import { queryTerms } from '../../lexical/tokenize.js';
 import { openSqliteStore } from '../../store/sqlite/sqlite-store.js';
 import type { Store } from '../../store/spec.js';
 import { catalogEntry, chunk } from '../../store/test-support/store-contract.js';
-import { readSegmentHeader, SegmentError, SegmentReader } from '../../store/segment-file.js';
+import { readSegmentHeader, SegmentError, SegmentReader, sortTerms, writeSegment } from '../../store/segment-file.js';
 import { type SegmentEvent, STORE_INSTANCE_STATE, WarmIndex, type WarmIndexOptions } from './warm-index.js';
 import { pick, random, vocabulary } from './test-words.js';
 
@@ -197,6 +197,44 @@ describe('segment files', () => {
     expect(events[1]?.reason).toMatch(/fail their checksum/);
     await warm.refresh(); // rebuilt from the store
     expectSameAnswers(warm, reference, 32);
+  });
+
+  it('a planted file with a valid checksum but ids beyond the store (which would size arrays by them) is rejected, not followed', async () => {
+    await writeRandomFile(random(41), 'src/a/one.ts', false);
+    const planted = (lastLexiconId: number, termId: number) =>
+      writeSegment(segment, {
+        header: { storeInstance: 'store-a', embedderId: 'none', dimensions: 0, weights, watermark: 1, lastLexiconId },
+        lexical: {
+          rowIds: Float64Array.of(1),
+          lengths: Float64Array.of(1),
+          termOffsets: Uint32Array.of(0, 1),
+          termIds: Uint32Array.of(termId),
+          weighted: Float32Array.of(1),
+          metaIndex: Uint32Array.of(0),
+          metas: [{ path: 'src/a/one.ts', language: 'typescript' }],
+          postingTerms: Uint32Array.of(termId),
+          postingOffsets: Uint32Array.of(0, 1),
+          postingSlots: Int32Array.of(0),
+          postingWeighted: Float32Array.of(1),
+          postingMax: Float32Array.of(1),
+        },
+        vectors: undefined,
+        lexicon: sortTerms([['planted', termId]]),
+        pending: [],
+      });
+    const lexicalOnly = { ...options(), embedderId: 'none', dimensions: 0 };
+    for (const [lastLexiconId, termId, reason] of [
+      [5, 2 ** 31, /posting terms|lexicon ids/], // an id past the header's own bound
+      [2 ** 31, 2 ** 31, /not the store's/], // a bound the store does not have
+    ] as const) {
+      planted(lastLexiconId, termId);
+      const events: SegmentEvent[] = [];
+      const warm = new WarmIndex(store, { ...lexicalOnly, onSegment: (event) => events.push(event) });
+      await warm.refresh();
+      expect(warm.fromSegment).toBe(false);
+      expect(events[0]?.reason).toMatch(reason);
+      expect(warm.size).toBeGreaterThan(0); // built from the store instead
+    }
   });
 
   it('a lexical-only index (no embedder) round-trips too', async () => {

@@ -220,7 +220,7 @@ export class WarmIndex {
   }
 
   /** Adopts the segment file, if it is whole and was written from this store with these settings. */
-  private loadSegment(): void {
+  private async loadSegment(): Promise<void> {
     const file = this.options.segmentFile;
     if (!file || this.instance === undefined || this.lexical.size > 0) return;
     const started = performance.now();
@@ -232,7 +232,11 @@ export class WarmIndex {
       this.options.onSegment?.({ type: 'segment-rejected', file, rows: 0, ms: performance.now() - started, reason: (error as Error).message });
       return;
     }
-    const mismatch = this.mismatch(reader);
+    // The file's last lexicon id must be one the store has: ids size in-memory arrays, so a
+    // file claiming more than the store holds is not trusted.
+    const lastTerm = reader.header.lastLexiconId;
+    const lexiconKnown = lastTerm === 0 || (await this.store.readLexicon(lastTerm - 1))[0]?.[0] === lastTerm;
+    const mismatch = this.mismatch(reader) ?? (lexiconKnown ? undefined : "its lexicon is not the store's");
     if (mismatch) {
       reader.close();
       this.options.onSegment?.({ type: 'segment-rejected', file, rows: 0, ms: performance.now() - started, reason: mismatch });
@@ -311,7 +315,7 @@ export class WarmIndex {
       this.segmentTried = true;
       if (this.options.segmentFile) {
         this.instance = (await this.store.readState(STORE_INSTANCE_STATE)) || undefined;
-        this.loadSegment();
+        await this.loadSegment();
       }
     }
     // New rows in slices, giving the event loop a turn between them: a catch-up after a big

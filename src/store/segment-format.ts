@@ -1,0 +1,222 @@
+// The segment file format: what a segment holds, its layout, and its checksums (read by segment-file.ts, written by segment-writer.ts).
+import * as zlib from 'node:zlib';
+import type { LexicalWeights } from './spec.js';
+
+/** A row's path and language, shared by its slots in the lexical and the vector index. */
+export interface SegmentRowMeta {
+  path: string;
+  language: string;
+}
+
+/**
+ * A lexical index as flat arrays (live rows only, renumbered 0..n-1 in slot order). A
+ * reader adopts the arrays as they are (views, no copy): a row's terms and a term's
+ * postings are slices of one array each.
+ */
+export interface LexicalSnapshot {
+  rowIds: Float64Array;
+  lengths: Float64Array;
+  /** Row r's terms are termIds[termOffsets[r] .. termOffsets[r + 1]] (sorted), with their weighted frequencies. */
+  termOffsets: Uint32Array;
+  termIds: Uint32Array;
+  weighted: Float32Array;
+  /** Row r's metadata is metas[metaIndex[r]] (one entry per distinct path and language). */
+  metaIndex: Uint32Array;
+  metas: SegmentRowMeta[];
+  /** Term postingTerms[t]'s postings are postingSlots/postingWeighted[postingOffsets[t] .. postingOffsets[t + 1]]. */
+  postingTerms: Uint32Array;
+  postingOffsets: Uint32Array;
+  postingSlots: Int32Array;
+  postingWeighted: Float32Array;
+  /** The largest weighted frequency in each term's postings (its MaxScore bound). */
+  postingMax: Float32Array;
+}
+
+/** A lexicon as a table sorted by the terms' UTF-8 bytes: term i is bytes[offsets[i] .. offsets[i + 1]], its id ids[i]. */
+export interface SortedTerms {
+  bytes: Buffer;
+  offsets: Uint32Array;
+  ids: Uint32Array;
+}
+
+/** Builds the sorted table of a lexicon (at save time: one sort of the terms' bytes). */
+export function sortTerms(entries: ReadonlyArray<readonly [string, number]>): SortedTerms {
+  const encoded = entries.map(([term, id]) => ({ bytes: Buffer.from(term, 'utf8'), id }));
+  encoded.sort((a, b) => Buffer.compare(a.bytes, b.bytes));
+  const offsets = new Uint32Array(encoded.length + 1);
+  let total = 0;
+  encoded.forEach((entry, index) => {
+    total += entry.bytes.length;
+    offsets[index + 1] = total;
+  });
+  const bytes = Buffer.allocUnsafe(total);
+  encoded.forEach((entry, index) => entry.bytes.copy(bytes, offsets[index] as number));
+  return { bytes, offsets, ids: Uint32Array.from(encoded, (entry) => entry.id) };
+}
+
+/** Live vectors as flat arrays (normalised, in slot order). */
+export interface VectorSnapshot {
+  rowIds: Float64Array;
+  /** rowIds.length × dimensions. */
+  matrix: Float32Array;
+  /** Row r's metadata is metas[metaIndex[r]]. */
+  metaIndex: Uint32Array;
+  metas: SegmentRowMeta[];
+}
+
+/** What a reader restores a lexical index from: the row and term tables, and the postings and row terms read on demand. */
+export interface LexicalBase {
+  rowIds: Float64Array;
+  lengths: Float64Array;
+  termOffsets: Uint32Array;
+  metaIndex: Uint32Array;
+  metas: SegmentRowMeta[];
+  postingTerms: Uint32Array;
+  postingOffsets: Uint32Array;
+  postingMax: Float32Array;
+  /** Term postingTerms[index]'s postings (slot order). */
+  postings(index: number): { slots: Int32Array; weighted: Float32Array };
+  /** Row `row`'s sorted terms and weighted frequencies. */
+  rowTerms(row: number): { termIds: Uint32Array; weighted: Float32Array };
+  /** Every row's terms at once (termOffsets index them). */
+  allRowTerms(): { termIds: Uint32Array; weighted: Float32Array };
+}
+
+/** What a reader restores a vector index from: the matrix is read when first needed. */
+export interface VectorBase {
+  rowIds: Float64Array;
+  metaIndex: Uint32Array;
+  metas: SegmentRowMeta[];
+  matrix(): Float32Array;
+}
+
+/**
+ * A warm index saved as one immutable file beside the SQLite catalog. SQLite stays the
+ * source of truth: the file says up to which row id it holds the store (`watermark`), and
+ * the reader catches up with everything committed after that. A file that is damaged, of
+ * another format, of another store or of other settings is ignored and rebuilt; it is
+ * written whole to a temporary name and renamed, so a crash mid-write leaves the last good
+ * file in place.
+ *
+ * Opening reads only what every search needs (row table, term table with each term's
+ * posting range and MaxScore bound, the lexicon sorted by bytes, row metadata): about a
+ * tenth of the file. A term's postings are read (and checked against their own CRC) when a
+ * query first uses the term, a row's terms when the row is removed, and the vector matrix
+ * when an exact vector scan first needs it; the file descriptor stays open, so a file
+ * replaced meanwhile by another process (a rename) does not change what this reader sees.
+ *
+ * Layout (little-endian): "LOCISEG3", u32 header bytes, u32 CRC-32 of the eager region
+ * (everything from byte 16 up to `eagerEnd`), the header as JSON, the eager arrays and the
+ * strings JSON, then three sections: postings (per term: slots i32 × df, then weights
+ * f32 × df), row terms (per row: term ids u32 × len, then weights f32 × len) and the
+ * vector matrix (f32). Arrays start 8-byte aligned.
+ */
+export const MAGIC = 'LOCISEG3';
+export const PREFIX = 16;
+export const SEGMENT_VERSION = 3;
+
+export interface SegmentHeader {
+  version: number;
+  /** The store the rows come from (a random id kept in the store's state). */
+  storeInstance: string;
+  embedderId: string;
+  dimensions: number;
+  weights: LexicalWeights;
+  /** Every row with a smaller or equal id that was live when saved is in the file. */
+  watermark: number;
+  /** The lexicon is held up to this id. */
+  lastLexiconId: number;
+  rows: number;
+  vectors: number;
+  /** Byte offset and element count of each eager array. */
+  arrays: Record<ArrayName, { offset: number; length: number }>;
+  /** Byte offset and length of the JSON with the strings (paths, pending vectors). */
+  strings: { offset: number; length: number };
+  /** End of the eager region (what the prefix CRC covers). */
+  eagerEnd: number;
+  postings: { offset: number; bytes: number };
+  forward: { offset: number; bytes: number; crc: number };
+  matrix: { offset: number; bytes: number; crc: number };
+}
+
+export type ArrayName = keyof typeof ARRAY_TYPES;
+
+/** The eager arrays, in file order. */
+export const ARRAY_TYPES = {
+  rowIds: Float64Array,
+  lengths: Float64Array,
+  termOffsets: Uint32Array,
+  metaIndex: Uint32Array,
+  postingTerms: Uint32Array,
+  postingOffsets: Uint32Array,
+  postingMax: Float32Array,
+  postingCrc: Uint32Array,
+  vectorRowIds: Float64Array,
+  vectorMetaIndex: Uint32Array,
+  lexiconOffsets: Uint32Array,
+  lexiconIds: Uint32Array,
+  lexiconBytes: Uint8Array,
+} as const;
+
+export type Arrays = {
+  [name in ArrayName]: (typeof ARRAY_TYPES)[name] extends Float64ArrayConstructor
+    ? Float64Array
+    : (typeof ARRAY_TYPES)[name] extends Float32ArrayConstructor
+      ? Float32Array
+      : (typeof ARRAY_TYPES)[name] extends Uint8ArrayConstructor
+        ? Uint8Array
+        : Uint32Array;
+};
+
+export interface Strings {
+  metas: Array<[string, string]>;
+  /** Rows held without a vector: row id, path, language, content hash. */
+  pending: Array<[number, string, string, string]>;
+}
+
+export interface SegmentContents {
+  header: Omit<SegmentHeader, 'arrays' | 'strings' | 'version' | 'rows' | 'vectors' | 'eagerEnd' | 'postings' | 'forward' | 'matrix'>;
+  lexical: LexicalSnapshot;
+  vectors: VectorSnapshot | undefined;
+  lexicon: SortedTerms;
+  pending: Array<{ rowId: number; meta: SegmentRowMeta; contentHash: string }>;
+}
+
+type Crc = (data: Uint8Array, value?: number) => number;
+const nativeCrc = (zlib as { crc32?: Crc }).crc32;
+/**
+ * CRC-32 (zlib's; a table-driven fallback where this Node has none). Empty input leaves the
+ * running value as it is: Node's crc32 returns 0 for an empty view of an empty buffer.
+ */
+export const crc32: Crc = (data, value = 0) => (data.length === 0 ? value : (nativeCrc ?? fallbackCrc)(data, value));
+
+let table: Uint32Array | undefined;
+function fallbackCrc(data: Uint8Array, value = 0): number {
+  if (!table) {
+    table = new Uint32Array(256);
+    for (let n = 0; n < 256; n++) {
+      let c = n;
+      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+      table[n] = c >>> 0;
+    }
+  }
+  let crc = (value ^ 0xffffffff) >>> 0;
+  for (let index = 0; index < data.length; index++) crc = ((table[(crc ^ (data[index] as number)) & 0xff] as number) ^ (crc >>> 8)) >>> 0;
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+export const bytesOf = (array: ArrayBufferView): Uint8Array => new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
+
+export class SegmentError extends Error {
+  /** false: nothing is wrong with the file (this reader was closed), so it must not be deleted. */
+  readonly damaged: boolean;
+
+  constructor(message: string, options: { damaged?: boolean } = {}) {
+    super(message);
+    this.damaged = options.damaged ?? true;
+  }
+}
+
+export function align(offset: number): number {
+  return Math.ceil(offset / 8) * 8;
+}

@@ -1,0 +1,168 @@
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { align, ARRAY_TYPES, type ArrayName, type Arrays, bytesOf, crc32, MAGIC, PREFIX, SEGMENT_VERSION, type SegmentContents, type SegmentHeader, type Strings } from './segment-format.js';
+
+/** Buffered sequential writes with a running position. */
+class Output {
+  private readonly buffer = Buffer.allocUnsafe(1 << 22);
+  private used = 0;
+  position = 0;
+
+  constructor(private readonly fd: number) {}
+
+  write(bytes: Uint8Array): void {
+    this.position += bytes.length;
+    if (bytes.length > this.buffer.length) {
+      this.flush();
+      writeAll(this.fd, bytes);
+      return;
+    }
+    if (this.used + bytes.length > this.buffer.length) this.flush();
+    this.buffer.set(bytes, this.used);
+    this.used += bytes.length;
+  }
+
+  pad(): void {
+    const extra = align(this.position) - this.position;
+    if (extra > 0) this.write(new Uint8Array(extra));
+  }
+
+  flush(): void {
+    if (this.used > 0) writeAll(this.fd, this.buffer.subarray(0, this.used));
+    this.used = 0;
+  }
+}
+
+/** Writes a segment to `file` (mode 0600) through a temporary file and a rename; returns its size in bytes. */
+export function writeSegment(file: string, contents: SegmentContents): number {
+  const { lexical, vectors } = contents;
+  const strings: Strings = {
+    metas: lexical.metas.map((meta) => [meta.path, meta.language]),
+    pending: contents.pending.map(({ rowId, meta, contentHash }) => [rowId, meta.path, meta.language, contentHash]),
+  };
+  const terms = lexical.postingTerms.length;
+  const postingCrc = new Uint32Array(terms);
+  for (let index = 0; index < terms; index++) {
+    const start = lexical.postingOffsets[index] as number;
+    const end = lexical.postingOffsets[index + 1] as number;
+    postingCrc[index] = crc32(bytesOf(lexical.postingWeighted.subarray(start, end)), crc32(bytesOf(lexical.postingSlots.subarray(start, end))));
+  }
+  const arrays: Arrays = {
+    rowIds: lexical.rowIds,
+    lengths: lexical.lengths,
+    termOffsets: lexical.termOffsets,
+    metaIndex: lexical.metaIndex,
+    postingTerms: lexical.postingTerms,
+    postingOffsets: lexical.postingOffsets,
+    postingMax: lexical.postingMax,
+    postingCrc,
+    vectorRowIds: vectors?.rowIds ?? new Float64Array(0),
+    vectorMetaIndex: vectors?.metaIndex ?? new Uint32Array(0),
+    lexiconOffsets: contents.lexicon.offsets,
+    lexiconIds: contents.lexicon.ids,
+    lexiconBytes: contents.lexicon.bytes,
+  };
+  const stringBytes = Buffer.from(JSON.stringify(strings));
+  // Offsets relative to the body (after prefix and header), fixed up once the header's size is known.
+  let offset = 0;
+  const placed = {} as SegmentHeader['arrays'];
+  for (const name of Object.keys(ARRAY_TYPES) as ArrayName[]) {
+    placed[name] = { offset, length: arrays[name].length };
+    offset = align(offset + arrays[name].byteLength);
+  }
+  const stringsAt = offset;
+  const eagerEnd = align(stringsAt + stringBytes.length);
+  const postingBytes = 8 * lexical.postingSlots.length;
+  const forwardAt = eagerEnd + postingBytes;
+  const forwardBytes = 8 * lexical.termIds.length;
+  const matrixAt = forwardAt + forwardBytes;
+  const matrix = vectors?.matrix ?? new Float32Array(0);
+  let forwardCrc = 0;
+  for (let row = 0; row < lexical.rowIds.length; row++) {
+    const start = lexical.termOffsets[row] as number;
+    const end = lexical.termOffsets[row + 1] as number;
+    forwardCrc = crc32(bytesOf(lexical.weighted.subarray(start, end)), crc32(bytesOf(lexical.termIds.subarray(start, end)), forwardCrc));
+  }
+  const matrixCrc = crc32(bytesOf(matrix));
+  const draft = (base: number): Buffer =>
+    Buffer.from(
+      JSON.stringify({
+        ...contents.header,
+        version: SEGMENT_VERSION,
+        rows: lexical.rowIds.length,
+        vectors: vectors?.rowIds.length ?? 0,
+        arrays: Object.fromEntries(Object.entries(placed).map(([name, at]) => [name, { offset: at.offset + base, length: at.length }])) as SegmentHeader['arrays'],
+        strings: { offset: stringsAt + base, length: stringBytes.length },
+        eagerEnd: eagerEnd + base,
+        postings: { offset: eagerEnd + base, bytes: postingBytes },
+        forward: { offset: forwardAt + base, bytes: forwardBytes, crc: forwardCrc },
+        matrix: { offset: matrixAt + base, bytes: matrix.byteLength, crc: matrixCrc },
+      } satisfies SegmentHeader),
+    );
+  // The header's length depends on the offsets it holds: sized with the largest offsets first.
+  let headerBytes = align(PREFIX + draft(2 ** 40).length) - PREFIX;
+  const header = draft(PREFIX + headerBytes);
+  if (header.length > headerBytes) headerBytes = align(PREFIX + header.length) - PREFIX;
+  const final = draft(PREFIX + headerBytes);
+  const headerBlock = Buffer.alloc(headerBytes, 0x20);
+  final.copy(headerBlock);
+  // The eager region's CRC: header, arrays (with padding) and strings.
+  let crc = crc32(headerBlock);
+  let at = 0;
+  const padding = (to: number): void => {
+    if (to > at) crc = crc32(new Uint8Array(to - at), crc);
+    at = to;
+  };
+  for (const name of Object.keys(ARRAY_TYPES) as ArrayName[]) {
+    padding(placed[name].offset);
+    crc = crc32(bytesOf(arrays[name]), crc);
+    at += arrays[name].byteLength;
+  }
+  padding(stringsAt);
+  crc = crc32(stringBytes, crc);
+  at += stringBytes.length;
+  padding(eagerEnd);
+  const prefix = Buffer.alloc(PREFIX);
+  prefix.write(MAGIC, 0, 'latin1');
+  prefix.writeUInt32LE(headerBytes, 8);
+  prefix.writeUInt32LE(crc >>> 0, 12);
+  const temporary = `${file}.${process.pid}.${Math.random().toString(36).slice(2, 8)}.tmp`;
+  const fd = openSync(temporary, 'w', 0o600);
+  try {
+    const out = new Output(fd);
+    out.write(prefix);
+    out.write(headerBlock);
+    for (const name of Object.keys(ARRAY_TYPES) as ArrayName[]) {
+      out.write(bytesOf(arrays[name]));
+      out.pad();
+    }
+    out.write(stringBytes);
+    out.pad();
+    for (let index = 0; index < terms; index++) {
+      const start = lexical.postingOffsets[index] as number;
+      const end = lexical.postingOffsets[index + 1] as number;
+      out.write(bytesOf(lexical.postingSlots.subarray(start, end)));
+      out.write(bytesOf(lexical.postingWeighted.subarray(start, end)));
+    }
+    for (let row = 0; row < lexical.rowIds.length; row++) {
+      const start = lexical.termOffsets[row] as number;
+      const end = lexical.termOffsets[row + 1] as number;
+      out.write(bytesOf(lexical.termIds.subarray(start, end)));
+      out.write(bytesOf(lexical.weighted.subarray(start, end)));
+    }
+    out.write(bytesOf(matrix));
+    out.flush();
+    fsyncSync(fd);
+  } catch (error) {
+    closeSync(fd);
+    rmSync(temporary, { force: true });
+    throw error;
+  }
+  closeSync(fd);
+  renameSync(temporary, file);
+  return PREFIX + headerBytes + matrixAt + matrix.byteLength;
+}
+
+function writeAll(fd: number, bytes: Uint8Array): void {
+  let done = 0;
+  while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
+}
