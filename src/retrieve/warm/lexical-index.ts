@@ -5,6 +5,9 @@ import type { LexicalBase, LexicalSnapshot } from '../../store/segment-file.js';
 import { scoreSlots, scoreTopK, type Postings, type QueryTerm, type RowScore, type ScoringView } from './bm25-scoring.js';
 import { FolderSlots } from './folder-slots.js';
 import type { TermLookup } from './lexicon.js';
+import { RestoredPostings } from './restored-postings.js';
+import { RowTerms } from './row-terms.js';
+import { snapshotRows } from './lexical-snapshot.js';
 
 /** bench/lexical-scale.mjs: at 10k chunks (a few thousand postings a query) the plain walk is faster. */
 const PRUNE_ABOVE_POSTINGS = 20_000;
@@ -25,30 +28,13 @@ export type { LexicalSnapshot };
 export class LexicalIndex {
   /** Postings by lexicon id (ids are dense: an array beats a Map on the load path). */
   private readonly postings: Array<Postings | undefined> = [];
-  /**
-   * A restored base (a segment file) whose postings are read on demand: `slot[termId]` is
-   * the term's index in the base's term table, -1 once read or absent. A term's postings
-   * are read when a query, a write or a removal first touches it.
-   */
-  private base: { slot: Int32Array; lexical: LexicalBase } | undefined;
-  /**
-   * Pool entries below this live in the base (rows restored from a segment file, their
-   * terms read when needed); entries from it on are termPool[entry - poolBase].
-   */
-  private poolBase = 0;
-  private forward: LexicalBase | undefined;
-  /** Term ids below this were visited by prefetch(). */
-  private prefetched = 0;
+  /** A restored base's postings not read yet (read when a term is first touched). */
+  private restored: RestoredPostings | undefined;
   private slotRowIds = new Float64Array(1024);
   private slotLengths = new Float64Array(1024);
   private slotAlive = new Uint8Array(1024);
-  /** Slot s's sorted term ids are termPool[termStart[s] .. termEnd[s]], their field-weighted frequencies the same range of weightPool. */
-  private termStart: Uint32Array = new Uint32Array(1024);
-  private termEnd: Uint32Array = new Uint32Array(1024);
-  private termPool: Uint32Array = new Uint32Array(16_384);
-  private weightPool: Float32Array = new Float32Array(16_384);
-  /** Pool entries in use, counting from 0 across base and pool (removed slots leave theirs until compaction). */
-  private poolUsed = 0;
+  /** Each slot's sorted term ids and field-weighted frequencies. */
+  private readonly rowTerms = new RowTerms();
   /** Live slots by the folder of their path, so a prefix filter can score only its rows. */
   private readonly folders = new FolderSlots();
   private slotMeta: Array<LexicalRowMeta | undefined> = [];
@@ -80,74 +66,17 @@ export class LexicalIndex {
 
   /** The live rows as flat arrays (see LexicalSnapshot); the index itself is not changed. */
   snapshot(): LexicalSnapshot {
-    this.materializeForward();
-    const remap = new Int32Array(this.slotCount).fill(-1);
-    let rows = 0;
-    let entries = 0;
-    for (let slot = 0; slot < this.slotCount; slot++) {
-      if (!this.slotAlive[slot]) continue;
-      remap[slot] = rows++;
-      entries += (this.termEnd[slot] as number) - (this.termStart[slot] as number);
-    }
-    const rowIds = new Float64Array(rows);
-    const lengths = new Float64Array(rows);
-    const termOffsets = new Uint32Array(rows + 1);
-    const termIds = new Uint32Array(entries);
-    const weighted = new Float32Array(entries);
-    const metaIndex = new Uint32Array(rows);
-    const metas: LexicalRowMeta[] = [];
-    const metaIds = new Map<string, Map<string, number>>();
-    let at = 0;
-    for (let slot = 0; slot < this.slotCount; slot++) {
-      const row = remap[slot] as number;
-      if (row < 0) continue;
-      rowIds[row] = this.slotRowIds[slot] as number;
-      lengths[row] = this.slotLengths[slot] as number;
-      const start = this.termStart[slot] as number;
-      const end = this.termEnd[slot] as number;
-      termIds.set(this.termPool.subarray(start, end), at);
-      weighted.set(this.weightPool.subarray(start, end), at);
-      at += end - start;
-      termOffsets[row + 1] = at;
-      const meta = this.slotMeta[slot] as LexicalRowMeta;
-      let byLanguage = metaIds.get(meta.path);
-      if (!byLanguage) metaIds.set(meta.path, (byLanguage = new Map()));
-      let id = byLanguage.get(meta.language);
-      if (id === undefined) {
-        id = metas.length;
-        metas.push({ path: meta.path, language: meta.language });
-        byLanguage.set(meta.language, id);
-      }
-      metaIndex[row] = id;
-    }
-    // Postings of live rows only, in slot order (renumbering keeps it).
+    this.rowTerms.materialize();
     this.materializeAll();
-    const postingTermList: number[] = [];
-    let postingEntries = 0;
-    this.postings.forEach((postings, termId) => {
-      if (!postings || postings.documentFrequency <= 0) return;
-      postingTermList.push(termId);
-      postingEntries += postings.documentFrequency;
+    return snapshotRows({
+      slotCount: this.slotCount,
+      alive: this.slotAlive,
+      rowIds: this.slotRowIds,
+      lengths: this.slotLengths,
+      meta: this.slotMeta,
+      rowTerms: this.rowTerms,
+      postings: this.postings,
     });
-    const postingTerms = Uint32Array.from(postingTermList);
-    const postingOffsets = new Uint32Array(postingTerms.length + 1);
-    const postingSlots = new Int32Array(postingEntries);
-    const postingWeighted = new Float32Array(postingEntries);
-    const postingMax = new Float32Array(postingTerms.length);
-    let write = 0;
-    postingTerms.forEach((termId, index) => {
-      const postings = this.postings[termId] as Postings;
-      for (let read = 0; read < postings.length; read++) {
-        const target = remap[postings.slots[read] as number] as number;
-        if (target < 0) continue;
-        postingSlots[write] = target;
-        postingWeighted[write] = postings.weighted[read] as number;
-        if ((postings.weighted[read] as number) > (postingMax[index] as number)) postingMax[index] = postings.weighted[read] as number;
-        write++;
-      }
-      postingOffsets[index + 1] = write;
-    });
-    return { rowIds, lengths, termOffsets, termIds, weighted, metaIndex, metas, postingTerms, postingOffsets, postingSlots, postingWeighted, postingMax };
   }
 
   /**
@@ -164,14 +93,8 @@ export class LexicalIndex {
     this.slotLengths.set(base.lengths);
     this.slotAlive = new Uint8Array(capacity).fill(1, 0, rows);
     this.accumulator = new Float64Array(capacity);
-    const { termOffsets, metas, metaIndex } = base;
-    this.termStart = new Uint32Array(capacity);
-    this.termStart.set(termOffsets.subarray(0, rows));
-    this.termEnd = new Uint32Array(capacity);
-    this.termEnd.set(termOffsets.subarray(1, rows + 1));
-    this.poolBase = termOffsets[rows] as number;
-    this.poolUsed = this.poolBase;
-    this.forward = base;
+    const { metas, metaIndex } = base;
+    this.rowTerms.restore(base, capacity);
     const meta: Array<LexicalRowMeta | undefined> = new Array(rows);
     for (let row = 0; row < rows; row++) {
       const rowMeta = metas[metaIndex[row] as number] as LexicalRowMeta;
@@ -187,54 +110,15 @@ export class LexicalIndex {
       for (let slot = 0; slot < this.slotCount; slot++) if (this.slotAlive[slot]) out.push([(this.slotMeta[slot] as LexicalRowMeta).path, slot]);
       return out;
     });
-    const { postingTerms } = base;
-    const slot = new Int32Array(postingTerms.length > 0 ? (postingTerms[postingTerms.length - 1] as number) + 1 : 0).fill(-1);
-    for (let index = 0; index < postingTerms.length; index++) slot[postingTerms[index] as number] = index;
-    this.base = { slot, lexical: base };
-  }
-
-  /** A slot's sorted term ids and weighted frequencies (read from the base for a restored row). */
-  private rowTerms(slot: number): { termIds: Uint32Array; weighted: Float32Array } {
-    const start = this.termStart[slot] as number;
-    const end = this.termEnd[slot] as number;
-    if (start < this.poolBase && this.forward) return this.forward.rowTerms(slot);
-    return { termIds: this.termPool.subarray(start - this.poolBase, end - this.poolBase), weighted: this.weightPool.subarray(start - this.poolBase, end - this.poolBase) };
-  }
-
-  /** Reads every restored row's terms into the pool (before walking all rows: snapshot, compaction). */
-  private materializeForward(): void {
-    const base = this.forward;
-    if (!base) return;
-    const all = base.allRowTerms();
-    const local = this.poolUsed - this.poolBase;
-    const size = Math.max(16_384, this.poolUsed);
-    const terms = new Uint32Array(size);
-    terms.set(all.termIds);
-    terms.set(this.termPool.subarray(0, local), this.poolBase);
-    const weights = new Float32Array(size);
-    weights.set(all.weighted);
-    weights.set(this.weightPool.subarray(0, local), this.poolBase);
-    this.termPool = terms;
-    this.weightPool = weights;
-    this.poolBase = 0;
-    this.forward = undefined;
+    this.restored = new RestoredPostings(base);
   }
 
   /** A term's postings, read from the restored base on first use. */
   private postingsOf(termId: number): Postings | undefined {
     const postings = this.postings[termId];
-    if (postings || !this.base) return postings;
-    const index = termId < this.base.slot.length ? (this.base.slot[termId] as number) : -1;
-    if (index < 0) return undefined;
-    const read = this.base.lexical.postings(index);
-    this.base.slot[termId] = -1;
-    const made: Postings = {
-      slots: read.slots,
-      weighted: read.weighted,
-      length: read.slots.length,
-      documentFrequency: read.slots.length,
-      maxWeighted: this.base.lexical.postingMax[index] as number,
-    };
+    if (postings || !this.restored) return postings;
+    const made = this.restored.take(termId);
+    if (!made) return undefined;
     // Grown one by one, never by a jump, so the array keeps fast (non-dictionary) elements.
     while (this.postings.length < termId) this.postings.push(undefined);
     this.postings[termId] = made;
@@ -246,24 +130,16 @@ export class LexicalIndex {
    * the background, so no later query pays a first read). False once none are left.
    */
   prefetch(terms: number): boolean {
-    const base = this.base;
-    if (!base) return false;
-    let done = 0;
-    for (let termId = this.prefetched; termId < base.slot.length; termId++) {
-      this.prefetched = termId + 1;
-      if ((base.slot[termId] as number) < 0) continue;
-      this.postingsOf(termId);
-      if (++done >= terms) return this.prefetched < base.slot.length;
-    }
-    return false;
+    if (!this.restored) return false;
+    for (const termId of this.restored.next(terms)) this.postingsOf(termId);
+    return !this.restored.done;
   }
 
   /** Every restored term's postings read (before walking them all: snapshot, compaction). */
   private materializeAll(): void {
-    const base = this.base;
-    if (!base) return;
-    for (let termId = 0; termId < base.slot.length; termId++) if ((base.slot[termId] as number) >= 0) this.postingsOf(termId);
-    this.base = undefined;
+    if (!this.restored) return;
+    for (const termId of this.restored.next()) this.postingsOf(termId);
+    this.restored = undefined;
   }
 
   has(rowId: number): boolean {
@@ -287,17 +163,11 @@ export class LexicalIndex {
     this.slotOfRow.set(rowId, slot);
     this.liveTokens += length;
     const count = terms.termIds.length;
-    this.ensurePool(this.poolUsed + count);
-    const start = this.poolUsed;
-    this.termStart[slot] = start;
-    this.termEnd[slot] = start + count;
-    this.poolUsed += count;
-    const local = start - this.poolBase;
-    this.termPool.set(terms.termIds, local);
+    const slotWeights = this.rowTerms.add(slot, terms.termIds);
     for (let entry = 0; entry < count; entry++) {
       let weighted = 0;
       for (let field = 0; field < 4; field++) weighted += (fieldWeights[field] as number) * (terms.frequencies[entry * 4 + field] as number);
-      this.weightPool[local + entry] = weighted;
+      slotWeights[entry] = weighted;
       this.append(terms.termIds[entry] as number, slot, weighted);
     }
     this.folders.add(meta.path, slot);
@@ -310,7 +180,7 @@ export class LexicalIndex {
     this.slotOfRow.delete(rowId);
     this.slotAlive[slot] = 0;
     this.liveTokens -= this.slotLengths[slot] as number;
-    const { termIds } = this.rowTerms(slot);
+    const { termIds } = this.rowTerms.of(slot);
     for (let entry = 0; entry < termIds.length; entry++) {
       const postings = this.postingsOf(termIds[entry] as number);
       if (postings) postings.documentFrequency--;
@@ -427,7 +297,7 @@ export class LexicalIndex {
   /** Term ids of a row, for feedback and explanation. */
   termsOf(rowId: number): Uint32Array | undefined {
     const slot = this.slotOfRow.get(rowId);
-    return slot === undefined ? undefined : this.rowTerms(slot).termIds;
+    return slot === undefined ? undefined : this.rowTerms.of(slot).termIds;
   }
 
   private append(termId: number, slot: number, weighted: number): void {
@@ -464,34 +334,13 @@ export class LexicalIndex {
     this.slotRowIds = grow(this.slotRowIds, (size) => new Float64Array(size));
     this.slotLengths = grow(this.slotLengths, (size) => new Float64Array(size));
     this.slotAlive = grow(this.slotAlive, (size) => new Uint8Array(size));
-    const bigger = (array: Uint32Array): Uint32Array => {
-      const out = new Uint32Array(next);
-      out.set(array);
-      return out;
-    };
-    this.termStart = bigger(this.termStart);
-    this.termEnd = bigger(this.termEnd);
+    this.rowTerms.grow(next);
     this.accumulator = new Float64Array(next);
-  }
-
-  /** Room for `entries` pool entries (doubling; a restored pool is copied out of the segment the first time). */
-  private ensurePool(entries: number): void {
-    const local = entries - this.poolBase;
-    if (local <= this.termPool.length) return;
-    const next = Math.max(local, this.termPool.length * 2, 16_384);
-    const used = this.poolUsed - this.poolBase;
-    const terms = new Uint32Array(next);
-    terms.set(this.termPool.subarray(0, used));
-    const weights = new Float32Array(next);
-    weights.set(this.weightPool.subarray(0, used));
-    this.termPool = terms;
-    this.weightPool = weights;
   }
 
   /** Drops dead slots by renumbering live ones; postings are rebuilt in slot order. */
   private compact(): void {
     this.materializeAll();
-    this.materializeForward();
     const remap = new Int32Array(this.slotCount).fill(-1);
     let next = 0;
     for (let slot = 0; slot < this.slotCount; slot++) if (this.slotAlive[slot]) remap[slot] = next++;
@@ -513,13 +362,7 @@ export class LexicalIndex {
     const rowIds = new Float64Array(Math.max(1024, next));
     const lengths = new Float64Array(rowIds.length);
     const alive = new Uint8Array(rowIds.length);
-    let entries = 0;
-    for (let slot = 0; slot < this.slotCount; slot++) if ((remap[slot] as number) >= 0) entries += (this.termEnd[slot] as number) - (this.termStart[slot] as number);
-    const termStart = new Uint32Array(rowIds.length);
-    const termEnd = new Uint32Array(rowIds.length);
-    const termPool = new Uint32Array(Math.max(16_384, entries));
-    const weightPool = new Float32Array(termPool.length);
-    let at = 0;
+    this.rowTerms.compact(remap, rowIds.length);
     const meta: Array<LexicalRowMeta | undefined> = [];
     this.folders.clear();
     for (let slot = 0; slot < this.slotCount; slot++) {
@@ -528,13 +371,6 @@ export class LexicalIndex {
       rowIds[target] = this.slotRowIds[slot] as number;
       lengths[target] = this.slotLengths[slot] as number;
       alive[target] = 1;
-      const start = this.termStart[slot] as number;
-      const end = this.termEnd[slot] as number;
-      termPool.set(this.termPool.subarray(start, end), at);
-      weightPool.set(this.weightPool.subarray(start, end), at);
-      termStart[target] = at;
-      at += end - start;
-      termEnd[target] = at;
       meta[target] = this.slotMeta[slot];
       this.folders.add((this.slotMeta[slot] as LexicalRowMeta).path, target);
       this.slotOfRow.set(rowIds[target] as number, target);
@@ -542,11 +378,6 @@ export class LexicalIndex {
     this.slotRowIds = rowIds;
     this.slotLengths = lengths;
     this.slotAlive = alive;
-    this.termStart = termStart;
-    this.termEnd = termEnd;
-    this.termPool = termPool;
-    this.weightPool = weightPool;
-    this.poolUsed = at;
     this.slotMeta = meta;
     this.slotCount = next;
     this.deadSlots = 0;
