@@ -1,11 +1,9 @@
 import { existsSync } from 'node:fs';
-import { isLociError, isProviderFailure, LociError } from '../errors/index.js';
-import { readdir, rm } from 'node:fs/promises';
+import { isLociError, LociError } from '../errors/index.js';
 import { join, resolve } from 'node:path';
 import { resolveConfig } from '../config/load.js';
 import type { LociConfig } from '../config/schema.js';
 import { registerBuiltInEmbedders } from '../embed/providers.js';
-import { resolveRequestedEmbedder } from '../embed/registry.js';
 import { embedderIdOf, type EmbeddingModel } from '../embed/spec.js';
 import type { IndexProgressListener, IndexSummary } from '../indexing/events.js';
 import type { LociDocument } from '../indexing/index-documents.js';
@@ -14,26 +12,15 @@ import { LAST_RUN_STATE } from '../indexing/run-state.js';
 import type { WorkerJob } from '../indexing/worker/protocol.js';
 import { markStale } from './stale.js';
 import type { LociWatcher, WatchOptions } from './watch.js';
-import { recordedSearchModel } from './search-model.js';
+import { EngineModels } from './engine-models.js';
 import { findSymbolDefinitions, type FindSymbolOptions } from '../retrieve/find-symbol.js';
 import { checkQuery } from '../retrieve/query-limits.js';
 import { searchIndex, storeRetriever, type Retriever } from '../retrieve/search.js';
 import { ensureStoreInstance, WarmIndex } from '../retrieve/warm/warm-index.js';
 import { warmRetriever } from '../retrieve/warm/warm-retriever.js';
 import type { SearchOptions, SearchResponse } from '../retrieve/search-types.js';
-import {
-  describeLocation,
-  openStore,
-  resolveStoreLocation,
-  SEGMENT_FILE,
-  segmentFile,
-  segmentName,
-  storeFilePaths,
-  VECTOR_GRAPH_FILE,
-  vectorGraphFile,
-  vectorGraphName,
-  type StoreLocation,
-} from '../store/location.js';
+import { describeLocation, openStore, resolveStoreLocation, segmentFile, storeFilePaths, vectorGraphFile, type StoreLocation } from '../store/location.js';
+import { hasSegment, indexCacheOptions, removeStaleIndexFiles } from './index-files.js';
 import type { Store } from '../store/spec.js';
 import type { Memory } from '../memory/memory.js';
 import { failedRunStatus, noteFailedRun } from './failed-run.js';
@@ -65,7 +52,7 @@ class LociEngine implements Loci {
   readonly storeLocation: string;
   private store: Store | undefined;
   private storeWritable = false;
-  private searchModel: { spec: string; model: EmbeddingModel | undefined } | undefined;
+  private readonly models: EngineModels;
   private warm: WarmIndex | undefined;
   private memoryHandle: Promise<{ memory: Memory; store: Store }> | undefined;
   private activeRuns = 0;
@@ -77,6 +64,7 @@ class LociEngine implements Loci {
     private readonly options: CreateLociOptions,
   ) {
     this.storeLocation = describeLocation(location);
+    this.models = new EngineModels(options.embedder, config, options.env ?? {});
   }
 
   index(runOptions: RunOptions = {}): Promise<IndexSummary> {
@@ -104,7 +92,7 @@ class LociEngine implements Loci {
 
   private async indexFolder(runOptions: RunOptions): Promise<IndexSummary> {
     const store = await this.openStore(true);
-    const { model, spec } = await this.indexingModel(store);
+    const { model, spec } = await this.models.forIndexing(store);
     const mode = runOptions.progressive ?? this.config.indexing.progressive;
     const progressive = model !== undefined && (mode === 'always' || (mode === 'auto' && model.provider !== 'static'));
     return this.runJob(this.jobSpec({ progressive, spec }), store, model, runOptions, true);
@@ -112,7 +100,7 @@ class LociEngine implements Loci {
 
   private async indexSomePaths(paths: readonly string[], runOptions: RunOptions): Promise<IndexSummary> {
     const store = await this.openStore(true);
-    const { model, spec } = await this.indexingModel(store);
+    const { model, spec } = await this.models.forIndexing(store);
     // A few saved files are quicker in-process than a worker's start; a checkout's worth is not.
     return this.runJob(this.jobSpec({ progressive: false, spec, paths: [...paths] }), store, model, runOptions, paths.length >= WORKER_MIN_PATHS);
   }
@@ -125,7 +113,7 @@ class LociEngine implements Loci {
     if (workerWorthIt && this.canUseWorker(workerAvailable)) {
       const onProgress = runOptions.onProgress;
       // A batch of paths merges the segment file in the worker, once the store has moved far from it.
-      const segment = job.paths ? segmentFile(this.location, this.searchModel?.model ? embedderIdOf(this.searchModel.model) : 'none') : undefined;
+      const segment = job.paths ? segmentFile(this.location, this.models.currentId) : undefined;
       const workerJob: WorkerJob = {
         ...job,
         ...(segment ? { segmentFile: segment, mergePastThreshold: true } : {}),
@@ -156,8 +144,8 @@ class LociEngine implements Loci {
   private jobSpec(options: { progressive: boolean; spec: string; paths?: string[] }): IndexJobSpec {
     // Whole-folder runs save the vector graph so the next process starts warm (not for
     // engines that keep nothing in memory, nor for the watcher's small batches).
-    const embedderId = this.searchModel?.model ? embedderIdOf(this.searchModel.model) : 'none';
-    const graphFile = options.paths || this.options.inMemory === false ? undefined : this.graphFileFor(embedderId);
+    const embedderId = this.models.currentId;
+    const graphFile = options.paths || this.options.inMemory === false ? undefined : vectorGraphFile(this.location, embedderId, 'index');
     // The segment file serves one-shot processes too, so it is written whatever this engine keeps in memory.
     const segment = options.paths ? undefined : segmentFile(this.location, embedderId);
     return {
@@ -184,28 +172,20 @@ class LociEngine implements Loci {
 
   async indexDocuments(documents: readonly LociDocument[], runOptions: RunOptions & { prune?: boolean } = {}): Promise<IndexSummary> {
     const store = await this.openStore(true);
-    const { model } = await this.indexingModel(store);
-    const [{ indexDocuments }, { CHUNKER_FINGERPRINT }] = await Promise.all([import('../indexing/index-documents.js'), import('../chunk/index.js')]);
+    const { model } = await this.models.forIndexing(store);
+    const [{ indexDocuments }, { CHUNKER_FINGERPRINT }, { saveIndexFiles }] = await Promise.all([
+      import('../indexing/index-documents.js'),
+      import('../chunk/index.js'),
+      import('../indexing/index-job.js'),
+    ]);
     // The segment file written after the run is checked against this id.
     await ensureStoreInstance(store);
     const embedderId = model ? embedderIdOf(model) : 'none';
     const summary = await indexDocuments({ documents, store, model, embedderId, chunker: CHUNKER_FINGERPRINT, chunking: this.config.chunking, ...runOptions });
     // As after a folder run: the segment file (and, when large enough, the vector graph) for the next process.
     if (summary.files.indexed + summary.files.removed > 0 && !runOptions.signal?.aborted) {
-      const warm =
-        this.warm?.options.embedderId === embedderId
-          ? this.warm
-          : new WarmIndex(store, {
-              weights: this.config.search.fieldWeights,
-              embedderId,
-              dimensions: model?.dimensions ?? 0,
-              ...this.cacheFiles(embedderId),
-            });
-      try {
-        await warm.persist();
-      } finally {
-        if (warm !== this.warm) warm.close();
-      }
+      const options = { weights: this.config.search.fieldWeights, embedderId, dimensions: model?.dimensions ?? 0, ...this.cacheFiles(embedderId) };
+      await saveIndexFiles(store, options, this.warm?.options.embedderId === embedderId ? this.warm : undefined);
     }
     return summary;
   }
@@ -217,7 +197,7 @@ class LociEngine implements Loci {
     const meta = await store.getMeta();
     // A lexical search never sets up, let alone calls, the embedder; a failing one degrades a hybrid search to lexical.
     const lexical = (searchOptions.mode ?? this.config.search.mode) === 'lexical';
-    const { model, unavailable } = lexical ? { model: undefined, unavailable: undefined } : await this.modelOrFailure(store, meta.embedderId);
+    const { model, unavailable } = lexical ? { model: undefined, unavailable: undefined } : await this.models.orFailure(store, meta.embedderId);
     const retriever = await this.retriever(store, meta.embedderId, meta.dimensions);
     const response = await searchIndex(
       { store, retriever, model, embedderId: meta.embedderId, defaults: this.config.search, ...(unavailable ? { modelUnavailable: unavailable } : {}) },
@@ -236,7 +216,7 @@ class LociEngine implements Loci {
     if (!store || options.signal?.aborted) return;
     const meta = await store.getMeta();
     const lexical = this.config.search.mode === 'lexical';
-    if (!lexical) await this.modelOrFailure(store, meta.embedderId);
+    if (!lexical) await this.models.orFailure(store, meta.embedderId);
     if (options.signal?.aborted) return;
     await this.retriever(store, meta.embedderId, meta.dimensions);
   }
@@ -252,7 +232,7 @@ class LociEngine implements Loci {
     const weights = this.config.search.fieldWeights;
     // A one-shot process searches the segment file when there is one (the same index and
     // ranking as a long-lived one, read in one go), else the store directly.
-    if (this.options.inMemory === false && !(this.warm?.options.embedderId === embedderId || this.hasSegment(embedderId))) return storeRetriever(store, embedderId, weights);
+    if (this.options.inMemory === false && !(this.warm?.options.embedderId === embedderId || hasSegment(this.location, embedderId))) return storeRetriever(store, embedderId, weights);
     const warm = await this.warmIndexFor(store, embedderId, dimensions);
     // While this process is indexing, a search answers from what the warm index holds and
     // catches up in the background, so it never waits on the writer's progress; otherwise
@@ -283,23 +263,7 @@ class LociEngine implements Loci {
     const store = await this.openStore(true);
     const bytesBefore = (await store.counts()).bytesOnDisk;
     const { removedVectors, keptUnreferenced } = await store.collectGarbage({ keepUnreferenced: this.config.cache.maxUnreferencedVectors, ...(options.compact ? { compact: true } : {}) });
-    const removedGraphFiles: string[] = [];
-    if (this.location.kind === 'sqlite') {
-      const embedderId = (await store.getMeta()).embedderId;
-      const keep = new Set([vectorGraphName(embedderId, 'index'), vectorGraphName(embedderId, 'memory'), segmentName(embedderId, 'index'), segmentName(embedderId, 'memory')]);
-      for (const name of await readdir(this.location.folder).catch(() => [] as string[])) {
-        const graph = name.replace(/\.keys$/, '');
-        // Segment files of other embedders go too; temporary ones of an interrupted save are left to their writer.
-        if (SEGMENT_FILE.test(name) && !name.endsWith('.tmp') && !keep.has(name)) {
-          await rm(join(this.location.folder, name), { force: true });
-          removedGraphFiles.push(name);
-          continue;
-        }
-        if (!VECTOR_GRAPH_FILE.test(graph) || graph.endsWith('.tmp') || keep.has(graph)) continue;
-        await rm(join(this.location.folder, name), { force: true });
-        removedGraphFiles.push(name);
-      }
-    }
+    const removedGraphFiles = this.location.kind === 'sqlite' ? await removeStaleIndexFiles(this.location.folder, (await store.getMeta()).embedderId) : [];
     const memoryKept = this.location.kind === 'postgres' || (this.location.kind === 'instance' ? this.location.memory !== undefined : existsSync(join(this.location.folder, MEMORY_DATABASE)));
     const memory = memoryKept ? await this.memory() : undefined;
     const expiredMemories = memory ? await memory.gc() : 0;
@@ -329,7 +293,7 @@ class LociEngine implements Loci {
 
   async embedder(): Promise<EmbeddingModel | undefined> {
     const store = await this.openStore(false);
-    return this.modelForSearch(store, (await store.getMeta()).embedderId);
+    return this.models.forSearch(store, (await store.getMeta()).embedderId);
   }
 
   memory(): Promise<Memory> {
@@ -349,7 +313,7 @@ class LociEngine implements Loci {
       inMemory: this.options.inMemory !== false,
       readSource: async (path, signal) => this.sourceReader().read(path, signal ? { signal } : {}),
       // A memory without vectors yet borrows the index's recorded size: no probe of a server that may be down.
-      resolveModel: async (recordedEmbedderId) => (await this.requestedEmbedder(recordedEmbedderId !== 'none' ? recordedEmbedderId : await this.indexEmbedderId())).model,
+      resolveModel: async (recordedEmbedderId) => (await this.models.requested(recordedEmbedderId !== 'none' ? recordedEmbedderId : await this.indexEmbedderId())).model,
     });
   }
 
@@ -428,63 +392,7 @@ class LociEngine implements Loci {
     return this.warm;
   }
 
-  /** Where a warm index of this embedder keeps its segment file and vector graph (a one-shot engine uses a saved graph but never builds one). */
-  private cacheFiles(embedderId: string): { graphFile?: string; segmentFile?: string; buildGraph?: boolean; prefetch?: boolean } {
-    const graphFile = this.graphFileFor(embedderId);
-    const segment = segmentFile(this.location, embedderId);
-    return {
-      ...(graphFile ? { graphFile } : {}),
-      ...(segment ? { segmentFile: segment } : {}),
-      ...(this.options.inMemory === false ? { buildGraph: false } : { prefetch: true }),
-    };
-  }
-
-  private hasSegment(embedderId: string): boolean {
-    const file = segmentFile(this.location, embedderId);
-    return file !== undefined && existsSync(file);
-  }
-
-  private graphFileFor(embedderId: string): string | undefined {
-    return vectorGraphFile(this.location, embedderId, 'index');
-  }
-
-  private async indexingModel(store: Store): Promise<{ model: EmbeddingModel | undefined; spec: string }> {
-    const { model, spec } = await this.requestedEmbedder((await store.getMeta()).embedderId);
-    const { recordEmbedder } = await import('../indexing/index-job.js');
-    await recordEmbedder(store, model, spec);
-    this.searchModel = { spec, model };
-    return { model, spec };
-  }
-
-  /** The search model, or the provider failure that kept it from being set up (anything else is thrown). */
-  private async modelOrFailure(store: Store, embedderId: string): Promise<{ model: EmbeddingModel | undefined; unavailable: LociError | undefined }> {
-    try {
-      return { model: await this.modelForSearch(store, embedderId), unavailable: undefined };
-    } catch (error) {
-      if (!isProviderFailure(error)) throw error;
-      return { model: undefined, unavailable: error };
-    }
-  }
-
-  private async modelForSearch(store: Store, embedderId: string): Promise<EmbeddingModel | undefined> {
-    if (embedderId === 'none') return undefined;
-    if (this.searchModel?.model && embedderIdOf(this.searchModel.model) === embedderId) return this.searchModel.model;
-    if (typeof this.options.embedder === 'object' && embedderIdOf(this.options.embedder) === embedderId) return this.options.embedder;
-    const configured = typeof this.options.embedder === 'string' ? this.options.embedder : this.config.embedder;
-    const { spec, model } = await recordedSearchModel(store, embedderId, configured, this.factoryContext());
-    this.searchModel = { spec, model };
-    return model;
-  }
-
-  /**
-   * The embedder the user asked for (option, else config), resolved one way everywhere; the
-   * embedder id a store recorded lends its size, so a model known there is never probed.
-   */
-  private requestedEmbedder(recordedEmbedderId?: string): Promise<{ model: EmbeddingModel | undefined; spec: string }> {
-    return resolveRequestedEmbedder(this.options.embedder ?? this.config.embedder, this.factoryContext(recordedEmbedderId));
-  }
-
-  private factoryContext(recordedEmbedderId?: string) {
-    return { config: this.config, env: this.options.env ?? {}, ...(recordedEmbedderId ? { recordedEmbedderId } : {}) };
+  private cacheFiles(embedderId: string): ReturnType<typeof indexCacheOptions> {
+    return indexCacheOptions(this.location, embedderId, this.options.inMemory === false);
   }
 }

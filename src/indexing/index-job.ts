@@ -2,7 +2,7 @@ import { CHUNKER_FINGERPRINT } from '../chunk/index.js';
 import type { LociConfig } from '../config/schema.js';
 import { embedderIdOf, type EmbeddingModel } from '../embed/spec.js';
 import { defaultHnswOptions } from '../retrieve/warm/exact-or-graph-vector-index.js';
-import { ensureStoreInstance, WarmIndex } from '../retrieve/warm/warm-index.js';
+import { ensureStoreInstance, WarmIndex, type WarmIndexOptions } from '../retrieve/warm/warm-index.js';
 import type { Store } from '../store/spec.js';
 import type { IndexProgressListener, IndexSummary } from './events.js';
 import { indexFolder } from './index-folder.js';
@@ -117,18 +117,25 @@ async function saveWarmIndex(spec: IndexJobSpec, resources: IndexJobResources, e
   const graph = embedderId !== 'none' && dimensions > 0 && spec.graphFile !== undefined && (await resources.store.counts()).chunks >= defaultHnswOptions.threshold;
   // Below the threshold searches scan exactly and no graph is built: without a segment file there is nothing to save.
   if (!graph && !spec.segmentFile) return;
-  const warm = resources.warmIndex
-    ? await resources.warmIndex(embedderId, dimensions)
-    : new WarmIndex(resources.store, {
-        weights: spec.config.search.fieldWeights,
-        embedderId,
-        dimensions,
-        ...(spec.graphFile ? { graphFile: spec.graphFile } : {}),
-        ...(spec.segmentFile ? { segmentFile: spec.segmentFile } : {}),
-      });
+  const options = {
+    weights: spec.config.search.fieldWeights,
+    embedderId,
+    dimensions,
+    ...(spec.graphFile ? { graphFile: spec.graphFile } : {}),
+    ...(spec.segmentFile ? { segmentFile: spec.segmentFile } : {}),
+  };
+  await saveIndexFiles(resources.store, options, resources.warmIndex ? await resources.warmIndex(embedderId, dimensions) : undefined);
+}
+
+/**
+ * Brings a warm index up to date and saves its files (segment, graph): the engine's own when
+ * it has one, else a transient one, closed after (its segment file is not read again).
+ */
+export async function saveIndexFiles(store: Store, options: WarmIndexOptions, existing?: WarmIndex): Promise<void> {
+  const warm = existing ?? new WarmIndex(store, options);
   try {
     await warm.persist();
   } finally {
-    if (!resources.warmIndex) warm.close(); // a transient one: its segment file is not read again
+    if (!existing) warm.close();
   }
 }

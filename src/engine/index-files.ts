@@ -1,0 +1,43 @@
+import { existsSync } from 'node:fs';
+import { readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { WarmIndexOptions } from '../retrieve/warm/warm-index.js';
+import { SEGMENT_FILE, segmentFile, segmentName, VECTOR_GRAPH_FILE, vectorGraphFile, vectorGraphName, type StoreLocation } from '../store/location.js';
+
+/**
+ * The cache files a warm index keeps beside a SQLite store for the next process: the
+ * segment file and the vector graph. A one-shot engine uses a saved graph but never builds
+ * one; a long-lived one reads the rest of a segment in the background.
+ */
+export function indexCacheOptions(location: StoreLocation, embedderId: string, oneShot: boolean): Pick<WarmIndexOptions, 'graphFile' | 'segmentFile' | 'buildGraph' | 'prefetch'> {
+  const graphFile = vectorGraphFile(location, embedderId, 'index');
+  const segment = segmentFile(location, embedderId);
+  return {
+    ...(graphFile ? { graphFile } : {}),
+    ...(segment ? { segmentFile: segment } : {}),
+    ...(oneShot ? { buildGraph: false } : { prefetch: true }),
+  };
+}
+
+/** Whether the index has a segment file for this embedder (a one-shot search then reads it instead of querying the store). */
+export function hasSegment(location: StoreLocation, embedderId: string): boolean {
+  const file = segmentFile(location, embedderId);
+  return file !== undefined && existsSync(file);
+}
+
+/**
+ * Removes the cache files (vector graphs with their key lists, segment files) of embedders
+ * the store no longer uses; temporary files of an interrupted save are left to their writer.
+ * Returns the names removed.
+ */
+export async function removeStaleIndexFiles(folder: string, embedderId: string): Promise<string[]> {
+  const keep = new Set([vectorGraphName(embedderId, 'index'), vectorGraphName(embedderId, 'memory'), segmentName(embedderId, 'index'), segmentName(embedderId, 'memory')]);
+  const removed: string[] = [];
+  for (const name of await readdir(folder).catch(() => [] as string[])) {
+    const file = name.replace(/\.keys$/, '');
+    if (name.endsWith('.tmp') || keep.has(file) || !(VECTOR_GRAPH_FILE.test(file) || SEGMENT_FILE.test(file))) continue;
+    await rm(join(folder, name), { force: true });
+    removed.push(name);
+  }
+  return removed;
+}
