@@ -149,7 +149,11 @@ const indexingSchema = z.strictObject({
    * embedders slower than the built-in static one; `always` / `never` force it.
    */
   progressive: z.enum(['auto', 'always', 'never']).default('auto'),
-  /** Index on a worker thread (own SQLite connection) so the calling thread stays free for searches. */
+  /**
+   * Index on a worker thread (own SQLite connection) so the calling thread stays free for
+   * searches; big runs also chunk on a second worker and build the vector graph on a third,
+   * so a build uses more than one core. false: everything on the calling thread.
+   */
   worker: z.boolean().default(true),
   /** OS niceness of the indexing worker thread: 0 normal … 19 lowest. */
   workerNiceness: z.number().int().min(0).max(19).default(10),

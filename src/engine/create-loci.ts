@@ -21,7 +21,7 @@ import { warmRetriever } from '../retrieve/warm/warm-retriever.js';
 import type { SearchOptions, SearchResponse } from '../retrieve/search-types.js';
 import { describeLocation, openStore, resolveStoreLocation, segmentFile, storeFilePaths, vectorGraphFile, type StoreLocation } from '../store/location.js';
 import { hasSegment, indexCacheOptions, removeStaleIndexFiles } from './index-files.js';
-import type { Store } from '../store/spec.js';
+import { ranksLexically, type Store } from '../store/spec.js';
 import type { Memory } from '../memory/memory.js';
 import { failedRunStatus, noteFailedRun } from './failed-run.js';
 import { createSafeReader, type SafeReader } from '../sources/safe-read.js';
@@ -173,7 +173,7 @@ class LociEngine implements Loci {
   async indexDocuments(documents: readonly LociDocument[], runOptions: RunOptions & { prune?: boolean } = {}): Promise<IndexSummary> {
     const store = await this.openStore(true);
     const { model } = await this.models.forIndexing(store);
-    const [{ indexDocuments }, { CHUNKER_FINGERPRINT }, { saveIndexFiles }] = await Promise.all([
+    const [{ indexDocuments }, { CHUNKER_FINGERPRINT }, { saveIndexFiles, withBackgroundGraph }] = await Promise.all([
       import('../indexing/index-documents.js'),
       import('../chunk/index.js'),
       import('../indexing/index-job.js'),
@@ -181,10 +181,31 @@ class LociEngine implements Loci {
     // The segment file written after the run is checked against this id.
     await ensureStoreInstance(store);
     const embedderId = model ? embedderIdOf(model) : 'none';
-    const summary = await indexDocuments({ documents, store, model, embedderId, chunker: CHUNKER_FINGERPRINT, chunking: this.config.chunking, ...runOptions });
+    const cacheFiles = this.cacheFiles(embedderId);
+    const threads = this.config.indexing.worker;
+    const graph = {
+      store,
+      embedderId,
+      dimensions: model?.dimensions ?? 0,
+      graphFile: threads ? cacheFiles.graphFile : undefined,
+      ...(runOptions.onProgress ? { onProgress: runOptions.onProgress } : {}),
+    };
+    const summary = await withBackgroundGraph(graph, (onProgress) =>
+      indexDocuments({
+        documents,
+        store,
+        model,
+        embedderId,
+        chunker: CHUNKER_FINGERPRINT,
+        chunking: this.config.chunking,
+        prepareInWorker: threads,
+        ...runOptions,
+        ...(onProgress ? { onProgress } : {}),
+      }),
+    );
     // As after a folder run: the segment file (and, when large enough, the vector graph) for the next process.
     if (summary.files.indexed + summary.files.removed > 0 && !runOptions.signal?.aborted) {
-      const options = { weights: this.config.search.fieldWeights, embedderId, dimensions: model?.dimensions ?? 0, ...this.cacheFiles(embedderId) };
+      const options = { weights: this.config.search.fieldWeights, embedderId, dimensions: model?.dimensions ?? 0, ...cacheFiles };
       await saveIndexFiles(store, options, this.warm?.options.embedderId === embedderId ? this.warm : undefined);
     }
     return summary;
@@ -231,8 +252,12 @@ class LociEngine implements Loci {
   private async retriever(store: Store, embedderId: string, dimensions: number): Promise<Retriever> {
     const weights = this.config.search.fieldWeights;
     // A one-shot process searches the segment file when there is one (the same index and
-    // ranking as a long-lived one, read in one go), else the store directly.
-    if (this.options.inMemory === false && !(this.warm?.options.embedderId === embedderId || hasSegment(this.location, embedderId))) return storeRetriever(store, embedderId, weights);
+    // ranking as a long-lived one, read in one go). Without one, a store that ranks by itself
+    // (Postgres) is searched directly; SQLite keeps no full-text table, so loci's index is
+    // rebuilt from its term rows and saved as a segment at close for the next process.
+    if (this.options.inMemory === false && ranksLexically(store) && !(this.warm?.options.embedderId === embedderId || hasSegment(this.location, embedderId))) {
+      return storeRetriever(store, embedderId, weights);
+    }
     const warm = await this.warmIndexFor(store, embedderId, dimensions);
     // While this process is indexing, a search answers from what the warm index holds and
     // catches up in the background, so it never waits on the writer's progress; otherwise

@@ -73,7 +73,6 @@ describe('progressive indexing', () => {
       try {
         return {
           chunks: db.prepare('SELECT id FROM chunks ORDER BY id').pluck().all() as number[],
-          fts: db.prepare('SELECT rowid FROM chunk_fts ORDER BY rowid').pluck().all() as number[],
           terms: db.prepare('SELECT chunk FROM chunk_terms ORDER BY chunk').pluck().all() as number[],
           pending: db.prepare("SELECT count(*) FROM files WHERE embedder = 'pending'").pluck().get() as number,
         };
@@ -111,7 +110,6 @@ describe('progressive indexing', () => {
     expect(summary.embeddings.computed).toBeGreaterThan(0);
     const afterVectors = rows();
     expect(afterVectors.chunks).toEqual(afterLexical.chunks);
-    expect(afterVectors.fts).toEqual(afterLexical.fts);
     expect(afterVectors.terms).toEqual(afterLexical.terms);
     expect(afterVectors.pending).toBe(0);
     const after = await loci.search('pipeline step value', { mode: 'vector' });

@@ -4,6 +4,7 @@ import { embedderIdOf, type EmbeddingModel } from '../embed/spec.js';
 import { defaultHnswOptions } from '../retrieve/warm/exact-or-graph-vector-index.js';
 import { ensureStoreInstance, WarmIndex, type WarmIndexOptions } from '../retrieve/warm/warm-index.js';
 import type { Store } from '../store/spec.js';
+import { BackgroundGraph, type BackgroundGraphOptions } from './background-graph.js';
 import type { IndexProgressListener, IndexSummary } from './events.js';
 import { indexFolder } from './index-folder.js';
 import { indexPaths } from './run-index.js';
@@ -82,17 +83,53 @@ export async function runIndexJob(spec: IndexJobSpec, resources: IndexJobResourc
     respectGitignore: config.sources.respectGitignore,
     excludeAbsolutePaths: spec.excludeAbsolutePaths,
     indexSecrets: config.sources.indexSecrets,
+    prepareInWorker: config.indexing.worker,
     ...(resources.signal ? { signal: resources.signal } : {}),
     ...(resources.onProgress ? { onProgress: resources.onProgress } : {}),
   };
-  const summary = spec.paths
-    ? await indexPaths({ ...base, paths: spec.paths })
-    : await indexFolder({ ...base, progressive: spec.progressive && model !== undefined, keepUnreferenced: config.cache.maxUnreferencedVectors });
+  const progressive = spec.progressive && model !== undefined;
+  const graph = {
+    store,
+    embedderId,
+    dimensions: model?.dimensions ?? 0,
+    // The watcher's batches never build a graph; a progressive run attaches vectors after its chunks.
+    graphFile: spec.paths || !config.indexing.worker ? undefined : spec.graphFile,
+    deferVectors: progressive,
+    ...(resources.onProgress ? { onProgress: resources.onProgress } : {}),
+  };
+  const summary = await withBackgroundGraph(graph, (onProgress) => {
+    const withEvents = { ...base, ...(onProgress ? { onProgress } : {}) };
+    return spec.paths ? indexPaths({ ...withEvents, paths: spec.paths }) : indexFolder({ ...withEvents, progressive, keepUnreferenced: config.cache.maxUnreferencedVectors });
+  });
   if (summary.files.indexed + summary.files.removed > 0) {
     if (spec.mergePastThreshold) await mergeSegment(spec, resources, embedderId, model?.dimensions ?? 0);
     else if (spec.graphFile || spec.segmentFile) await saveWarmIndex(spec, resources, embedderId, model?.dimensions ?? 0);
   }
   return summary;
+}
+
+/**
+ * Runs an indexing run with the vector graph built beside it when the run qualifies (see
+ * BackgroundGraph): the graph file is saved before this returns, so the warm index that saves
+ * the run's files maps it instead of building it. A failed or cancelled run saves no graph.
+ */
+export async function withBackgroundGraph<T>(
+  options: Omit<BackgroundGraphOptions, 'chunksBefore'> & { onProgress?: IndexProgressListener },
+  run: (onProgress: IndexProgressListener | undefined) => Promise<T>,
+): Promise<T> {
+  const graph = options.graphFile ? BackgroundGraph.forRun({ ...options, chunksBefore: await options.store.countChunks() }) : undefined;
+  if (!graph) return run(options.onProgress);
+  const listener = options.onProgress;
+  try {
+    const result = await run((event) => {
+      graph.observe(event);
+      listener?.(event);
+    });
+    await graph.finish();
+    return result;
+  } finally {
+    await graph.stop();
+  }
 }
 
 /**

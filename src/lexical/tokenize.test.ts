@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { locateTerms, queryTerms, tokenize } from './tokenize.js';
-import { ftsAnyOf, quoteFtsTerm } from './fts-query.js';
 
 describe('tokenize', () => {
   it('keeps identifiers whole and splits them into stemmed parts', () => {
@@ -30,19 +29,6 @@ describe('tokenize', () => {
 
   it('gives unique query terms in order', () => {
     expect(queryTerms('user user getUser')).toEqual(['user', 'getuser', 'get']);
-  });
-});
-
-describe('FTS escaping', () => {
-  it('quotes terms and doubles quotes, so syntax never leaks', () => {
-    expect(quoteFtsTerm('a"b')).toBe('"a""b"');
-    expect(ftsAnyOf(['NEAR', 'x*'])).toBe('"NEAR" OR "x*"');
-  });
-});
-
-describe('FTS escaping of control characters', () => {
-  it('drops NUL, which would end the query string early', () => {
-    expect(quoteFtsTerm('a\u0000b')).toBe('"ab"');
   });
 });
 

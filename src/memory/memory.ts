@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { LociError } from '../errors/index.js';
 import type { Retriever } from '../retrieve/search.js';
 import { storeRetriever } from '../retrieve/search.js';
+import { ranksLexically } from '../store/spec.js';
 import { WarmIndex } from '../retrieve/warm/warm-index.js';
 import { warmRetriever } from '../retrieve/warm/warm-retriever.js';
 import { KnowledgeStores } from './knowledge.js';
@@ -269,9 +270,11 @@ export class Memory implements MemoryCore {
 
   private async retriever(): Promise<Retriever> {
     const embedderId = this.records.embedderId;
-    // A one-shot process recalls from the segment file when there is one, else from the store.
+    // A one-shot process recalls from the segment file when there is one, else from a store
+    // that ranks by itself (Postgres), else (SQLite) from the index rebuilt from term rows.
     const segment = this.context.segmentFile;
-    if (this.context.inMemory === false && !this.warm && !(segment && existsSync(segment))) return storeRetriever(this.context.store, embedderId, MEMORY_FIELD_WEIGHTS);
+    const store = this.context.store;
+    if (this.context.inMemory === false && !this.warm && ranksLexically(store) && !(segment && existsSync(segment))) return storeRetriever(store, embedderId, MEMORY_FIELD_WEIGHTS);
     this.warm ??= new WarmIndex(this.context.store, {
       weights: MEMORY_FIELD_WEIGHTS,
       embedderId,

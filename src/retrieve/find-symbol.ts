@@ -55,7 +55,7 @@ export async function findSymbolDefinitions(store: Store, name: string, options:
     query: name,
     mode: 'lexical',
     results,
-    retrieval: { index: 'store', lexical: store.lexicalRanking, vectors: 'none' },
+    retrieval: { index: 'store', lexical: store.lexicalRanking ?? 'bm25', vectors: 'none' },
     warnings: matched.length === 0 ? [`No indexed chunk defines "${named.name}".`] : [],
     degraded: false,
     degradedParts: [],

@@ -2,7 +2,7 @@ import type { SearchMode } from '../config/schema.js';
 import { embedMany } from '../embed/embed-many.js';
 import type { EmbeddingModel } from '../embed/spec.js';
 import { isProviderFailure, LociError, throwIfAborted } from '../errors/index.js';
-import type { ChunkRecord, LexicalWeights, ScoredRow, SearchFilter, Store, TermStatistics } from '../store/spec.js';
+import type { ChunkRecord, LexicalWeights, ScoredRow, SearchFilter, SelfRankingStore, Store, TermStatistics } from '../store/spec.js';
 import { knownLanguages } from '../sources/language.js';
 import { rolesAskedFor, type FileRole } from '../sources/file-role.js';
 import { buildFilter } from './build-filter.js';
@@ -33,7 +33,8 @@ export interface Retriever {
   languages?(): Promise<string[]>;
 }
 
-export function storeRetriever(store: Store, embedderId: string, weights: LexicalWeights): Retriever {
+/** Searches a store that ranks lexical matches itself (Postgres), without loading an index. */
+export function storeRetriever(store: Store & SelfRankingStore, embedderId: string, weights: LexicalWeights): Retriever {
   return {
     path: () => ({ index: 'store', lexical: store.lexicalRanking, vectors: embedderId === 'none' ? 'none' : 'exact' }),
     lexical: (terms, limit, filter) => store.searchLexical({ terms, weights, limit, ...(filter ? { filter } : {}) }),

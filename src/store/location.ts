@@ -16,7 +16,7 @@ export type StoreLocation =
 export type StoreInput = string | Store | { index: Store; memory?: Store };
 
 function isStore(value: unknown): value is Store {
-  return typeof value === 'object' && value !== null && typeof (value as Store).searchLexical === 'function' && typeof (value as Store).getMeta === 'function';
+  return typeof value === 'object' && value !== null && typeof (value as Store).scanIndexRows === 'function' && typeof (value as Store).getMeta === 'function';
 }
 
 export const DEFAULT_STORE_FOLDER = '.loci';

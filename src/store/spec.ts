@@ -167,14 +167,31 @@ export interface StoreCounts {
  * suite (`store-contract.ts`). Writes for one file are atomic: after a crash a file is
  * either fully old or fully new.
  */
-/** How a store ranks lexical matches by itself: SQLite FTS5's bm25(), Postgres's ts_rank. */
+/** How a store ranks lexical matches by itself (Postgres's ts_rank); loci's own index ranks with BM25. */
 export type LexicalRanking = 'bm25' | 'ts_rank';
 
-export interface Store {
-  readonly kind: string;
-  readonly location: string;
+/**
+ * What a store that can rank lexical matches by itself adds (Postgres: its tsvector
+ * column and ts_rank). A store without it (SQLite) keeps only the per-chunk term
+ * statistics (`scanIndexRows`), and every search goes through loci's own index built
+ * from them (retrieve/warm), saved as a segment file beside the store.
+ */
+export interface SelfRankingStore {
   /** The ranking of `searchLexical` (warm engines always rank with BM25, in memory). */
   readonly lexicalRanking: LexicalRanking;
+  searchLexical(query: LexicalQuery): Promise<ScoredRow[]>;
+  /** How many live chunks hold each term (in any lexical field), and how many chunks there are. */
+  termStatistics(terms: string[]): Promise<TermStatistics>;
+}
+
+/** Whether a store answers lexical queries by itself (see SelfRankingStore). */
+export function ranksLexically(store: Store): store is Store & SelfRankingStore {
+  return typeof (store as Partial<SelfRankingStore>).searchLexical === 'function' && typeof (store as Partial<SelfRankingStore>).termStatistics === 'function';
+}
+
+export interface Store extends Partial<SelfRankingStore> {
+  readonly kind: string;
+  readonly location: string;
 
   getMeta(): Promise<IndexMeta>;
   /** Records the embedder of the index; changing it never mixes vectors (see search). */
@@ -204,7 +221,6 @@ export interface Store {
   /** Adds vectors to the embedding cache without touching chunks. */
   putCachedVectors(embedderId: string, vectors: Map<string, Float32Array>): Promise<void>;
 
-  searchLexical(query: LexicalQuery): Promise<ScoredRow[]>;
   /** Cosine similarity search over chunks whose vectors come from `embedderId`. */
   searchVectors(query: VectorQuery): Promise<ScoredRow[]>;
   getChunks(rowIds: number[]): Promise<ChunkRecord[]>;
@@ -221,8 +237,6 @@ export interface Store {
    * case-insensitive) or lie in a named file (exact path or path suffix); score 1.
    */
   findMentions(query: MentionQuery): Promise<ScoredRow[]>;
-  /** How many live chunks hold each term (in any lexical field), and how many chunks there are. */
-  termStatistics(terms: string[]): Promise<TermStatistics>;
   /** The languages of the indexed files, sorted. */
   languages(): Promise<string[]>;
 

@@ -46,7 +46,7 @@ describe('indexing on a worker thread', () => {
     await loci.close();
   });
 
-  it('indexes in-process when the worker is switched off, with the same result', async () => {
+  it('indexes in-process when the worker is switched off, with the same rows (the prepare worker chunked the first run)', async () => {
     const worker = library.createLoci({ root: repo, store: join(workspace, 'store-a') });
     const inline = library.createLoci({ root: repo, store: join(workspace, 'store-b'), config: { indexing: { worker: false } } });
     const events: IndexEvent[] = [];
@@ -54,6 +54,34 @@ describe('indexing on a worker thread', () => {
     expect(events.some((event) => event.type === 'worker-started')).toBe(false);
     expect(summary.chunks.total).toBe((await worker.status()).chunks);
     await Promise.all([worker.close(), inline.close()]);
+    // Every chunk and its term counts, by content (row ids and lexicon ids may differ).
+    const { decodeTerms } = await import('../../src/lexical/codec.js');
+    const rows = (store: string) => {
+      const db = new Database(join(workspace, store, 'index.db'), { readonly: true });
+      try {
+        const lexicon = new Map(db.prepare('SELECT id, term FROM lexicon').raw().all() as Array<[number, string]>);
+        const chunks = db
+          .prepare(
+            'SELECT c.chunk_id, c.content_hash, c.path, c.start_line, c.end_line, c.kind, c.symbol, c.symbols, c.text, t.data FROM chunks c JOIN chunk_terms t ON t.chunk = c.id ORDER BY c.path, c.start_line',
+          )
+          .raw()
+          .all() as unknown[][];
+        const files = db.prepare('SELECT path, content_hash, chunk_count, attributes FROM files ORDER BY path').raw().all();
+        return {
+          files,
+          chunks: chunks.map((row) => {
+            const terms = decodeTerms(row[9] as Uint8Array);
+            const counts = [...terms.termIds].map((id, index) => `${lexicon.get(id)}:${[...terms.frequencies.subarray(index * 4, index * 4 + 4)].join(',')}`).sort();
+            return [...row.slice(0, 9), terms.fieldLengths.join(','), counts.join(' ')];
+          }),
+        };
+      } finally {
+        db.close();
+      }
+    };
+    const [fromWorkers, fromThread] = [rows('store-a'), rows('store-b')];
+    expect(fromWorkers.chunks.length).toBeGreaterThanOrEqual(FILES);
+    expect(fromWorkers).toEqual(fromThread);
   });
 
   it('stops on abort between files, leaves a sound store, and the next run resumes', async () => {
@@ -87,5 +115,28 @@ describe('indexing on a worker thread', () => {
     await rm(gone, { recursive: true });
     await expect(loci.index()).rejects.toMatchObject({ name: 'LociError', code: 'ROOT_NOT_FOUND' });
     await loci.close();
+  });
+});
+
+describe('the prepare worker', () => {
+  it('prepares files exactly as the calling thread does, each answer to its own caller, and refuses work after the run ends', async () => {
+    const { workerPreparer, inProcessPreparer } = (await import(join(process.cwd(), 'dist/indexing/preparer.js'))) as typeof import('../../src/indexing/preparer.js');
+    const preparer = workerPreparer();
+    expect(preparer?.parallel).toBe(true);
+    const input = {
+      path: 'src/parser1.ts',
+      text: 'export function parseRecord(input: string): number {\n  return input.length;\n}\n\nexport class Reader {\n  read() { return 1; }\n}\n',
+      language: 'typescript',
+      chunking: { tokenBudget: 500, windowLines: 100, windowOverlap: 10 },
+      pathIsContent: true,
+    };
+    const [inWorker, inThread] = await Promise.all([preparer?.prepare(input), inProcessPreparer.prepare(input)]);
+    expect(inWorker?.chunks.length).toBeGreaterThan(0);
+    expect(inWorker).toEqual(inThread);
+    // Many at once come back to the right callers.
+    const many = await Promise.all(Array.from({ length: 50 }, (_, index) => preparer?.prepare({ ...input, path: `src/p${index}.ts`, text: `export const value${index} = ${index};\n` })));
+    expect(many.map((file) => file?.chunks[0]?.write.text)).toEqual(Array.from({ length: 50 }, (_, index) => `export const value${index} = ${index};`));
+    await preparer?.close();
+    await expect(preparer?.prepare(input)).rejects.toThrow(/the run has ended/);
   });
 });

@@ -124,7 +124,6 @@ describe('crash safety', () => {
         expect(one('SELECT count(*) FROM (SELECT chunk_id FROM chunks GROUP BY chunk_id HAVING count(*) > 1)')).toBe(0);
         expect(one('SELECT count(*) FROM chunks WHERE path NOT IN (SELECT path FROM files)')).toBe(0);
         expect(one('SELECT count(*) FROM files f WHERE chunk_count != (SELECT count(*) FROM chunks c WHERE c.path = f.path)')).toBe(0);
-        expect(one('SELECT count(*) FROM chunk_fts')).toBe(one('SELECT count(*) FROM chunks'));
         expect(one('SELECT count(*) FROM chunk_terms WHERE chunk NOT IN (SELECT id FROM chunks)')).toBe(0);
         expect(one('SELECT count(*) FROM chunks WHERE id NOT IN (SELECT chunk FROM chunk_terms)')).toBe(0);
         expect(one('SELECT count(*) FROM symbol_names WHERE chunk NOT IN (SELECT id FROM chunks)')).toBe(0);

@@ -7,7 +7,7 @@ import { FlatVectorIndex, type VectorRowMeta, type VectorSnapshot } from './vect
 
 const require = createRequire(import.meta.url);
 
-interface UsearchIndex {
+export interface UsearchIndex {
   add(keys: BigUint64Array, vectors: Float32Array, threads?: number): void;
   search(vector: Float32Array, k: number, threads?: number): { keys: BigUint64Array; distances: Float32Array };
   remove(keys: bigint | BigUint64Array): number;
@@ -34,7 +34,7 @@ export const NO_VECTOR_GRAPH_WARNING =
   'The optional native module usearch is not installed, so vector search scans every vector exactly (correct, but slower on large indexes). Install it with: npm install usearch';
 
 /** usearch is an optional native dependency; without it every search is exact. */
-function loadUsearch(): UsearchModule | null {
+export function loadUsearch(): UsearchModule | null {
   if (usearch === undefined) {
     try {
       usearch = require('usearch') as UsearchModule;
@@ -69,6 +69,39 @@ const VECTORS_PER_BREADTH = 2_500;
 const MAX_BREADTH = 400;
 
 export const defaultHnswOptions: HnswOptions = { threshold: 20_000, connectivity: 16, expansionAdd: 128, expansionSearch: 160 };
+
+/** An empty cosine graph with these parameters (the one shape every graph file of loci has). */
+export function createGraph(module: UsearchModule, dimensions: number, options: Pick<HnswOptions, 'connectivity' | 'expansionAdd' | 'expansionSearch'>): UsearchIndex {
+  return new module.Index({
+    metric: 'cos',
+    dimensions,
+    connectivity: options.connectivity,
+    expansion_add: options.expansionAdd,
+    expansion_search: options.expansionSearch,
+    quantization: 'f32',
+  });
+}
+
+/**
+ * Saves a graph and its key list, each through a temporary file and a rename, readable by
+ * the store's owner only (the graph holds the store's vectors, like the database).
+ */
+export function writeGraphFiles(graph: UsearchIndex, keys: Int32Array, file: string): void {
+  graph.save(`${file}.tmp`);
+  chmodSync(`${file}.tmp`, 0o600);
+  writeFileSync(`${file}.keys.tmp`, Buffer.from(keys.buffer, keys.byteOffset, keys.byteLength), { mode: 0o600 });
+  chmodSync(`${file}.keys.tmp`, 0o600); // a leftover from an interrupted save keeps its old mode
+  renameSync(`${file}.tmp`, file);
+  renameSync(`${file}.keys.tmp`, `${file}.keys`);
+}
+
+/** A copy of `vector` scaled to unit length (the zero vector stays zero). */
+export function normalized(vector: Float32Array): Float32Array {
+  let norm = 0;
+  for (const value of vector) norm += value * value;
+  const scale = norm > 0 ? 1 / Math.sqrt(norm) : 0;
+  return Float32Array.from(vector, (value) => value * scale);
+}
 
 /**
  * Exact search over the flat matrix, plus an HNSW graph (usearch) for unfiltered top-k
@@ -152,15 +185,7 @@ export class ExactOrGraphVectorIndex {
     if (this.options.build === false && !(this.options.file && existsSync(this.options.file))) return;
     const module = loadUsearch();
     if (!module) return;
-    const create = () =>
-      new module.Index({
-        metric: 'cos',
-        dimensions: this.dimensions,
-        connectivity: this.options.connectivity,
-        expansion_add: this.options.expansionAdd,
-        expansion_search: this.options.expansionSearch,
-        quantization: 'f32',
-      });
+    const create = () => createGraph(module, this.dimensions, this.options);
     const view = create();
     if (this.viewSaved(view)) {
       this.graph = view;
@@ -223,13 +248,7 @@ export class ExactOrGraphVectorIndex {
   persist(): void {
     const file = this.options.file;
     if (!this.graph || !file || !this.dirty) return;
-    this.graph.save(`${file}.tmp`);
-    // The graph holds the store's vectors: readable by the store's owner only, like the database.
-    chmodSync(`${file}.tmp`, 0o600);
-    writeFileSync(`${file}.keys.tmp`, Buffer.from(Int32Array.from(this.graphKeys).buffer), { mode: 0o600 });
-    chmodSync(`${file}.keys.tmp`, 0o600); // a leftover from an interrupted save keeps its old mode
-    renameSync(`${file}.tmp`, file);
-    renameSync(`${file}.keys.tmp`, `${file}.keys`);
+    writeGraphFiles(this.graph, Int32Array.from(this.graphKeys), file);
     this.dirty = false;
   }
 
@@ -288,11 +307,4 @@ export class ExactOrGraphVectorIndex {
       return undefined;
     }
   }
-}
-
-function normalized(vector: Float32Array): Float32Array {
-  let norm = 0;
-  for (const value of vector) norm += value * value;
-  const scale = norm > 0 ? 1 / Math.sqrt(norm) : 0;
-  return Float32Array.from(vector, (value) => value * scale);
 }

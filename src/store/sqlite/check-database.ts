@@ -19,8 +19,6 @@ export interface StoreFinding {
 const ORPHAN_QUERIES: ReadonlyArray<[string, string]> = [
   ['chunks without a file row', 'SELECT count(*) FROM chunks WHERE path NOT IN (SELECT path FROM files)'],
   ['file rows whose chunk count is wrong', 'SELECT count(*) FROM files f WHERE chunk_count != (SELECT count(*) FROM chunks c WHERE c.path = f.path)'],
-  ['full-text rows without a chunk', 'SELECT count(*) FROM chunk_fts WHERE rowid NOT IN (SELECT id FROM chunks)'],
-  ['chunks without a full-text row', 'SELECT count(*) FROM chunks WHERE id NOT IN (SELECT rowid FROM chunk_fts)'],
   ['term rows without a chunk', 'SELECT count(*) FROM chunk_terms WHERE chunk NOT IN (SELECT id FROM chunks)'],
   ['chunks without term rows', 'SELECT count(*) FROM chunks WHERE id NOT IN (SELECT chunk FROM chunk_terms)'],
   ['symbol rows without a chunk', 'SELECT count(*) FROM symbol_names WHERE chunk NOT IN (SELECT id FROM chunks)'],
@@ -28,8 +26,8 @@ const ORPHAN_QUERIES: ReadonlyArray<[string, string]> = [
 
 /**
  * The full check of one loci SQLite database, without changing it: integrity_check (pages,
- * b-trees and index/table agreement), the full-text index's own integrity-check, and rows
- * left without their partners.
+ * b-trees and index/table agreement) and rows left without their partners. (The segment
+ * files beside it are checked by doctor itself.)
  */
 export function checkDatabase(file: string): StoreFinding[] {
   const findings: StoreFinding[] = [];
@@ -64,13 +62,6 @@ export function checkDatabase(file: string): StoreFinding[] {
   }
   const integrity = safeIntegrity(db);
   findings.push(integrity === 'ok' ? { file, check: 'integrity_check', status: 'ok', detail: 'ok' } : damaged('integrity_check', integrity));
-  try {
-    // FTS5's own check compares the full-text index with its content; it reads, never writes.
-    db.prepare("INSERT INTO chunk_fts(chunk_fts) VALUES('integrity-check')").run();
-    findings.push({ file, check: 'full-text index', status: 'ok', detail: 'ok' });
-  } catch (error) {
-    findings.push(damaged('full-text index', `full-text integrity-check: ${(error as Error).message}`));
-  }
   // Orphan counts over damaged pages would only repeat the damage: the rebuild fixes both.
   for (const [label, sql] of integrity === 'ok' ? ORPHAN_QUERIES : []) {
     try {

@@ -1,18 +1,6 @@
 import type Database from 'better-sqlite3';
-import { ftsAnyOf } from '../../lexical/fts-query.js';
-import type { LexicalQuery, MentionQuery, ScoredRow } from '../spec.js';
+import type { MentionQuery, ScoredRow } from '../spec.js';
 import { filterToSql } from './filter-sql.js';
-
-/** BM25 over the FTS5 table with the field weights: the one-shot path's lexical ranking (same formula as the warm index). */
-export function searchLexicalSql(db: Database.Database, query: LexicalQuery): ScoredRow[] {
-  if (query.terms.length === 0 || query.limit <= 0) return [];
-  const { path, symbols, heading, body } = query.weights;
-  const filter = filterToSql(query.filter);
-  const sql = `SELECT f.rowid AS rowId, -bm25(chunk_fts, ?, ?, ?, ?) AS score, c.path AS path FROM chunk_fts f JOIN chunks c ON c.id = f.rowid
-       WHERE chunk_fts MATCH ?${filter ? ` AND ${filter.sql}` : ''} ORDER BY score DESC, f.rowid LIMIT ?`;
-  const params = [path, symbols, heading, body, ftsAnyOf(query.terms), ...(filter?.params ?? []), query.limit];
-  return db.prepare(sql).all(...params) as ScoredRow[];
-}
 
 /** Chunks that define a named symbol or belong to a named file (paths match whole or as a suffix). */
 export function findMentionsSql(db: Database.Database, query: MentionQuery): ScoredRow[] {

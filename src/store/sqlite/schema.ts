@@ -72,6 +72,12 @@ export const migrations: ReadonlyArray<(db: Database.Database) => void> = [
       ) WITHOUT ROWID;
     `);
   },
+  // 2: one lexical form per chunk. The FTS5 table held a second copy of every chunk's tokens
+  // (28% of the database at 30k chunks) for one-shot searches; they now read the segment
+  // file, or loci's own index rebuilt from chunk_terms.
+  (db) => {
+    db.exec('DROP TABLE IF EXISTS chunk_fts');
+  },
 ];
 
 export const CURRENT_SCHEMA_VERSION = migrations.length;

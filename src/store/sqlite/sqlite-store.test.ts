@@ -82,7 +82,7 @@ describe('sqlite store: refusing what is not ours', () => {
       try {
         const reopened = openSqliteStore({ file });
         await reopened.listCatalog();
-        await reopened.searchLexical({ terms: ['x'], weights: { path: 1, symbols: 1, heading: 1, body: 1 }, limit: 1 });
+        await reopened.scanIndexRows({ limit: 1 });
       } catch (error) {
         caught = error;
       }

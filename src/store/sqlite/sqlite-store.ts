@@ -1,9 +1,9 @@
 import { statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { decodeTerms, encodeTerms } from '../../lexical/codec.js';
-import type { CatalogEntry, ChunkRecord, FileWrite, IndexMeta, IndexRow, LexicalQuery, MentionQuery, ScanOptions, ScoredRow, Store, StoreCounts, TermStatistics, VectorQuery } from '../spec.js';
-import { findMentionsSql, searchLexicalSql } from './queries.js';
-import { sqliteLanguages, sqliteTermStatistics } from './ranking-stats.js';
+import type { CatalogEntry, ChunkRecord, FileWrite, IndexMeta, IndexRow, MentionQuery, ScanOptions, ScoredRow, Store, StoreCounts, VectorQuery } from '../spec.js';
+import { findMentionsSql } from './queries.js';
+import { sqliteLanguages } from './ranking-stats.js';
 import { groupOutline, inRequestedOrder, symbolKeys, toCatalogEntry, toChunkRecord, type CatalogRow, type ChunkRow } from '../rows.js';
 import { prepareStatements, type Statements } from './statements.js';
 import { openDatabase, wrapSqliteError } from './open-database.js';
@@ -28,8 +28,12 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   return new SqliteStore(options.file, database, options.keepCatalogEntries ?? 50_000);
 }
 
+/**
+ * SQLite keeps each chunk's lexical form once, as term statistics (`chunk_terms`, ids into
+ * `lexicon`): the form loci's own BM25 index reads. It has no full-text table of its own
+ * (schema 2 dropped FTS5), so searches go through the warm index and its segment file.
+ */
 class SqliteStore implements Store {
-  readonly lexicalRanking = 'bm25' as const;
   readonly kind = 'sqlite';
   private readonly statements: Statements;
   /** Lexicon ids are immutable once assigned, so a cached id is always right. */
@@ -158,8 +162,6 @@ class SqliteStore implements Store {
         text: chunk.text,
       });
       const rowId = Number(result.lastInsertRowid);
-      const { path, symbols, heading, body } = chunk.lexical;
-      this.statements.insertFts.run(rowId, path, symbols, heading, body);
       this.statements.insertTerms.run(
         rowId,
         encodeTerms(chunk.termStats, (term) => this.termIdOf(term)),
@@ -198,14 +200,6 @@ class SqliteStore implements Store {
         })
         .immediate(),
     );
-  }
-
-  async searchLexical(query: LexicalQuery): Promise<ScoredRow[]> {
-    return this.guard(() => searchLexicalSql(this.db, query));
-  }
-
-  async termStatistics(terms: string[]): Promise<TermStatistics> {
-    return this.guard(() => sqliteTermStatistics(this.db, terms));
   }
 
   async languages(): Promise<string[]> {
@@ -357,7 +351,6 @@ class SqliteStore implements Store {
   private removeChunksOfPath(path: string): void {
     const ids = this.statements.chunkIdsOfPath.all(path) as number[];
     for (const id of ids) {
-      this.statements.deleteFts.run(id);
       this.statements.deleteTerms.run(id);
       this.statements.deleteSymbols.run(id);
     }
@@ -372,8 +365,9 @@ class SqliteStore implements Store {
     }
     let id = this.termIds.get(term);
     if (id === undefined) {
-      this.statements.insertTerm.run(term);
-      id = this.statements.termId.get(term) as number;
+      // A new term's id is the insert's rowid; another process may have added it since the cache was read.
+      const inserted = this.statements.insertTerm.run(term);
+      id = inserted.changes === 1 ? Number(inserted.lastInsertRowid) : (this.statements.termId.get(term) as number);
       this.termIds.set(term, id);
     }
     return id;

@@ -12,7 +12,6 @@ export interface Statements {
   catalogMany: Database.Statement;
   catalogOne: Database.Statement;
   chunkIdsOfPath: Database.Statement;
-  deleteFts: Database.Statement;
   deleteTerms: Database.Statement;
   deleteSymbols: Database.Statement;
   insertSymbol: Database.Statement;
@@ -25,7 +24,6 @@ export interface Statements {
   deleteChunksOfPath: Database.Statement;
   deleteFile: Database.Statement;
   insertChunk: Database.Statement;
-  insertFts: Database.Statement;
   insertVector: Database.Statement;
   upsertFile: Database.Statement;
   touchFile: Database.Statement;
@@ -61,7 +59,6 @@ export function prepareStatements(db: Database.Database): Statements {
     catalogMany: db.prepare('SELECT * FROM files WHERE path IN (SELECT value FROM json_each(?))'),
     catalogOne: db.prepare('SELECT * FROM files WHERE path = ?'),
     chunkIdsOfPath: db.prepare('SELECT id FROM chunks WHERE path = ?').pluck(),
-    deleteFts: db.prepare('DELETE FROM chunk_fts WHERE rowid = ?'),
     deleteTerms: db.prepare('DELETE FROM chunk_terms WHERE chunk = ?'),
     deleteSymbols: db.prepare('DELETE FROM symbol_names WHERE chunk = ?'),
     insertSymbol: db.prepare('INSERT INTO symbol_names (name, chunk) VALUES (?, ?)'),
@@ -75,7 +72,6 @@ export function prepareStatements(db: Database.Database): Statements {
     deleteFile: db.prepare('DELETE FROM files WHERE path = ?'),
     insertChunk: db.prepare(`INSERT INTO chunks (chunk_id, content_hash, path, start_line, end_line, language, kind, symbol, symbols, heading_path, text)
       VALUES (@chunkId, @contentHash, @path, @startLine, @endLine, @language, @kind, @symbol, @symbols, @headingPath, @text)`),
-    insertFts: db.prepare('INSERT INTO chunk_fts (rowid, path, symbols, heading, body) VALUES (?, ?, ?, ?, ?)'),
     insertVector: db.prepare('INSERT OR IGNORE INTO embeddings (embedder, content_hash, vector, created_at) VALUES (?, ?, ?, ?)'),
     upsertFile: db.prepare(`INSERT INTO files (path, size, mtime_ms, content_hash, language, chunker, embedder, chunk_count, indexed_at, attributes)
       VALUES (@path, @size, @mtimeMs, @contentHash, @language, @chunker, @embedder, @chunkCount, @indexedAt, @attributes)

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { lexicalFieldsOf } from '../../lexical/fields.js';
-import type { CatalogEntry, ChunkWrite, Store } from '../spec.js';
+import { WarmIndex } from '../../retrieve/warm/warm-index.js';
+import { ranksLexically, type CatalogEntry, type ChunkWrite, type LexicalQuery, type ScoredRow, type Store, type TermStatistics } from '../spec.js';
 
 export interface StoreHarness {
   store: Store;
@@ -43,6 +44,30 @@ export function chunk(path: string, startLine: number, text: string, extra: Part
 const weights = { path: 1.5, symbols: 2, heading: 1.5, body: 1 };
 
 /**
+ * A store's lexical answers as the engine gets them: from the store itself when it ranks
+ * lexically (Postgres), else from loci's index built from the store's term rows (SQLite).
+ */
+async function withIndex<T>(store: Store, read: (index: WarmIndex) => T): Promise<T> {
+  const index = new WarmIndex(store, { weights, embedderId: 'none', dimensions: 0 });
+  try {
+    await index.refresh();
+    return read(index);
+  } finally {
+    index.close();
+  }
+}
+
+function searchLexical(store: Store, query: LexicalQuery): Promise<ScoredRow[]> {
+  if (ranksLexically(store)) return store.searchLexical(query);
+  return withIndex(store, (index) => index.searchLexical(query.terms, query.limit, query.filter));
+}
+
+function termStatistics(store: Store, terms: string[]): Promise<TermStatistics> {
+  if (ranksLexically(store)) return store.termStatistics(terms);
+  return withIndex(store, (index) => index.termStatistics(terms));
+}
+
+/**
  * The contract every store adapter passes unchanged (Hono's runTest pattern). Each test
  * gets a fresh, empty store from `open`.
  */
@@ -74,7 +99,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
       const entry = await store.getCatalogEntry('src/config.ts');
       expect(entry?.chunkCount).toBe(1);
       expect(entry?.contentHash).toBe('hash-of-src/config.ts');
-      const rows = await store.searchLexical({ terms: ['parseconfig'], weights, limit: 10 });
+      const rows = await searchLexical(store, { terms: ['parseconfig'], weights, limit: 10 });
       expect(rows).toHaveLength(1);
       const [record] = await store.getChunks(rows.map((row) => row.rowId));
       expect(record).toMatchObject({ path: 'src/config.ts', startLine: 1, endLine: 3, symbol: 'parseConfig', language: 'typescript', kind: 'code' });
@@ -98,8 +123,8 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
     it('rewriting a file replaces its chunks: no duplicates, no orphans', async () => {
       await store.writeFile({ entry: catalogEntry('a.ts'), chunks: [chunk('a.ts', 1, 'alpha beta'), chunk('a.ts', 5, 'gamma')] });
       await store.writeFile({ entry: catalogEntry('a.ts', { contentHash: 'v2' }), chunks: [chunk('a.ts', 1, 'delta')] });
-      expect(await store.searchLexical({ terms: ['alpha', 'gamma'], weights, limit: 10 })).toEqual([]);
-      expect(await store.searchLexical({ terms: ['delta'], weights, limit: 10 })).toHaveLength(1);
+      expect(await searchLexical(store, { terms: ['alpha', 'gamma'], weights, limit: 10 })).toEqual([]);
+      expect(await searchLexical(store, { terms: ['delta'], weights, limit: 10 })).toHaveLength(1);
       expect((await store.counts()).chunks).toBe(1);
       expect((await store.getCatalogEntry('a.ts'))?.contentHash).toBe('v2');
     });
@@ -124,7 +149,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
       await store.writeFile({ entry: catalogEntry('a.ts'), chunks: [chunk('a.ts', 1, 'alpha')] });
       await store.writeFile({ entry: catalogEntry('b.ts'), chunks: [chunk('b.ts', 1, 'alpha')] });
       await store.deleteFile('a.ts');
-      const rows = await store.searchLexical({ terms: ['alpha'], weights, limit: 10 });
+      const rows = await searchLexical(store, { terms: ['alpha'], weights, limit: 10 });
       const records = await store.getChunks(rows.map((row) => row.rowId));
       expect(records.map((record) => record.path)).toEqual(['b.ts']);
       expect(await store.getCatalogEntry('a.ts')).toBeUndefined();
@@ -137,28 +162,28 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
       (broken as unknown as { text: unknown }).text = null; // violates NOT NULL after the first insert
       await expect(store.writeFile({ entry: catalogEntry('a.ts', { contentHash: 'v2' }), chunks: [chunk('a.ts', 1, 'first new'), broken] })).rejects.toThrow();
       expect((await store.getCatalogEntry('a.ts'))?.contentHash).toBe('hash-of-a.ts');
-      const rows = await store.searchLexical({ terms: ['origin', 'first'], weights, limit: 10 });
+      const rows = await searchLexical(store, { terms: ['origin', 'first'], weights, limit: 10 });
       const records = await store.getChunks(rows.map((row) => row.rowId));
       expect(records.map((record) => record.text)).toEqual(['original text']);
     });
 
     it('counts chunks per term for IDF and lists the indexed languages', async () => {
-      expect(await store.termStatistics(['alpha'])).toEqual({ chunks: 0, frequencies: new Map([['alpha', 0]]) });
+      expect(await termStatistics(store, ['alpha'])).toEqual({ chunks: 0, frequencies: new Map([['alpha', 0]]) });
       await store.writeFile({ entry: catalogEntry('a.ts'), chunks: [chunk('a.ts', 1, 'alpha beta'), chunk('a.ts', 5, 'alpha')] });
       await store.writeFile({ entry: catalogEntry('b.py'), chunks: [chunk('b.py', 1, 'beta "quoted" gamma', { symbol: 'alphaHelper' })] });
-      const statistics = await store.termStatistics(['alpha', 'beta', 'alphahelper', 'missing', '"', 'quot']);
+      const statistics = await termStatistics(store, ['alpha', 'beta', 'alphahelper', 'missing', '"', 'quot']);
       expect(statistics.chunks).toBe(3);
       expect(Object.fromEntries(statistics.frequencies)).toEqual({ alpha: 3, beta: 2, alphahelper: 1, missing: 0, '"': 0, quot: 1 });
       expect(await store.languages()).toEqual(['python', 'typescript']);
       await store.deleteFile('a.ts');
-      expect((await store.termStatistics(['alpha'])).frequencies.get('alpha')).toBe(1);
+      expect((await termStatistics(store, ['alpha'])).frequencies.get('alpha')).toBe(1);
       expect(await store.languages()).toEqual(['python']);
     });
 
     it('weights fields: a symbol-name match outranks a body mention', async () => {
       await store.writeFile({ entry: catalogEntry('body.ts'), chunks: [chunk('body.ts', 1, 'we call render here and there in the text body of a longer chunk')] });
       await store.writeFile({ entry: catalogEntry('symbol.ts'), chunks: [chunk('symbol.ts', 1, 'function render() { return 1 }', { symbol: 'render' })] });
-      const rows = await store.searchLexical({ terms: ['render'], weights, limit: 10 });
+      const rows = await searchLexical(store, { terms: ['render'], weights, limit: 10 });
       const records = await store.getChunks(rows.map((row) => row.rowId));
       expect(records[0]?.path).toBe('symbol.ts');
       expect(rows[0]!.score).toBeGreaterThan(rows[1]!.score);
@@ -170,21 +195,21 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
         await store.writeFile({ entry: catalogEntry(`other/file${index}.ts`), chunks: [chunk(`other/file${index}.ts`, 1, 'token token token')] });
       }
       await store.writeFile({ entry: catalogEntry('src/deep/inside.py'), chunks: [chunk('src/deep/inside.py', 1, 'token and many other words to dilute the score a lot more')] });
-      const byPrefix = await store.searchLexical({ terms: ['token'], weights, limit: 5, filter: { pathPrefixes: ['src/'] } });
-      const byGlob = await store.searchLexical({ terms: ['token'], weights, limit: 5, filter: { pathGlobs: ['src/**/*.py'] } });
-      const byLanguage = await store.searchLexical({ terms: ['token'], weights, limit: 5, filter: { languages: ['python'] } });
+      const byPrefix = await searchLexical(store, { terms: ['token'], weights, limit: 5, filter: { pathPrefixes: ['src/'] } });
+      const byGlob = await searchLexical(store, { terms: ['token'], weights, limit: 5, filter: { pathGlobs: ['src/**/*.py'] } });
+      const byLanguage = await searchLexical(store, { terms: ['token'], weights, limit: 5, filter: { languages: ['python'] } });
       for (const rows of [byPrefix, byGlob, byLanguage]) {
         const records = await store.getChunks(rows.map((row) => row.rowId));
         expect(records.map((record) => record.path)).toEqual(['src/deep/inside.py']);
       }
-      const none = await store.searchLexical({ terms: ['token'], weights, limit: 5, filter: { pathGlobs: ['nothing/**'] } });
+      const none = await searchLexical(store, { terms: ['token'], weights, limit: 5, filter: { pathGlobs: ['nothing/**'] } });
       expect(none).toEqual([]);
     });
 
     it('never lets query terms reach the query syntax', async () => {
       await store.writeFile({ entry: catalogEntry('a.ts'), chunks: [chunk('a.ts', 1, 'near and or not')] });
       for (const term of ['"', '""', 'NEAR(a b)', 'a*', '(', ')', 'AND', 'OR', 'NOT', 'path:x', '^', '-x', "'; DROP TABLE chunks; --", '\u0000', '{}', 'col : x']) {
-        await expect(store.searchLexical({ terms: [term], weights, limit: 5 })).resolves.toBeInstanceOf(Array);
+        await expect(searchLexical(store, { terms: [term], weights, limit: 5 })).resolves.toBeInstanceOf(Array);
       }
       expect((await store.counts()).chunks).toBe(1);
     });
@@ -304,11 +329,11 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
       ).rejects.toThrow();
       expect(await store.listCatalog({ pathPrefix: 'ns/b/' })).toEqual([]);
       expect(await store.countCatalog('ns/b/')).toBe(0);
-      expect(await store.searchLexical({ terms: ['written'], weights, limit: 5 })).toEqual([]);
+      expect(await searchLexical(store, { terms: ['written'], weights, limit: 5 })).toEqual([]);
 
       await store.deleteFiles(['ns/a/1', 'ns/a/2']);
       expect((await store.listCatalog()).map((entry) => entry.path)).toEqual(['ns/ab/3']);
-      expect(await store.searchLexical({ terms: ['first', 'second'], weights, limit: 5 })).toEqual([]);
+      expect(await searchLexical(store, { terms: ['first', 'second'], weights, limit: 5 })).toEqual([]);
     });
 
     it('reads catalog entries as they are now, after every kind of change since an earlier read', async () => {

@@ -8,7 +8,7 @@ import { printable } from '../format.js';
 export function registerDoctorCommand(program: Command, io: CliIo): void {
   program
     .command('doctor')
-    .description('Check a store in full without changing it: database integrity, the full-text index, orphan rows, vector-graph files and file permissions.')
+    .description('Check a store in full without changing it: database integrity, orphan rows, segment and vector-graph files, and file permissions.')
     .option('--root <dir>', 'the indexed folder (default: the current one)')
     .option('--store <path>', 'store folder or .db file (default <root>/.loci)')
     .option('--config <file>', 'config file (default <root>/loci.config.json)')

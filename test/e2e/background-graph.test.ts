@@ -1,0 +1,96 @@
+// The vector graph built beside a run on its own thread, driven through the built library
+// (dist/): the worker file exists only after the build.
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+type BackgroundGraphModule = typeof import('../../src/indexing/background-graph.js');
+type StoreModule = typeof import('../../src/store/sqlite/sqlite-store.js');
+type VectorIndexModule = typeof import('../../src/retrieve/warm/exact-or-graph-vector-index.js');
+type Contract = typeof import('../../src/store/test-support/store-contract.js');
+
+const dist = (path: string) => import(join(process.cwd(), 'dist', path));
+const DIMENSIONS = 16;
+const EMBEDDER = 'test:graph@16';
+
+let folder: string;
+beforeEach(async () => {
+  folder = await mkdtemp(join(tmpdir(), 'loci-background-graph-'));
+});
+afterEach(async () => {
+  await rm(folder, { recursive: true, force: true });
+});
+
+function random(seed: number) {
+  let state = seed;
+  return () => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return state / 2147483648 - 0.5;
+  };
+}
+
+describe('background vector graph', () => {
+  it('follows the commits of a run, saves a graph of exactly the live rows at finish, and the engine maps it', async () => {
+    const { BackgroundGraph } = (await dist('indexing/background-graph.js')) as BackgroundGraphModule;
+    const { openSqliteStore } = (await dist('store/sqlite/sqlite-store.js')) as StoreModule;
+    const { ExactOrGraphVectorIndex, defaultHnswOptions } = (await dist('retrieve/warm/exact-or-graph-vector-index.js')) as VectorIndexModule;
+    const { catalogEntry, chunk } = (await import('../../src/store/test-support/store-contract.js')) as Contract;
+    const store = openSqliteStore({ file: join(folder, 'index.db'), create: true });
+    await store.setEmbedder(EMBEDDER, DIMENSIONS);
+    const graphFile = join(folder, 'vectors.hnsw');
+    const next = random(5);
+    const vectors = new Map<number, Float32Array>();
+    const build = BackgroundGraph.forRun({ store, embedderId: EMBEDDER, dimensions: DIMENSIONS, graphFile, chunksBefore: 0, threshold: 200 });
+    expect(build).toBeDefined();
+    const write = async (file: number) => {
+      const chunks = Array.from({ length: 10 }, (_, index) => chunk(`f${file}.ts`, index * 5 + 1, `file ${file} part ${index}`, { vector: Float32Array.from({ length: DIMENSIONS }, next) }));
+      await store.writeFile({ entry: catalogEntry(`f${file}.ts`, { embedder: EMBEDDER, chunkCount: 10 }), chunks });
+      build?.observe({ type: 'file-indexed', path: `f${file}.ts`, chunks: 10, done: file + 1, total: 60 });
+    };
+    // Below half the threshold nothing starts; past it the worker starts and reads what is there.
+    for (let file = 0; file < 9; file++) await write(file);
+    expect(build?.started).toBe(false);
+    for (let file = 9; file < 60; file++) await write(file);
+    expect(build?.started).toBe(true);
+    expect(await build?.finish()).toBe(600);
+    await build?.stop();
+    expect(existsSync(graphFile) && existsSync(`${graphFile}.keys`)).toBe(true);
+
+    for (const row of await store.scanIndexRows({ embedderId: EMBEDDER })) vectors.set(row.rowId, row.vector as Float32Array);
+    const mapped = new ExactOrGraphVectorIndex(DIMENSIONS, { ...defaultHnswOptions, threshold: 200, file: graphFile });
+    const exact = new ExactOrGraphVectorIndex(DIMENSIONS, { ...defaultHnswOptions, threshold: 1_000_000 });
+    for (const [rowId, vector] of vectors) {
+      mapped.add(rowId, vector, { path: 'p', language: 'typescript' });
+      exact.add(rowId, vector, { path: 'p', language: 'typescript' });
+    }
+    mapped.ensureGraph();
+    expect(mapped.usesGraph && mapped.mapped).toBe(true);
+    let same = 0;
+    for (let query = 0; query < 20; query++) {
+      const vector = Float32Array.from({ length: DIMENSIONS }, next);
+      const [fromGraph, fromScan] = [mapped.search(vector, 10), exact.search(vector, 10)];
+      same += fromGraph.filter((row) => fromScan.some((other) => other.rowId === row.rowId)).length;
+    }
+    expect(same / 200).toBeGreaterThanOrEqual(0.95);
+    await store.close();
+  });
+
+  it('does not start for a store that already has a graph, and a stopped worker saves nothing', async () => {
+    const { BackgroundGraph } = (await dist('indexing/background-graph.js')) as BackgroundGraphModule;
+    const { openSqliteStore } = (await dist('store/sqlite/sqlite-store.js')) as StoreModule;
+    const store = openSqliteStore({ file: join(folder, 'index.db'), create: true });
+    const graphFile = join(folder, 'vectors.hnsw');
+    const build = BackgroundGraph.forRun({ store, embedderId: EMBEDDER, dimensions: DIMENSIONS, graphFile, chunksBefore: 1_000, threshold: 200 });
+    expect(build?.started).toBe(true);
+    await build?.stop();
+    expect(existsSync(graphFile)).toBe(false);
+    expect(await build?.finish()).toBeUndefined();
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(graphFile, 'x');
+    expect(BackgroundGraph.forRun({ store, embedderId: EMBEDDER, dimensions: DIMENSIONS, graphFile, chunksBefore: 1_000, threshold: 200 })).toBeUndefined();
+    expect(BackgroundGraph.forRun({ store, embedderId: 'none', dimensions: 0, graphFile: join(folder, 'other.hnsw'), chunksBefore: 1_000, threshold: 200 })).toBeUndefined();
+    await store.close();
+  });
+});
