@@ -3,7 +3,7 @@
 // build shows here as a wash, not as a win or a loss). Run two builds alternating to compare.
 // Usage: node bench/build-then-search.mjs [--build DIR] [--n 10000] [--json]
 //   DIR: a loci checkout with a build (default: this one); the peer bench's real chunks.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -21,10 +21,12 @@ try {
   const started = performance.now();
   await loci.indexDocuments(chunks.map((chunk) => ({ id: chunk.id, text: chunk.text })));
   const indexMs = Math.round(performance.now() - started);
+  const indexDbMb = Math.round(statSync(join(dir, 'loci-store', 'index.db')).size / 2 ** 20);
   await loci.search('parse a json file', { topK: 10 });
   const totalMs = Math.round(performance.now() - started);
   await loci.close();
-  reporter.row({ build, n, indexMs, indexAndFirstSearchMs: totalMs });
+  // Peak RSS of the whole process (every thread), in MB.
+  reporter.row({ build, n, indexMs, indexAndFirstSearchMs: totalMs, chunksPerSecond: Math.round(n / (indexMs / 1000)), peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024), indexDbMb });
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
