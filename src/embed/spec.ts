@@ -21,6 +21,12 @@ export interface EmbeddingModel {
    */
   readonly revision?: string;
   doEmbed(options: DoEmbedOptions): Promise<DoEmbedResult>;
+  /**
+   * Optional, for models that read loci's own tokens (lexical/tokenize.ts: the static
+   * model): embeds token lists the caller already has, exactly as `doEmbed` embeds the texts
+   * they came from, so the indexer tokenizes each chunk once.
+   */
+  doEmbedTokens?(options: { tokens: ReadonlyArray<readonly string[]>; purpose: EmbeddingPurpose }): Promise<DoEmbedResult>;
 }
 
 export type EmbeddingPurpose = 'document' | 'query';

@@ -1,6 +1,7 @@
 import { embedMany } from '../embed/embed-many.js';
 import { embedderIdOf, type EmbeddingModel } from '../embed/spec.js';
 import type { Store } from '../store/spec.js';
+import { throwIfAborted } from '../errors/index.js';
 import type { PreparedChunk } from './prepare-chunks.js';
 
 export interface EmbedChunksResult {
@@ -21,11 +22,19 @@ export async function embedChunks(chunks: readonly PreparedChunk[], model: Embed
   const cached = vectors.size;
   const missing = hashes.filter((hash) => !vectors.has(hash));
   let warnings: string[] = [];
-  if (missing.length > 0) {
-    const inputByHash = new Map(chunks.map((chunk) => [chunk.write.contentHash, chunk.embeddingInput]));
+  const chunkByHash = new Map(chunks.map((chunk) => [chunk.write.contentHash, chunk]));
+  if (missing.length > 0 && model.doEmbedTokens && missing.every((hash) => chunkByHash.get(hash)?.embeddingTokens)) {
+    // The model reads loci's tokens: the ones made for the lexical fields, not a second pass.
+    throwIfAborted(abortSignal);
+    const result = await model.doEmbedTokens({ tokens: missing.map((hash) => chunkByHash.get(hash)?.embeddingTokens as string[]), purpose: 'document' });
+    missing.forEach((hash, index) => {
+      const vector = result.embeddings[index] as Float32Array | number[];
+      vectors.set(hash, vector instanceof Float32Array ? vector : Float32Array.from(vector));
+    });
+  } else if (missing.length > 0) {
     const result = await embedMany({
       model,
-      values: missing.map((hash) => inputByHash.get(hash) as string),
+      values: missing.map((hash) => chunkByHash.get(hash)?.embeddingInput as string),
       purpose: 'document',
       ...(abortSignal ? { abortSignal } : {}),
     });

@@ -1,5 +1,5 @@
 import type { ChunkDraft } from '../chunk/spec.js';
-import { lexicalFieldsOf } from '../lexical/fields.js';
+import { fieldTokensOf, lexicalFieldsFrom } from '../lexical/fields.js';
 import type { ChunkWrite } from '../store/spec.js';
 import { chunkIdOf, sha256Hex } from '../sources/content-hash.js';
 
@@ -17,6 +17,11 @@ export interface PreparedChunk {
   write: ChunkWrite;
   /** The exact text given to the embedder; `write.contentHash` is its hash. */
   embeddingInput: string;
+  /**
+   * `tokenize(embeddingInput)`, from the tokens made for the lexical fields (no second pass),
+   * for embedders that read loci's tokens (EmbeddingModel.doEmbedTokens). Absent: embed the text.
+   */
+  embeddingTokens?: string[];
 }
 
 /** Turns chunker output into store rows: content hashes, ids and code-aware lexical fields. */
@@ -27,6 +32,7 @@ export function prepareChunks(drafts: readonly ChunkDraft[], options: PrepareOpt
     const symbols = uniqueSymbols(draft);
     const context = [options.pathIsContent ? options.path : '', headingPath.join(' > ')].filter(Boolean).join('\n');
     const embeddingInput = context ? `${context}\n${draft.text}` : draft.text;
+    const tokens = fieldTokensOf({ path: pathText, symbols: symbols.join(' '), heading: headingPath.join(' '), body: draft.text });
     const contentHash = sha256Hex(embeddingInput);
     const write: ChunkWrite = {
       chunkId: chunkIdOf(options.path, draft.startLine, contentHash),
@@ -38,10 +44,12 @@ export function prepareChunks(drafts: readonly ChunkDraft[], options: PrepareOpt
       symbols,
       headingPath,
       text: draft.text,
-      ...lexicalFieldsOf({ path: pathText, symbols: symbols.join(' '), heading: headingPath.join(' '), body: draft.text }),
+      ...lexicalFieldsFrom(tokens),
     };
     if (draft.symbol) write.symbol = draft.symbol;
-    return { write, embeddingInput };
+    // The embedding input is the path (when it is content), the heading path and the text, and
+    // the separators between them are not word characters: its tokens are those fields' tokens.
+    return { write, embeddingInput, embeddingTokens: [...tokens.path, ...tokens.heading, ...tokens.body] };
   });
 }
 

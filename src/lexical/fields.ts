@@ -17,16 +17,23 @@ export interface LexicalSource {
   body: string;
 }
 
-/** Tokenizes each field once, giving both the FTS5 row and the term statistics. */
-export function lexicalFieldsOf(source: LexicalSource): { lexical: LexicalFields; termStats: ChunkTermStats } {
-  const tokens = {
-    path: tokenize(source.path),
-    symbols: tokenize(source.symbols),
-    heading: tokenize(source.heading),
-    body: tokenize(source.body),
-  };
+/** Each field's tokens (tokenize.ts). */
+export type FieldTokens = Record<keyof LexicalSource, string[]>;
+
+/** Tokenizes each field once. */
+export function fieldTokensOf(source: LexicalSource): FieldTokens {
+  return { path: tokenize(source.path), symbols: tokenize(source.symbols), heading: tokenize(source.heading), body: tokenize(source.body) };
+}
+
+/** The stored lexical form of tokenized fields: the joined fields and the term statistics. */
+export function lexicalFieldsFrom(tokens: FieldTokens): { lexical: LexicalFields; termStats: ChunkTermStats } {
   return {
     lexical: { path: tokens.path.join(' '), symbols: tokens.symbols.join(' '), heading: tokens.heading.join(' '), body: tokens.body.join(' ') },
     termStats: countTerms(tokens),
   };
+}
+
+/** Tokenizes each field once, giving the stored lexical form and the term statistics. */
+export function lexicalFieldsOf(source: LexicalSource): { lexical: LexicalFields; termStats: ChunkTermStats } {
+  return lexicalFieldsFrom(fieldTokensOf(source));
 }

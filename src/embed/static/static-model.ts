@@ -9,6 +9,8 @@ export interface StaticModel {
   /** First 12 hex digits of the file's sha256: a retrained model gets a new embedder id. */
   digest: string;
   embed(text: string, purpose: 'query' | 'document'): Float32Array;
+  /** The same vector from the text's tokens (`tokenize(text)`), for callers that have them. */
+  embedTokens(tokens: readonly string[], purpose: 'query' | 'document'): Float32Array;
 }
 
 interface Header {
@@ -70,26 +72,28 @@ export function loadStaticModel(file: string): StaticModel {
   tokens.forEach((token, index) => idOf.set(token, index));
   const digest = createHash('sha256').update(bytes).digest('hex').slice(0, 12);
 
+  const embedTokens = (tokens: readonly string[], purpose: 'query' | 'document'): Float32Array => {
+    const vector = new Float32Array(dimensions);
+    const weights = purpose === 'query' ? queryWeights : documentWeights;
+    for (const token of tokens) {
+      const id = idOf.get(token);
+      if (id === undefined) continue;
+      const scale = (scales[id] as number) * (weights[id] as number);
+      const base = id * dimensions;
+      for (let index = 0; index < dimensions; index++) vector[index] = (vector[index] as number) + scale * (rows[base + index] as number);
+    }
+    let norm = 0;
+    for (const value of vector) norm += value * value;
+    if (norm > 0) {
+      const inverse = 1 / Math.sqrt(norm);
+      for (let index = 0; index < dimensions; index++) vector[index] = (vector[index] as number) * inverse;
+    }
+    return vector;
+  };
   return {
     dimensions,
     digest,
-    embed(text: string, purpose: 'query' | 'document'): Float32Array {
-      const vector = new Float32Array(dimensions);
-      const weights = purpose === 'query' ? queryWeights : documentWeights;
-      for (const token of tokenize(text)) {
-        const id = idOf.get(token);
-        if (id === undefined) continue;
-        const scale = (scales[id] as number) * (weights[id] as number);
-        const base = id * dimensions;
-        for (let index = 0; index < dimensions; index++) vector[index] = (vector[index] as number) + scale * (rows[base + index] as number);
-      }
-      let norm = 0;
-      for (const value of vector) norm += value * value;
-      if (norm > 0) {
-        const inverse = 1 / Math.sqrt(norm);
-        for (let index = 0; index < dimensions; index++) vector[index] = (vector[index] as number) * inverse;
-      }
-      return vector;
-    },
+    embed: (text, purpose) => embedTokens(tokenize(text), purpose),
+    embedTokens,
   };
 }
