@@ -69,9 +69,10 @@ export interface SearchResult {
 }
 
 /**
- * Which path a search took (no hidden switches): candidates from a warm in-memory index or
- * from the store's own indexes, ranked lexically by BM25 (FTS5's formula, on both SQLite
- * paths) or by Postgres's ts_rank (a cold Postgres search); vectors by graph or exact scan.
+ * Which path a search took (no hidden switches): candidates from loci's in-memory index
+ * (every SQLite search, and long-lived Postgres ones), ranked lexically by BM25 (SQLite
+ * FTS5's formula), or from the store's own indexes, ranked by Postgres's ts_rank (a one-shot
+ * Postgres search); vectors by graph or exact scan.
  */
 export interface RetrievalPath {
   index: 'memory' | 'store';

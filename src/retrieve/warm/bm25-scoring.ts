@@ -1,7 +1,7 @@
 import type { RowFilter } from '../../store/filter-match.js';
 import { TopK } from '../../store/top-k.js';
 
-// SQLite FTS5's bm25() constants: the warm and the cold path must rank identically.
+// SQLite FTS5's bm25() constants (the test oracle is an FTS5 table: store/test-support/fts5-oracle.ts).
 export const K1 = 1.2;
 export const B = 0.75;
 /** Relative slack on pruning decisions, far above float rounding, far below real gaps. */

@@ -3,7 +3,7 @@ import { defaultHnswOptions, NO_VECTOR_GRAPH_WARNING, vectorGraphAvailable } fro
 import type { WarmIndex } from './warm-index.js';
 
 /**
- * Candidates from a warm in-memory index, ranked by BM25 as the store's FTS5 does. With
+ * Candidates from a warm in-memory index, ranked by BM25 (SQLite FTS5's formula). With
  * `forRanker`, it also answers the learned ranker's term statistics and language hints.
  */
 export function warmRetriever(warm: WarmIndex, embedderId: string, options: { forRanker: boolean }): Retriever {
