@@ -4,7 +4,7 @@
 // are searched in the tree as it was before those commits (a snapshot `--back` commits
 // before the tip, on the first-parent line). The repository itself is never committed.
 //
-//   node scripts/commit-eval-set.mjs --repo /tmp/corpora/hono --out /tmp/hono-commits [--back 600] [--max 400] [--max-files 10] [--no-tests]
+//   node scripts/commit-eval-set.mjs --repo /tmp/corpora/hono --out /tmp/hono-commits [--back 600] [--max 400] [--max-files 10] [--no-tests] [--without-lock-files]
 //   node dist/interfaces/cli/main.js eval /tmp/hono-commits --corpus-dir /tmp/hono-commits/tree [--split tune|test|dev]
 //
 // Output: tree/ (the snapshot, via git archive), queries.jsonl, corpus.jsonl (empty: the
@@ -17,9 +17,12 @@
 // --no-tests: the gold leaves out test files (scripts/code-paths.mjs), so a query is answered
 // by the implementation it changed; commits that changed only tests are skipped. The other
 // rules are unchanged (the sweeping rule still counts every modified file).
+// --without-lock-files: lock files (package-lock.json, Pipfile.lock, …, which loci does not
+// index by design) are deleted from tree/ and left out of the gold, so two builds — one that
+// indexes them and one that does not — are compared on the same files.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { isTestPath } from './code-paths.mjs';
 
@@ -34,6 +37,10 @@ const back = Number(argument('back', '600'));
 const max = Number(argument('max', '400'));
 const maxFiles = Number(argument('max-files', '10'));
 const noTests = process.argv.includes('--no-tests');
+const withoutLockFiles = process.argv.includes('--without-lock-files');
+const { lockFileNames } = withoutLockFiles ? await import('../dist/sources/file-role.js') : { lockFileNames: [] };
+const lockNames = new Set(lockFileNames.map((name) => name.toLowerCase()));
+const isLockFile = (path) => lockNames.has(path.split('/').pop().toLowerCase());
 if (!argument('repo') || !argument('out')) {
   process.stderr.write('usage: node scripts/commit-eval-set.mjs --repo DIR --out DIR [--back 600] [--max 400] [--max-files 10] [--no-tests]\n');
   process.exit(2);
@@ -52,7 +59,7 @@ const commits = git('log', '--no-merges', '--reverse', '--format=%H%x09%s', `${s
 
 const queries = [];
 const qrels = [];
-const skipped = { release: 0, revert: 0, noFiles: 0, sweeping: 0, testsOnly: 0 };
+const skipped = { release: 0, revert: 0, noFiles: 0, sweeping: 0, noGoldLeft: 0 };
 for (const commit of commits) {
   if (queries.length >= max) break;
   const subject = commit.subject.replace(/\s*\(#\d+\)\s*$/, '').trim();
@@ -77,9 +84,9 @@ for (const commit of commits) {
     skipped.sweeping++;
     continue;
   }
-  const gold = noTests ? changed.filter((path) => !isTestPath(path)) : changed;
+  const gold = changed.filter((path) => !(noTests && isTestPath(path)) && !(withoutLockFiles && isLockFile(path)));
   if (gold.length === 0) {
-    skipped.testsOnly++;
+    skipped.noGoldLeft++;
     continue;
   }
   queries.push({ _id: commit.id.slice(0, 12), text: subject });
@@ -90,6 +97,7 @@ rmSync(out, { recursive: true, force: true });
 mkdirSync(join(out, 'tree'), { recursive: true });
 mkdirSync(join(out, 'qrels'), { recursive: true });
 execFileSync('sh', ['-c', `git -C "${repo}" archive --format=tar ${snapshot} | tar -x -C "${join(out, 'tree')}"`]);
+if (withoutLockFiles) for (const path of inSnapshot) if (isLockFile(path)) unlinkSync(join(out, 'tree', path));
 writeFileSync(join(out, 'queries.jsonl'), `${queries.map((query) => JSON.stringify(query)).join('\n')}\n`);
 writeFileSync(join(out, 'corpus.jsonl'), '');
 const half = (id) => (createHash('sha256').update(id).digest()[0] % 2 === 0 ? 'tune' : 'test');

@@ -21,6 +21,7 @@ const allowed: Array<{ path: string; accepts?: (value: unknown) => boolean }> = 
   { path: 'search.weights' },
   { path: 'search.rolePenalties' },
   { path: 'search.testSubjectShare' },
+  { path: 'search.rolePriorDepth' },
   { path: 'search.definitionsFirst' },
   { path: 'search.ranker', accepts: (value) => value === 'default' || value === 'none' },
   { path: 'memory.weights' },

@@ -75,6 +75,12 @@ const searchSchema = z.strictObject({
     .prefault({}),
   /** Share of a test's score lent to the file it tests (`compose.test.ts` → `compose.ts`). */
   testSubjectShare: z.number().min(0).max(1).default(0.15),
+  /**
+   * How many leading results (files with --files, chunks otherwise) the role priors order;
+   * below them results keep their retrieval order, so the tests, docs and changelog a query
+   * matched follow the code instead of leaving the page. 0 turns the priors off.
+   */
+  rolePriorDepth: z.number().int().min(0).max(1000).default(5),
   /** A query that is only a name puts the chunks defining it first. */
   definitionsFirst: z.boolean().default(true),
 });

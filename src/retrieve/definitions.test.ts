@@ -2,9 +2,6 @@ import { describe, expect, it } from 'vitest';
 import type { ChunkRecord } from '../store/spec.js';
 import { definitionMatch, definitionsFirst, nameQuery } from './definitions.js';
 import type { FusionCandidate } from './fusion.js';
-import { applyRolePriors, DEFAULT_ROLE_PENALTIES, DEFAULT_SUBJECT_SHARE } from './role-priors.js';
-
-const weights = { penalties: DEFAULT_ROLE_PENALTIES, subjectShare: DEFAULT_SUBJECT_SHARE };
 
 const candidate = (rowId: number, path: string, score: number): FusionCandidate => ({ rowId, path, score, signals: {}, contributions: {} });
 const record = (rowId: number, path: string, symbols: string[]): ChunkRecord =>
@@ -56,33 +53,6 @@ describe('definitionsFirst', () => {
   it('leaves the order alone when nothing defines the name', () => {
     const candidates = [candidate(1, 'a.ts', 0.9), candidate(2, 'b.ts', 0.5)];
     expect(definitionsFirst(candidates, new Map(), new Map(), nameQuery('nope')!)).toBe(candidates);
-  });
-});
-
-describe('applyRolePriors', () => {
-  it('scales tests down unless asked, and lets a test lend a little to its subject', () => {
-    const candidates = [candidate(1, 'src/compose.test.ts', 0.85), candidate(2, 'src/compose.ts', 0.6), candidate(3, 'src/other.ts', 0.62)];
-    const roles = new Map([
-      ['src/compose.test.ts', 'test' as const],
-      ['src/compose.ts', 'implementation' as const],
-      ['src/other.ts', 'implementation' as const],
-    ]);
-    const ranked = applyRolePriors(candidates, roles, new Set(), weights);
-    expect(ranked.map((c) => c.path)).toEqual(['src/compose.ts', 'src/other.ts', 'src/compose.test.ts']);
-    expect(ranked[0]!.adjustments?.fromTests).toBeGreaterThan(0);
-    expect(ranked[2]!.adjustments?.role).toEqual({ role: 'test', factor: 0.7 });
-    expect(ranked.every((c) => c.score <= 1)).toBe(true);
-    // A query that asks for tests keeps the test where the ranker put it.
-    expect(applyRolePriors(candidates, roles, new Set(['test']), weights)[0]!.path).toBe('src/compose.test.ts');
-  });
-});
-
-describe('role prior defaults', () => {
-  it('are the config schema defaults', async () => {
-    const { configSchema } = await import('../config/schema.js');
-    const config = configSchema.parse({});
-    expect(config.search.rolePenalties).toEqual(DEFAULT_ROLE_PENALTIES);
-    expect(config.search.testSubjectShare).toBe(DEFAULT_SUBJECT_SHARE);
   });
 });
 

@@ -45,6 +45,8 @@ export interface ScoreAdjustments {
   fromTests?: number;
   /** The chunk defines the symbol the query names: placed first (3 exact, 2 case, 1 last segment). */
   definition?: number;
+  /** Below the lead the role priors order, a result keeps its retrieval place; its score (this) is capped at the one above it. */
+  capped?: number;
 }
 
 export interface FusionInput {

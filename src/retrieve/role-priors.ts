@@ -3,15 +3,18 @@ import { decodeFileAttributes } from '../store/file-attributes.js';
 import type { CatalogEntry, Store } from '../store/spec.js';
 import type { FusionCandidate, ScoreAdjustments } from './fusion.js';
 
-/** How much each role is scaled down, and what a test lends its subject (config `search.*`). */
+/** How much each role is scaled down, what a test lends its subject, and how many results the priors order (config `search.*`). */
 export interface RolePriorWeights {
   penalties: Readonly<Record<FileRole, number>>;
   subjectShare: number;
+  /** The priors order this many leading results (files in files mode, chunks otherwise); the rest keep their retrieval order. */
+  depth: number;
 }
 
 /** The shipped weights (the config schema's defaults say the same). */
 export const DEFAULT_ROLE_PENALTIES: Readonly<Record<FileRole, number>> = { implementation: 0, test: 0.3, fixture: 0.3, example: 0.35, docs: 0.25, generated: 0.5, config: 0.1, lock: 0.8 };
 export const DEFAULT_SUBJECT_SHARE = 0.15;
+export const DEFAULT_ROLE_PRIOR_DEPTH = 5;
 
 /** Each candidate file's role: stored by the indexer, else judged from its path. */
 export async function rolesOf(store: Pick<Store, 'getCatalogEntries'>, paths: string[]): Promise<Map<string, FileRole>> {
@@ -25,15 +28,29 @@ export function roleOfEntry(path: string, entry: CatalogEntry | undefined): File
   return decodeFileAttributes(entry?.attributes).role ?? classifyFileRole(path, entry?.language ?? 'text');
 }
 
+interface Scaled {
+  candidate: FusionCandidate;
+  role: FileRole;
+  penalty: number;
+  lent: number;
+  score: number;
+  order: number;
+  /** The score before it was capped to keep the list in order (results below the lead). */
+  capped?: number;
+}
+
 /**
  * Scales each candidate by its file's role unless the query asks for that role, and lets a
  * test lend a little of its score to the file it tests (`compose.test.ts` → `compose.ts`),
- * so a question answered by both ranks the implementation first. Returns a new order.
+ * so a question answered by both ranks the implementation first. The priors decide the
+ * lead — the first `depth` results (files when `files`) — and the rest keep their
+ * retrieval order: tests, docs and changelogs a query matched follow the code instead of
+ * falling off the page. Returns a new order whose scores never rise.
  */
-export function applyRolePriors(candidates: FusionCandidate[], roles: Map<string, FileRole>, asked: ReadonlySet<FileRole>, weights: RolePriorWeights): FusionCandidate[] {
+export function applyRolePriors(candidates: FusionCandidate[], roles: Map<string, FileRole>, asked: ReadonlySet<FileRole>, weights: RolePriorWeights, files = false): FusionCandidate[] {
   const { penalties, subjectShare } = weights;
   const subjectScores = new Map<string, number>();
-  const scaled = candidates.map((candidate, order) => {
+  const scaled: Scaled[] = candidates.map((candidate, order) => {
     const role = roles.get(candidate.path) ?? 'implementation';
     const penalty = asked.has(role) ? 0 : penalties[role];
     if (role === 'test' && !asked.has('test')) {
@@ -52,10 +69,47 @@ export function applyRolePriors(candidates: FusionCandidate[], roles: Map<string
     }
   }
   scaled.sort((a, b) => b.score - a.score || a.order - b.order);
-  return scaled.map(({ candidate, score, role, penalty, lent }) => {
+  const ordered = leadThenRetrievalOrder(scaled, weights.depth, files);
+  return ordered.map((entry) => {
+    const { candidate, score, role, penalty, lent, capped } = entry;
     if (score === candidate.score && penalty === 0 && lent === 0) return candidate;
-    const adjustments: ScoreAdjustments = { ...candidate.adjustments, role: { role, factor: 1 - penalty } };
-    if (lent > 0) adjustments.fromTests = subjectShare * Math.min(lent, 1);
+    const adjustments: ScoreAdjustments = { ...candidate.adjustments };
+    if (capped === undefined) adjustments.role = { role, factor: 1 - penalty };
+    if (lent > 0 && capped === undefined) adjustments.fromTests = subjectShare * Math.min(lent, 1);
+    if (capped !== undefined) adjustments.capped = capped;
     return { ...candidate, score, adjustments };
   });
+}
+
+/**
+ * The first `depth` units (files or chunks) as the priors ordered them, then every other
+ * candidate in its retrieval order with its own score, capped so no score rises down the list.
+ */
+function leadThenRetrievalOrder(scaled: Scaled[], depth: number, files: boolean): Scaled[] {
+  const unit = (entry: Scaled): string | number => (files ? entry.candidate.path : entry.candidate.rowId);
+  const lead = new Set<string | number>();
+  for (const entry of scaled) {
+    if (lead.size >= depth && !lead.has(unit(entry))) break;
+    lead.add(unit(entry));
+  }
+  const head = scaled.filter((entry) => lead.has(unit(entry)));
+  if (head.length === scaled.length) return scaled;
+  // The lowest score a lead unit shows (a file shows its best chunk; its other chunks are not results).
+  let ceiling = Number.POSITIVE_INFINITY;
+  const seen = new Set<string | number>();
+  for (const entry of head) {
+    if (seen.has(unit(entry))) continue;
+    seen.add(unit(entry));
+    ceiling = Math.min(ceiling, entry.score);
+  }
+  const rest = scaled
+    .filter((entry) => !lead.has(unit(entry)))
+    .sort((a, b) => a.order - b.order)
+    .map((entry): Scaled => {
+      const own = entry.candidate.score;
+      const score = Math.min(own, ceiling);
+      ceiling = score;
+      return { ...entry, penalty: 0, lent: 0, score, ...(score !== own ? { capped: own } : {}) };
+    });
+  return [...head, ...rest];
 }

@@ -60,7 +60,7 @@ export interface SearchResult {
   /** With `explain`: how each signal moved this result (raw, normalised, weight, contribution). */
   explanation?: Partial<Record<'lexical' | 'vector' | 'mention', { raw: number; normalized: number; weight: number; contribution: number }>>;
   /** With `explain`: what moved the score after ranking (the file's role, its tests, a named definition). */
-  adjustments?: { role?: { role: string; factor: number }; fromTests?: number; definition?: number };
+  adjustments?: { role?: { role: string; factor: number }; fromTests?: number; definition?: number; capped?: number };
   /** With `explain`: the learned ranker's features, weights and contributions (see docs/quality.md). */
   ranking?: RankingExplanation;
   chunkId: string;

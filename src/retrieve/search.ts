@@ -9,7 +9,7 @@ import { buildFilter } from './build-filter.js';
 import { definitionMatch, definitionsFirst, nameQuery } from './definitions.js';
 import { languageAliasNames } from './language-aliases.js';
 import { parseRoles, pathsWithRoles } from './role-filter.js';
-import { applyRolePriors, DEFAULT_ROLE_PENALTIES, DEFAULT_SUBJECT_SHARE, rolesOf } from './role-priors.js';
+import { applyRolePriors, DEFAULT_ROLE_PENALTIES, DEFAULT_ROLE_PRIOR_DEPTH, DEFAULT_SUBJECT_SHARE, rolesOf } from './role-priors.js';
 import { fuseScores, type FusionCandidate, type FusionMethod, type FusionWeights } from './fusion.js';
 import { extractMentions } from './mentions.js';
 import type { RetrievalPath, SearchOptions, SearchResponse, SearchResult } from './search-types.js';
@@ -62,6 +62,8 @@ export interface SearchContext {
     /** Role priors and name lookups (config `search.rolePenalties`, `testSubjectShare`, `definitionsFirst`); defaults when absent. */
     rolePenalties?: Record<FileRole, number>;
     testSubjectShare?: number;
+    /** How many leading results (files in files mode) the role priors order; the rest keep their retrieval order. */
+    rolePriorDepth?: number;
     definitionsFirst?: boolean;
   };
 }
@@ -156,10 +158,17 @@ export async function searchIndex(context: SearchContext, query: string, options
   if (mode === 'hybrid' && fused.length > 0) {
     // Implementation before its tests and examples, unless the query asks for them.
     roles = await rolesOf(context.store, [...new Set(fused.map((candidate) => candidate.path))]);
-    fused = applyRolePriors(fused, roles, rolesAskedFor(terms), {
-      penalties: context.defaults.rolePenalties ?? DEFAULT_ROLE_PENALTIES,
-      subjectShare: context.defaults.testSubjectShare ?? DEFAULT_SUBJECT_SHARE,
-    });
+    fused = applyRolePriors(
+      fused,
+      roles,
+      rolesAskedFor(query),
+      {
+        penalties: context.defaults.rolePenalties ?? DEFAULT_ROLE_PENALTIES,
+        subjectShare: context.defaults.testSubjectShare ?? DEFAULT_SUBJECT_SHARE,
+        depth: context.defaults.rolePriorDepth ?? DEFAULT_ROLE_PRIOR_DEPTH,
+      },
+      options.files === true,
+    );
     if (named) {
       const unfetched = fused.filter((candidate) => candidate.signals.mention !== undefined && !fetched.has(candidate.rowId)).map((candidate) => candidate.rowId);
       for (const record of await context.store.getChunks(unfetched)) fetched.set(record.rowId, record);

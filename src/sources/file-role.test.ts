@@ -30,6 +30,13 @@ describe('classifyFileRole', () => {
     expect(role('test/fixtures/app/index.ts')).toBe('fixture');
     expect(role('testdata/input.go')).toBe('fixture');
     expect(role('examples/basic/server.go')).toBe('example');
+    // The outermost folder that names a purpose decides; a test's own name still wins.
+    expect(role('examples/testing/src/main.rs')).toBe('example');
+    expect(role('examples/testing/Cargo.toml')).toBe('example');
+    expect(role('test/examples/app.js')).toBe('test');
+    expect(role('examples/todo/todo.test.ts')).toBe('test');
+    expect(role('Pipfile')).toBe('config');
+    expect(role('MANIFEST.in')).toBe('config');
     expect(role('docs/guide/routing.md')).toBe('docs');
     expect(role('README.md')).toBe('docs');
     expect(role('vendor/github.com/pkg/errors/errors.go')).toBe('generated');
@@ -98,8 +105,16 @@ describe('testSubjectStem', () => {
 
 describe('rolesAskedFor', () => {
   it('sees when a query asks for tests, examples or docs', () => {
-    expect([...rolesAskedFor(['where', 'tests', 'for', 'router'])]).toContain('test');
-    expect([...rolesAskedFor(['example', 'cors'])]).toEqual(['example']);
-    expect(rolesAskedFor(['cors', 'middleware', 'options']).size).toBe(0);
+    expect([...rolesAskedFor('where are the tests for the router')]).toContain('test');
+    expect([...rolesAskedFor('example: cors')]).toEqual(['example']);
+    expect(rolesAskedFor('cors middleware options').size).toBe(0);
+  });
+
+  it('reads the words as typed, so plurals and words a stemmer cuts still ask (examples, fixtures, configuration)', () => {
+    expect([...rolesAskedFor('Include headers in the reqwest examples')]).toEqual(['example']);
+    expect([...rolesAskedFor('update the fixtures')]).toEqual(['fixture']);
+    expect([...rolesAskedFor('tsconfig configuration for paths')]).toEqual(['config']);
+    expect([...rolesAskedFor('generated client code')]).toEqual(['generated']);
+    expect([...rolesAskedFor('[test] the templates example')].sort()).toEqual(['example', 'fixture', 'test']);
   });
 });

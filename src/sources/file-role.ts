@@ -8,7 +8,7 @@ export const fileRoles = ['implementation', 'test', 'fixture', 'example', 'docs'
 export type FileRole = (typeof fileRoles)[number];
 
 /** Bumps whenever classification changes, so the index re-classifies its files. */
-export const FILE_ROLE_VERSION = 1;
+export const FILE_ROLE_VERSION = 2;
 
 /** Lock files of every common package manager (also excluded from indexing by default). */
 export const lockFileNames: readonly string[] = [
@@ -96,7 +96,7 @@ const configFileName = [
   /^tsconfig.*\.json$/i,
   /^jsconfig.*\.json$/i,
   /^(package|composer|deno|bower|lerna|nx|turbo|vercel|netlify)\.json$/i,
-  /^(setup\.cfg|setup\.py|pyproject\.toml|tox\.ini|noxfile\.py|cargo\.toml|go\.mod|go\.work|gemfile|rakefile|makefile|dockerfile|justfile|pom\.xml|build\.gradle(\.kts)?|settings\.gradle(\.kts)?)$/i,
+  /^(setup\.cfg|setup\.py|pyproject\.toml|tox\.ini|noxfile\.py|manifest\.in|pipfile|procfile|vagrantfile|brewfile|cargo\.toml|go\.mod|go\.work|gemfile|rakefile|makefile|dockerfile|justfile|pom\.xml|build\.gradle(\.kts)?|settings\.gradle(\.kts)?)$/i,
   /^(requirements|constraints)([-_.][\w.-]*)?\.(txt|in)$/i,
   /^\.(editorconfig|gitattributes|gitignore|lociignore|npmignore|dockerignore|prettierignore|eslintignore|nvmrc|node-version)$/i,
 ];
@@ -126,8 +126,11 @@ export function classifyFileRole(path: string, language: string, text?: string):
     .map((folder) => folder.toLowerCase());
   if (folders.some((folder) => generatedFolders.has(folder)) || generatedFileName.some((pattern) => pattern.test(base))) return 'generated';
   if (folders.some((folder) => fixtureFolders.has(folder))) return 'fixture';
-  if (testFileName.some((pattern) => pattern.test(base)) || folders.some((folder) => testFolders.has(folder))) return 'test';
-  if (folders.some((folder) => exampleFolders.has(folder)) || /^(example|demo|sample)s?[._-]/i.test(base)) return 'example';
+  if (testFileName.some((pattern) => pattern.test(base))) return 'test';
+  // The outermost folder that names a purpose decides: `examples/testing/main.rs` is an example, `test/examples/app.js` a test.
+  const purpose = folders.find((folder) => testFolders.has(folder) || exampleFolders.has(folder));
+  if (purpose !== undefined) return testFolders.has(purpose) ? 'test' : 'example';
+  if (/^(example|demo|sample)s?[._-]/i.test(base)) return 'example';
   if (configFileName.some((pattern) => pattern.test(base)) || folders[0] === '.github' || folders[0] === '.vscode' || folders[0] === '.circleci') return 'config';
   if (docsLanguages.has(language) || folders.some((folder) => docsFolders.has(folder)) || /^(readme|changelog|contributing|license|authors|history|notice)(\.|$)/i.test(base)) return 'docs';
   if (configLanguages.has(language)) return 'config';
@@ -179,19 +182,22 @@ export function fileStem(path: string): string {
     .toLowerCase();
 }
 
-/** Words in a query that ask for a role ranking would otherwise push down. */
-export function rolesAskedFor(terms: readonly string[]): Set<FileRole> {
+// Words, as typed (lower-cased, not stemmed), that ask for a role ranking would otherwise push down.
+const askingWords: ReadonlyArray<{ pattern: RegExp; roles: readonly FileRole[] }> = [
+  { pattern: /^(tests?|testing|tested|specs?|unittests?|e2e|pytest|jest|vitest|mocha|mocks?|mocked|mocking|asserts?|assertions?)$/, roles: ['test', 'fixture'] },
+  { pattern: /^(fixtures?|snapshots?|testdata|golden)$/, roles: ['fixture'] },
+  { pattern: /^(examples?|demos?|samples?|playgrounds?|tutorials?|cookbooks?)$/, roles: ['example'] },
+  { pattern: /^(docs?|documentation|documented|readme|guides?|changelogs?|tutorials?)$/, roles: ['docs'] },
+  { pattern: /^(configs?|configuration|configurations|tsconfig|settings|lockfiles?|lock)$/, roles: ['config'] },
+  { pattern: /^(generated|vendored|vendor)$/, roles: ['generated'] },
+];
+
+/** The roles a query asks for by name ("… tests", "example of …", "docs"), which the role priors then leave alone. */
+export function rolesAskedFor(query: string): Set<FileRole> {
   const asked = new Set<FileRole>();
-  for (const term of terms) {
-    const word = term.toLowerCase();
-    if (/^(tests?|testing|spec|specs|unittests?|e2e|pytest|jest|vitest|mock|mocks|mocked|assert|asserts|assertion)$/.test(word)) {
-      asked.add('test');
-      asked.add('fixture');
-    } else if (/^(fixtures?|snapshots?|testdata)$/.test(word)) asked.add('fixture');
-    else if (/^(examples?|demos?|samples?|playground|tutorial|cookbook)$/.test(word)) asked.add('example');
-    else if (/^(docs?|documentation|readme|guide|changelog|tutorial)$/.test(word)) asked.add('docs');
-    else if (/^(config|configuration|tsconfig|settings|lockfile|lock)$/.test(word)) asked.add('config');
-    else if (/^(generated|vendored|vendor)$/.test(word)) asked.add('generated');
+  for (const word of query.toLowerCase().split(/[^a-z0-9]+/)) {
+    if (word === '') continue;
+    for (const { pattern, roles } of askingWords) if (pattern.test(word)) for (const role of roles) asked.add(role);
   }
   return asked;
 }

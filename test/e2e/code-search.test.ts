@@ -104,6 +104,25 @@ describe('code search: the implementation, not its tests', () => {
     expect(tests.results[0]?.path).toBe('src/compose.test.ts');
   });
 
+  it('a role named in the query as typed lifts it: "examples" (which a stemmer cuts to "exampl") asks for examples', async () => {
+    const plain = await loci.search('compose a middleware chain', { topK: 3, files: true });
+    expect(plain.results[0]?.path).toBe('src/compose.ts');
+    const asked = await loci.search('examples: compose a middleware chain', { topK: 3, files: true });
+    expect(asked.results[0]?.path).toBe('examples/chain.ts');
+  });
+
+  it('orders only the first five: a test the query matched still follows the code on the first page', async () => {
+    const { results } = await loci.search('compose middleware chain', { topK: 10, files: true, explain: true });
+    const paths = results.map((result) => result.path);
+    expect(paths.slice(0, 1)).toEqual(['src/compose.ts']);
+    expect(paths).toContain('src/compose.test.ts');
+    const scores = results.map((result) => result.score);
+    expect(scores).toEqual([...scores].sort((a, b) => b - a));
+    // Below the lead a result keeps its retrieval place; its score is capped at the one above it.
+    const lifted = results.slice(5).find((result) => result.adjustments?.capped !== undefined);
+    if (lifted) expect(lifted.score).toBeLessThanOrEqual(lifted.adjustments?.capped as number);
+  });
+
   it('puts the definition first for a query that is only a name', async () => {
     for (const name of ['nextTick', 'createApp']) {
       const { results } = await loci.search(name, { topK: 3 });

@@ -192,6 +192,7 @@ function Adjustments({ adjustments }: { adjustments: NonNullable<SearchResult['a
   if (adjustments.role && adjustments.role.factor !== 1) parts.push(`${adjustments.role.role} file ×${adjustments.role.factor.toFixed(2)}`);
   if (adjustments.fromTests) parts.push(`+${adjustments.fromTests.toFixed(3)} from its tests`);
   if (adjustments.definition) parts.push(`+${adjustments.definition.toFixed(3)} definition`);
+  if (adjustments.capped !== undefined) parts.push(`retrieval order below the lead (was ${adjustments.capped.toFixed(3)})`);
   return parts.length ? <p class="adjustments">{parts.join(' · ')}</p> : null;
 }
 

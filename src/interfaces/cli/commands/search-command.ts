@@ -117,11 +117,12 @@ function formatResponse(response: SearchResponse, files: boolean): string {
       lines.push(`   [${parts.join('; ')}]`);
     }
     if (result.adjustments) {
-      const { role: scaled, fromTests, definition } = result.adjustments;
+      const { role: scaled, fromTests, definition, capped } = result.adjustments;
       const parts = [
         ...(scaled ? [`role ${scaled.role} × ${scaled.factor}`] : []),
         ...(fromTests ? [`its tests lend ${fromTests.toFixed(3)}`] : []),
         ...(definition ? ['defines the named symbol: placed first'] : []),
+        ...(capped !== undefined ? [`below the lead, in retrieval order: score ${capped.toFixed(3)} capped to the one above`] : []),
       ];
       if (parts.length > 0) lines.push(`   [${parts.join('; ')}]`);
     }
