@@ -91,7 +91,7 @@ function configError(error: z.ZodError, origins: Map<string, Origin>): LociError
     return [{ path, origin: originFor(path, origins), message: issue.message }];
   });
   const lines = problems.map((p) => `  ${p.path} (from ${p.origin}): ${p.message}`);
-  return new LociError('CONFIG_INVALID', `Invalid configuration, ${problems.length} problem(s):\n${lines.join('\n')}\n`, {
+  return new LociError('CONFIG_INVALID', `Invalid configuration, ${problems.length} ${problems.length === 1 ? 'problem' : 'problems'}:\n${lines.join('\n')}\n`, {
     details: { problems },
   });
 }

@@ -39,7 +39,7 @@ const searchSchema = z.strictObject({
   topK: z.number().int().min(1).max(1000).default(10),
   mode: z.enum(searchModes).default('hybrid'),
   /** Results whose fused signal score (before the learned ranker) is below this are dropped (0 keeps everything). */
-  threshold: z.number().min(0).default(0),
+  threshold: z.number().min(-1).default(0),
   /** BM25 weight of a term found in each field, relative to the body. */
   fieldWeights: fieldWeightsSchema.prefault({}),
   /** How signals are combined: weighted normalised scores (measured best) or reciprocal rank fusion. */

@@ -54,7 +54,12 @@ export async function buildContext(loci: ContextSource, rawQuestion: string, opt
   const budgetBytes = options.readBudgetBytes ?? DEFAULT_READ_BUDGET_BYTES;
   const reader = loci.sourceReader({ budgetBytes });
   const signal = options.signal ? { signal: options.signal } : {};
-  const includes = [...new Set([...(options.include ?? []), ...mentioned].map((path) => rootRelativePath(loci.root, path)))];
+  // An `@a/b` whose first folder the project does not have (`@typescript-eslint/no-explicit-any`
+  // in pasted code) is part of the question, not an include; any other `@path` must exist.
+  const folders = new Set(files.map((file) => file.path.split('/')[0] as string));
+  const notPaths = mentioned.filter((path) => path.includes('/') && !/^(\/|\.\.?\/)/.test(path) && !folders.has(path.split('/')[0] as string));
+  for (const word of notPaths) note(notes, undefined, `"@${word}" names no folder of the project, so it was read as part of the question.`);
+  const includes = [...new Set([...(options.include ?? []), ...mentioned.filter((path) => !notPaths.includes(path))].map((path) => rootRelativePath(loci.root, path)))];
   const pinned: ContextItem[] = (await reader.readMany(includes, signal)).files.map((file) => ({ ...wholeFile(file), pinned: true, origin: 'include' }));
   // Counted with a bound: a huge include is refused after counting about maxTokens of it.
   const pinnedCost = await boundedCost(counter, pinned, maxTokens - overhead);

@@ -147,6 +147,11 @@ describe('buildContext', () => {
     const included = await buildContext(loci, 'explain @README.md please', { maxTokens: 1500, smallProject: false });
     expect(included.sources[0]).toEqual({ path: 'README.md', startLine: 1, endLine: 3 });
     await expect(buildContext(loci, 'x @src/missing.ts', { maxTokens: 1500 })).rejects.toMatchObject({ code: 'FILE_NOT_FOUND', message: expect.stringMatching(/src\/missing\.ts/) });
+    // An @word under no folder of the project (a package scope in pasted code) is part of the question.
+    const pasted = await buildContext(loci, 'why does // eslint-disable-next-line @typescript-eslint/no-explicit-any fail here', { maxTokens: 1500, smallProject: false });
+    expect(pasted.sources.every((source) => !source.path.includes('typescript-eslint'))).toBe(true);
+    expect(pasted.warnings).toEqual(expect.arrayContaining([expect.stringContaining('"@typescript-eslint/no-explicit-any" names no folder of the project')]));
+    await expect(buildContext(loci, 'x @../outside.ts', { maxTokens: 1500 })).rejects.toMatchObject({ code: 'PATH_OUTSIDE_ROOT' });
     expect(parseQuestion('/all what is here').allMask).toBe('');
     expect(parseQuestion('/all *.md summarise @docs/a.md')).toEqual({ question: 'summarise docs/a.md', mentioned: ['docs/a.md'], allMask: '*.md' });
   });

@@ -221,7 +221,7 @@ class LociEngine implements Loci {
     const { model, unavailable } = lexical ? { model: undefined, unavailable: undefined } : await this.models.orFailure(store, meta.embedderId);
     const retriever = await this.retriever(store, meta.embedderId, meta.dimensions);
     const response = await searchIndex(
-      { store, retriever, model, embedderId: meta.embedderId, defaults: this.config.search, ...(unavailable ? { modelUnavailable: unavailable } : {}) },
+      { store, root: this.root, retriever, model, embedderId: meta.embedderId, defaults: this.config.search, ...(unavailable ? { modelUnavailable: unavailable } : {}) },
       query,
       searchOptions,
     );
@@ -244,7 +244,7 @@ class LociEngine implements Loci {
 
   async findSymbol(name: string, options: FindSymbolOptions = {}): Promise<SearchResponse> {
     const store = await this.openStore(false);
-    const response = await findSymbolDefinitions(store, name, options);
+    const response = await findSymbolDefinitions(store, name, { ...options, root: this.root });
     await markStale(this.root, store, response.results);
     return response;
   }

@@ -12,7 +12,7 @@ export type ErrorCategory =
   | 'internal'; // a bug or an unexpected system failure
 
 export const errorCodes = {
-  CONFIG_INVALID: { category: 'usage', hint: 'Fix the listed keys in loci.config.json, the LOCI_* environment variables or the flags.' },
+  CONFIG_INVALID: { category: 'usage', hint: 'Fix each listed value where it comes from: the config file, LOCI_* variable or flag named in parentheses.' },
   INVALID_ARGUMENT: { category: 'usage', hint: 'Check the value against the documented form.' },
   QUERY_EMPTY: { category: 'usage', hint: 'Pass a non-empty query, e.g. loci search "parse config".' },
   ROOT_NOT_FOUND: { category: 'not-found', hint: 'Pass an existing folder, e.g. loci index ./my-project.' },

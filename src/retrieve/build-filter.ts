@@ -9,13 +9,13 @@ import { isGlob } from '../store/path-match.js';
  * excludes: include globs are OR-ed, exclude globs AND-ed (`--path src --path '!**\/*.test.ts'`
  * is src without its tests). Language names go through the aliases (`ts` → typescript + tsx).
  */
-export function buildFilter(options: { paths?: readonly string[]; languages?: readonly string[]; pathPrefixes?: readonly string[] }): SearchFilter | undefined {
+export function buildFilter(options: { paths?: readonly string[]; languages?: readonly string[]; pathPrefixes?: readonly string[]; root?: string }): SearchFilter | undefined {
   const filter: SearchFilter = {};
   const globs: string[] = [];
   for (const raw of options.paths ?? []) {
     const trimmed = raw.trim();
     const negated = trimmed.startsWith('!');
-    const path = trimmed.replace(/^!/, '').trim().replace(/\\/g, '/').replace(/^\.\//, '');
+    const path = relativeToRoot(trimmed.replace(/^!/, '').trim().replace(/\\/g, '/').replace(/^\.\//, ''), options.root);
     if (!path)
       throw new LociError('INVALID_ARGUMENT', `An empty --path was given${negated ? ' after "!"' : ''}.`, {
         hint: 'Pass a glob such as "src/**/*.ts", a folder such as "src", or "!glob" to exclude.',
@@ -31,4 +31,19 @@ export function buildFilter(options: { paths?: readonly string[]; languages?: re
   if (options.pathPrefixes && options.pathPrefixes.length > 0) filter.pathPrefixes = [...options.pathPrefixes];
   if (options.languages && options.languages.length > 0) filter.languages = expandLanguages(options.languages);
   return Object.keys(filter).length > 0 ? filter : undefined;
+}
+
+/**
+ * Paths are matched against root-relative paths: an absolute path inside the root (as a shell
+ * completes it) is made relative; any other absolute path can never match, which is said
+ * instead of answering "No results".
+ */
+function relativeToRoot(path: string, root: string | undefined): string {
+  if (!path.startsWith('/')) return path;
+  const base = root?.replace(/\\/g, '/').replace(/\/+$/, '');
+  if (base && (path === base || path.startsWith(`${base}/`))) return path.slice(base.length + 1) || '**';
+  throw new LociError('PATH_OUTSIDE_ROOT', `The path filter ${path} is not inside the indexed folder: paths are relative to it.`, {
+    hint: `Pass a path relative to the indexed folder, e.g. ${path.replace(/^\/+/, '') || 'src'}.`,
+    details: { path },
+  });
 }

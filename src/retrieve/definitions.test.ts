@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChunkRecord } from '../store/spec.js';
-import { definitionMatch, definitionsFirst, nameQuery } from './definitions.js';
+import { definitionLine, definitionMatch, definitionsFirst, nameQuery } from './definitions.js';
 import type { FusionCandidate } from './fusion.js';
 
 const candidate = (rowId: number, path: string, score: number): FusionCandidate => ({ rowId, path, score, signals: {}, contributions: {} });
@@ -14,7 +14,9 @@ describe('nameQuery', () => {
     expect(nameQuery('Foo::bar')?.name).toBe('Foo.bar');
     expect(nameQuery('use-model')?.keys).toEqual(['usemodel', 'use_model', 'use-model']);
     expect(nameQuery('how does nextTick work')).toBeUndefined();
-    expect(nameQuery('x')).toBeUndefined();
+    // One character is a name too (vue's `h`); an empty or spaced query is not.
+    expect(nameQuery('h')).toEqual({ name: 'h', keys: ['h'] });
+    expect(nameQuery(' ')).toBeUndefined();
   });
 
   it('grades matches: exact, other case or spelling, last segment', () => {
@@ -65,5 +67,33 @@ describe('isCommentOnly', () => {
     expect(isCommentOnly('/// docs\npub fn map_request_with_state() {}\n')).toBe(false);
     expect(isCommentOnly('#[derive(Debug)]\nstruct A;\n')).toBe(false);
     expect(isCommentOnly('\n\n')).toBe(false);
+  });
+});
+
+describe('definitionLine', () => {
+  const at = (lines: string[], symbol: string) => definitionLine({ text: lines.join('\n'), startLine: 27 }, symbol);
+  it('finds the declaration, not the first mention', () => {
+    const scheduler = [
+      'export interface SchedulerJob extends Function {',
+      '  id?: number',
+      '}',
+      '// nextTick waits for the flush',
+      'const p = nextTick()',
+      'export function nextTick<T = void>(this: T, fn?: () => void): Promise<void> {',
+      '  return p',
+      '}',
+    ];
+    expect(at(scheduler, 'nextTick')).toBe(32);
+    expect(at(scheduler, 'SchedulerJob')).toBe(27);
+  });
+
+  it('reads the common declaration forms of each language', () => {
+    expect(at(['class Store:', '    def get(self, key):', '        return 1'], 'Store.get')).toBe(28);
+    expect(at(['res.json(x)', 'res.send = function send(body) {'], 'res.send')).toBe(28);
+    expect(at(['// uses Route', 'func (mx *Mux) Route(pattern string, fn func(r Router)) Router {'], 'Mux.Route')).toBe(28);
+    expect(at(['impl Router {', '    pub fn nest(self, path: &str) -> Self {'], 'Router.nest')).toBe(28);
+    expect(at(['export const createApp = ((...args) => {'], 'createApp')).toBe(27);
+    expect(at(['  match(method: string, path: string) {'], 'SmartRouter.match')).toBe(27);
+    expect(at(['nothing here'], 'absent')).toBeUndefined();
   });
 });

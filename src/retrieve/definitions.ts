@@ -20,7 +20,7 @@ export function nameQuery(query: string): NameQuery | undefined {
     .replace(/^`(.*)`$/, '$1')
     .replace(/\(\)$/, '')
     .trim();
-  if (name.length < 2 || name.length > 200) return undefined;
+  if (name.length < 1 || name.length > 200) return undefined;
   if (identifier.test(name)) {
     const dotted = name.replace(/::|#/g, '.');
     return { name: dotted, keys: [...new Set([dotted.toLowerCase()])] };
@@ -113,4 +113,34 @@ export function isCommentOnly(text: string): boolean {
     any = true;
   }
   return any;
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The line of `record` where `symbol` (as the chunker recorded it: `Store.get`, `res.send`)
+ * is defined: the first line naming its last segment in a declaration (`function x`, `def x`,
+ * `x = function`, `x(…) {`, `fn x`, `func (r *T) x`, `class x`, …), else the first line naming
+ * it at all; undefined when the text never names it.
+ */
+export function definitionLine(record: Pick<ChunkRecord, 'text' | 'startLine'>, symbol: string): number | undefined {
+  const name = symbol.slice(Math.max(symbol.lastIndexOf('.'), symbol.lastIndexOf(':')) + 1);
+  if (name === '') return undefined;
+  const word = new RegExp(`(^|[^\\w$])${escapeRegExp(name)}(?![\\w$])`);
+  const declared = new RegExp(
+    `\\b(function\\*?|def|class|interface|type|enum|struct|trait|impl|fn|func|const|let|var|module|namespace|record|object|protocol|typealias)\\s+(\\([^)]*\\)\\s*)?${escapeRegExp(name)}(?![\\w$])|(^|[^\\w$.])${escapeRegExp(name)}\\s*(=(?!=)|:\\s*(function|\\()|\\([^)]*\\)\\s*(\\{|:|=>|->))|\\.${escapeRegExp(name)}\\s*=(?!=)`,
+  );
+  const lines = record.text.split('\n');
+  let mentioned: number | undefined;
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index] as string;
+    if (!word.test(line)) continue;
+    if (isCommentOnly(line)) {
+      mentioned ??= record.startLine + index;
+      continue;
+    }
+    if (declared.test(line)) return record.startLine + index;
+    mentioned ??= record.startLine + index;
+  }
+  return mentioned;
 }

@@ -1,7 +1,8 @@
 import { LociError } from '../errors/index.js';
 import type { Store } from '../store/spec.js';
 import { buildFilter } from './build-filter.js';
-import { definitionMatch, nameQuery, ROLE_ORDER } from './definitions.js';
+import { checkLanguageNames } from './language-aliases.js';
+import { definitionLine, definitionMatch, nameQuery, ROLE_ORDER } from './definitions.js';
 import { parseRoles, pathsWithRoles } from './role-filter.js';
 import { rolesOf } from './role-priors.js';
 import { resultOfRecord } from './search.js';
@@ -13,6 +14,8 @@ export interface FindSymbolOptions {
   languages?: string[];
   roles?: string[];
   excludeRoles?: string[];
+  /** The indexed folder: absolute path filters inside it are made relative. */
+  root?: string;
 }
 
 const MAX_DEFINITIONS = 1_000;
@@ -31,7 +34,8 @@ export async function findSymbolDefinitions(store: Store, name: string, options:
     });
   }
   const topK = options.topK ?? 10;
-  let filter = buildFilter({ ...(options.paths ? { paths: options.paths } : {}), ...(options.languages ? { languages: options.languages } : {}) });
+  if (options.languages && options.languages.length > 0) checkLanguageNames(options.languages, await store.languages());
+  let filter = buildFilter({ ...(options.root ? { root: options.root } : {}), ...(options.paths ? { paths: options.paths } : {}), ...(options.languages ? { languages: options.languages } : {}) });
   const include = parseRoles(options.roles, 'role');
   const exclude = parseRoles(options.excludeRoles, 'excluded role');
   if (include || exclude) filter = { ...filter, pathSet: await pathsWithRoles(store, include, exclude) };
@@ -48,7 +52,11 @@ export async function findSymbolDefinitions(store: Store, name: string, options:
     const result = resultOfRecord(record, Number((match / 3).toFixed(4)), { mention: 1 });
     result.role = role;
     const defined = record.symbols.find((symbol) => definitionMatch([symbol], named) === match);
-    if (defined) result.symbol = defined;
+    if (defined) {
+      result.symbol = defined;
+      const line = definitionLine(record, defined);
+      if (line !== undefined) result.line = line;
+    }
     return result;
   });
   return {
@@ -56,7 +64,7 @@ export async function findSymbolDefinitions(store: Store, name: string, options:
     mode: 'lexical',
     results,
     retrieval: { index: 'store', lexical: store.lexicalRanking ?? 'bm25', vectors: 'none' },
-    warnings: matched.length === 0 ? [`No indexed chunk defines "${named.name}".`] : [],
+    warnings: matched.length === 0 ? [`No indexed chunk defines "${named.name}"${filter ? ' among the files the filters keep (paths, languages, roles)' : ''}.`] : [],
     degraded: false,
     degradedParts: [],
   };

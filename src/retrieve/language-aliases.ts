@@ -1,3 +1,6 @@
+import { LociError } from '../errors/index.js';
+import { knownLanguages } from '../sources/language.js';
+
 /**
  * What people type for a language, mapped to the ids loci stores (sources/language.ts). A
  * family name includes its dialects: `typescript` is .ts and .tsx, `javascript` is
@@ -62,4 +65,19 @@ export function expandLanguages(names: readonly string[]): string[] {
 /** Every alias, for error messages. */
 export function languageAliasNames(): string[] {
   return Object.keys(aliases).sort();
+}
+
+/**
+ * Every language name a caller typed must select a language loci knows or the index holds: a
+ * filter that silently matches nothing, or silently drops one of its names, is a mistake the
+ * caller should hear about.
+ */
+export function checkLanguageNames(typed: readonly string[], indexed: readonly string[]): void {
+  const present = new Set([...knownLanguages(), ...indexed]);
+  const unknown = typed.filter((name) => name.trim() !== '' && !expandLanguages([name]).some((id) => present.has(id)));
+  if (unknown.length === 0) return;
+  throw new LociError('INVALID_ARGUMENT', `Unknown language ${unknown.map((name) => `"${name}"`).join(', ')}.`, {
+    hint: `Use a language id (${[...new Set([...indexed, 'typescript', 'python', 'go', 'rust'])].slice(0, 12).join(', ')}, …) or an alias (${languageAliasNames().slice(0, 10).join(', ')}, …).`,
+    details: { languages: unknown },
+  });
 }

@@ -50,6 +50,8 @@ export interface SearchResult {
   symbol?: string;
   /** Every symbol the chunk defines, outermost first. */
   symbols?: string[];
+  /** Symbol lookups and queries that are only a name: the line where `symbol` is defined in this chunk. */
+  line?: number;
   /** What the chunk's file is for (implementation, test, docs, …). */
   role?: FileRole;
   headingPath: string[];

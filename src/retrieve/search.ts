@@ -3,21 +3,18 @@ import { embedMany } from '../embed/embed-many.js';
 import type { EmbeddingModel } from '../embed/spec.js';
 import { isProviderFailure, LociError, throwIfAborted } from '../errors/index.js';
 import type { ChunkRecord, LexicalWeights, ScoredRow, SearchFilter, SelfRankingStore, Store, TermStatistics } from '../store/spec.js';
-import { knownLanguages } from '../sources/language.js';
-import { rolesAskedFor, type FileRole } from '../sources/file-role.js';
+import type { FileRole } from '../sources/file-role.js';
 import { buildFilter } from './build-filter.js';
-import { definitionMatch, definitionsFirst, nameQuery } from './definitions.js';
-import { languageAliasNames } from './language-aliases.js';
+import { definitionLine, definitionMatch, nameQuery } from './definitions.js';
+import { checkLanguageNames } from './language-aliases.js';
 import { parseRoles, pathsWithRoles } from './role-filter.js';
-import { applyRolePriors, DEFAULT_ROLE_PENALTIES, DEFAULT_ROLE_PRIOR_DEPTH, DEFAULT_SUBJECT_SHARE, rolesOf } from './role-priors.js';
-import { fuseScores, type FusionCandidate, type FusionMethod, type FusionWeights } from './fusion.js';
-import { extractMentions } from './mentions.js';
+import { rolesOf } from './role-priors.js';
+import type { FusionCandidate, FusionMethod, FusionWeights } from './fusion.js';
+import { CANDIDATE_POOL, MAX_POOL, rankPool, type PoolQuery, type PoolSources } from './rank-pool.js';
 import type { RetrievalPath, SearchOptions, SearchResponse, SearchResult } from './search-types.js';
 import { languageHints } from './ranker/query-language.js';
-import { loadRanker, type RankingExplanation } from './ranker/model.js';
-import { rerankCandidates } from './ranker/rank.js';
 import { checkQuerySize, checkQueryTerms } from './query-limits.js';
-import { queryTerms, tokenize } from '../lexical/tokenize.js';
+import { queryTerms } from '../lexical/tokenize.js';
 
 /** Where candidates come from: the store's own indexes, or a warm in-memory index. */
 export interface Retriever {
@@ -46,6 +43,8 @@ export function storeRetriever(store: Store & SelfRankingStore, embedderId: stri
 
 export interface SearchContext {
   store: Store;
+  /** The indexed folder: absolute path filters inside it are made relative. */
+  root?: string;
   retriever: Retriever;
   /** The model the index's vectors come from; undefined for lexical-only indexes, lexical searches, or when it could not be set up. */
   model: EmbeddingModel | undefined;
@@ -79,6 +78,7 @@ export async function searchIndex(context: SearchContext, query: string, options
   const mode = options.mode ?? context.defaults.mode;
   const threshold = options.threshold ?? context.defaults.threshold;
   let filter = buildFilter({
+    ...(context.root ? { root: context.root } : {}),
     ...(options.paths ? { paths: options.paths } : {}),
     ...(options.languages ? { languages: options.languages } : {}),
     ...(options.pathPrefixes ? { pathPrefixes: options.pathPrefixes } : {}),
@@ -86,12 +86,9 @@ export async function searchIndex(context: SearchContext, query: string, options
   const includeRoles = parseRoles(options.roles, 'role');
   const excludeRoles = parseRoles(options.excludeRoles, 'excluded role');
   if (includeRoles || excludeRoles) filter = { ...filter, pathSet: await pathsWithRoles(context.store, includeRoles, excludeRoles) };
-  if (filter?.languages) await checkLanguages(filter.languages, options.languages ?? [], context.retriever);
+  if (options.languages && options.languages.length > 0) checkLanguageNames(options.languages, context.retriever.languages ? await context.retriever.languages() : []);
   const warnings: string[] = [];
   const degradedParts: Array<'vector' | 'lexical'> = [];
-  // Files mode groups chunks, so it needs a deeper pool to fill topK distinct files.
-  const candidateLimit = Math.max(options.files ? topK * 10 : topK * 3, 50);
-
   const { retriever } = context;
   // A language the query names ("… in python") prefers that language's code instead of
   // matching chunks that mention the word.
@@ -99,12 +96,8 @@ export async function searchIndex(context: SearchContext, query: string, options
   const terms = queryTerms(query);
   checkQueryTerms(terms);
   const hints = mode === 'hybrid' ? languageHints(query, terms, new Set(retriever.languages ? await retriever.languages() : [])) : { terms, languages: [], text: query };
-  let lexicalRows: ScoredRow[] = [];
-  let vectorRows: ScoredRow[] = [];
-  if (mode !== 'vector') {
-    if (hints.terms.length === 0) warnings.push('The query has no searchable words after dropping stop words and punctuation.');
-    lexicalRows = await retriever.lexical(hints.terms, candidateLimit, filter);
-  }
+  if (mode !== 'vector' && hints.terms.length === 0) warnings.push('The query has no searchable words after dropping stop words and punctuation.');
+  let queryVector: Float32Array | undefined;
   if (mode !== 'lexical') {
     if (!context.model) {
       if (mode === 'vector') {
@@ -119,7 +112,7 @@ export async function searchIndex(context: SearchContext, query: string, options
       throwIfAborted(options.signal);
       try {
         const { embeddings } = await embedMany({ model: context.model, values: [hints.text], purpose: 'query', ...(options.signal ? { abortSignal: options.signal } : {}) });
-        vectorRows = await retriever.vector(embeddings[0] as Float32Array, candidateLimit, filter);
+        queryVector = embeddings[0] as Float32Array;
       } catch (error) {
         // Degrade, never lose: a hybrid search answers lexically when the embedder fails, and says so.
         if (mode === 'vector' || !isProviderFailure(error)) throw error;
@@ -128,69 +121,66 @@ export async function searchIndex(context: SearchContext, query: string, options
       }
     }
   }
-
-  const mentions = extractMentions(query);
   // A query that is only a name (`nextTick`, `use-model`) looks the name up as a symbol too.
   const named = mode === 'hybrid' && context.defaults.definitionsFirst !== false ? nameQuery(query) : undefined;
-  if (named) mentions.symbols = [...new Set([...mentions.symbols, ...named.keys])];
-  const mentionRows =
-    mode === 'hybrid' && (mentions.symbols.length > 0 || mentions.paths.length > 0) ? await context.store.findMentions({ ...mentions, limit: candidateLimit, ...(filter ? { filter } : {}) }) : [];
-  let fused = fuseScores({ lexical: lexicalRows, vector: vectorRows, mention: mentionRows, weights: context.defaults.weights, method: context.defaults.fusion });
-  let fetched = new Map<number, ChunkRecord>();
-  let explanations = new Map<number, RankingExplanation>();
-  // The ranker was fitted on hybrid candidates; a single-signal mode keeps that signal's order.
-  const ranker = mode === 'hybrid' && options.ranker !== false ? loadRanker(context.defaults.ranker ?? 'default') : undefined;
-  if (ranker && retriever.termStatistics && fused.length > 0) {
-    throwIfAborted(options.signal);
-    const out = await rerankCandidates({
-      ranker,
-      fused,
-      files: options.files === true,
-      explain: options.explain === true,
-      query: { terms: hints.terms, sequence: tokenize(hints.text), languages: new Set(hints.languages), statistics: await retriever.termStatistics(hints.terms) },
-      getChunks: (rowIds) => context.store.getChunks(rowIds),
-      getCatalogEntries: (paths) => context.store.getCatalogEntries(paths),
-    });
-    ({ records: fetched, explanations } = out);
-    fused = out.ranked;
-  }
-  let roles = new Map<string, FileRole>();
-  if (mode === 'hybrid' && fused.length > 0) {
-    // Implementation before its tests and examples, unless the query asks for them.
-    roles = await rolesOf(context.store, [...new Set(fused.map((candidate) => candidate.path))]);
-    fused = applyRolePriors(
-      fused,
-      roles,
-      rolesAskedFor(query),
-      {
-        penalties: context.defaults.rolePenalties ?? DEFAULT_ROLE_PENALTIES,
-        subjectShare: context.defaults.testSubjectShare ?? DEFAULT_SUBJECT_SHARE,
-        depth: context.defaults.rolePriorDepth ?? DEFAULT_ROLE_PRIOR_DEPTH,
-      },
-      options.files === true,
-    );
-    if (named) {
-      const unfetched = fused.filter((candidate) => candidate.signals.mention !== undefined && !fetched.has(candidate.rowId)).map((candidate) => candidate.rowId);
-      for (const record of await context.store.getChunks(unfetched)) fetched.set(record.rowId, record);
-      fused = definitionsFirst(fused, fetched, roles, named);
-    }
-  }
-  // Threshold, file grouping and top-k are decided before any more chunk text is fetched.
-  const chosen: FusionCandidate[] = [];
-  const seenPaths = new Set<string>();
-  const minSimilarity = vectorRows.length > 0 || (mode !== 'lexical' && context.model) ? options.minSimilarity : undefined;
+  const poolQuery: PoolQuery = {
+    query,
+    mode,
+    files: options.files === true,
+    explain: options.explain === true,
+    useRanker: options.ranker !== false,
+    terms: hints.terms,
+    text: hints.text,
+    languages: hints.languages,
+    vector: queryVector,
+    named,
+    filter,
+    ...(options.signal ? { signal: options.signal } : {}),
+  };
+  const sources: PoolSources = {
+    store: context.store,
+    lexical: (poolTerms, limit, poolFilter) => retriever.lexical(poolTerms, limit, poolFilter),
+    vector: (vector, limit, poolFilter) => retriever.vector(vector, limit, poolFilter),
+    ...(retriever.termStatistics ? { termStatistics: (poolTerms: string[]) => (retriever.termStatistics as NonNullable<Retriever['termStatistics']>)(poolTerms) } : {}),
+    defaults: context.defaults,
+  };
+  const minSimilarity = queryVector ? options.minSimilarity : undefined;
   if (options.minSimilarity !== undefined && minSimilarity === undefined) {
     warnings.push(`minSimilarity ${options.minSimilarity} was not applied: ${mode === 'lexical' ? 'lexical mode computes no cosine similarity' : 'this index has no vectors'}.`);
   }
-  for (const candidate of fused) {
-    if (chosen.length >= topK) break;
-    if (candidate.score < threshold) continue; // the displayed score: what people see is what they filter on
-    if (minSimilarity !== undefined && (candidate.signals.vector === undefined || candidate.signals.vector < minSimilarity)) continue;
-    if (options.files) {
-      if (seenPaths.has(candidate.path)) continue;
+
+  // Threshold, file grouping and top-k are decided before any more chunk text is fetched.
+  const chosen: FusionCandidate[] = [];
+  const seenPaths = new Set<string>();
+  const seenRows = new Set<number>();
+  const take = (ranked: FusionCandidate[], ceiling: number) => {
+    for (const candidate of ranked) {
+      if (chosen.length >= topK) break;
+      if (seenRows.has(candidate.rowId) || (options.files && seenPaths.has(candidate.path))) continue;
+      // A deeper pool's results go below the ones already chosen, scores capped so they never rise.
+      const shown = candidate.score > ceiling ? { ...candidate, score: ceiling } : candidate;
+      if (shown.score < threshold) continue; // the displayed score: what people see is what they filter on
+      if (minSimilarity !== undefined && (candidate.signals.vector === undefined || candidate.signals.vector < minSimilarity)) continue;
       seenPaths.add(candidate.path);
+      seenRows.add(candidate.rowId);
+      chosen.push(shown);
     }
-    chosen.push(candidate);
+  };
+  let limit = CANDIDATE_POOL;
+  let pool = await rankPool(sources, poolQuery, limit);
+  take(pool.ranked, Number.POSITIVE_INFINITY);
+  const fetched = pool.records;
+  const explanations = pool.explanations;
+  const roles = pool.roles;
+  // The first results never depend on topK: a request the pool cannot fill is extended by
+  // deeper pools, whose new results follow.
+  while (chosen.length < topK && pool.full && limit < MAX_POOL) {
+    limit = Math.min(MAX_POOL, Math.max(limit * 4, options.files ? topK * 10 : topK * 3));
+    pool = await rankPool(sources, poolQuery, limit);
+    take(pool.ranked, chosen.length > 0 ? (chosen[chosen.length - 1] as FusionCandidate).score : Number.POSITIVE_INFINITY);
+    for (const [rowId, record] of pool.records) fetched.set(rowId, record);
+    for (const [rowId, explanation] of pool.explanations) if (!explanations.has(rowId)) explanations.set(rowId, explanation);
+    for (const [path, role] of pool.roles) roles.set(path, role);
   }
   const missing = chosen.filter((candidate) => !fetched.has(candidate.rowId)).map((candidate) => candidate.rowId);
   const records = new Map([...fetched, ...(await context.store.getChunks(missing)).map((record) => [record.rowId, record] as const)]);
@@ -206,7 +196,11 @@ export async function searchIndex(context: SearchContext, query: string, options
     if (named) {
       // Show the symbol the query named when this chunk defines it, not just its first one.
       const defined = record.symbols.find((symbol) => definitionMatch([symbol], named) > 0);
-      if (defined) result.symbol = defined;
+      if (defined) {
+        result.symbol = defined;
+        const line = definitionLine(record, defined);
+        if (line !== undefined) result.line = line;
+      }
     }
     const ranking = explanations.get(candidate.rowId);
     if (ranking) result.ranking = ranking;
@@ -244,15 +238,4 @@ export function resultOfRecord(record: ChunkRecord, score: number, signals: Sear
 
 function withoutVectors(error: LociError): string {
   return `The embedder failed, so the vector signal was skipped and results use lexical signals only: ${error.message}`;
-}
-
-/** A language filter that can match nothing is a mistake the caller should hear about. */
-async function checkLanguages(ids: string[], typed: string[], retriever: Retriever): Promise<void> {
-  const indexed = new Set(retriever.languages ? await retriever.languages() : []);
-  const known = new Set(knownLanguages());
-  if (ids.some((id) => known.has(id) || indexed.has(id))) return;
-  throw new LociError('INVALID_ARGUMENT', `Unknown language "${typed.join('", "')}".`, {
-    hint: `Use a language id (${[...new Set([...indexed, 'typescript', 'python', 'go', 'rust'])].slice(0, 12).join(', ')}, …) or an alias (${languageAliasNames().slice(0, 10).join(', ')}, …).`,
-    details: { languages: typed },
-  });
 }

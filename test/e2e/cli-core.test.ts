@@ -145,7 +145,7 @@ describe('user errors: one clear line, documented exit code, no stack trace', ()
     const configured = join(workspace, 'configured');
     await mkdir(configured, { recursive: true });
     await writeFile(join(configured, 'loci.config.json'), JSON.stringify({ sorces: {}, chunking: { tokenBudget: 'big' } }));
-    const run = await runLoci(['search', 'x', '--root', configured, '--threshold', '-1'], { cwd: workspace, env: { LOCI_SEARCH_TOP_K: 'many' } });
+    const run = await runLoci(['search', 'x', '--root', configured, '--threshold', '-2'], { cwd: workspace, env: { LOCI_SEARCH_TOP_K: 'many' } });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/sorces.*unknown key/);
     expect(run.stderr).toMatch(/chunking\.tokenBudget \(from .*loci\.config\.json\)/);

@@ -206,6 +206,27 @@ describe('code search: scores and roots', () => {
     const outside = await runLoci(['search', 'x'], { cwd: workspace });
     expect(outside.code).toBe(3);
   });
+
+  it('--store alone reads the store against the folder that holds its .loci, from anywhere', async () => {
+    for (const store of [join(repo, '.loci'), join(repo, '.loci', 'index.db')]) {
+      // From an unrelated folder, and from inside another indexed project: neither is the root.
+      for (const cwd of [workspace, join(repo, 'src')]) {
+        const run = await runLoci(['search', 'compose middleware chain', '--store', store, '--json'], { cwd });
+        expect(run.code, run.stderr).toBe(0);
+        const results = JSON.parse(run.stdout).results as Array<{ path: string; stale?: boolean }>;
+        expect(results[0]?.path).toBe('src/compose.ts');
+        expect(results.filter((result) => result.stale)).toEqual([]);
+        expect(run.stderr).toContain(`using ${repo} as the root of the store`);
+      }
+    }
+    // A store kept elsewhere is read against the current folder, and stderr says so.
+    const elsewhere = join(workspace, 'elsewhere-store');
+    const index = await runLoci(['index', repo, '--store', elsewhere, '--json'], { cwd: workspace });
+    expect(index.code, index.stderr).toBe(0);
+    const run = await runLoci(['search', 'compose', '--store', elsewhere, '--json'], { cwd: repo });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('pass --root to name the folder it indexes');
+  });
 });
 
 describe('code search over HTTP and MCP', () => {

@@ -41,7 +41,7 @@ interface Context {
  */
 export const codeChunker: Chunker = {
   id: 'tree-sitter',
-  version: 3,
+  version: 4,
   supports: (language) => specFor(language) !== undefined,
   async chunk(input: ChunkInput): Promise<ChunkDraft[]> {
     const spec = specFor(input.language);
@@ -173,7 +173,16 @@ function splitSegment(segment: Segment, qualifier: string[], context: Context): 
       throw new LociError('NOT_SUPPORTED', `Definitions nest deeper than ${MAX_DEFINITION_NESTING} levels; the file is cut into line windows instead.`, { details: { limit: MAX_DEFINITION_NESTING } });
     }
     const inner = segmentsOf(members, segment.start, segment.end, table);
-    return pack(inner, [...qualifier, definition.name], context);
+    const chunks = pack(inner, [...qualifier, definition.name], context);
+    // The piece holding the definition's own first line defines it too (`class Dict:` and its
+    // first methods), so the class is found by its name, not only its members.
+    const head = chunks.find((chunk) => chunk.startLine <= segment.end && chunk.endLine >= startLineOf(main as Node));
+    if (head) {
+      const own = [definition.name, ...definition.aliases].map((name) => [...qualifier, name].join('.'));
+      head.symbols = [...new Set([...own, ...(head.symbols ?? [])])];
+      head.symbol = own[0] as string;
+    }
+    return chunks;
   }
   const symbol = definition ? [...qualifier, definition.name].join('.') : undefined;
   const chunks: ChunkDraft[] = [];

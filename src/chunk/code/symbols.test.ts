@@ -61,3 +61,32 @@ describe('symbols: CommonJS assignments', () => {
     expect(symbols).toEqual(['res.send', 'parse', 'compile', 'Router.route', 'res.set', 'res.header']);
   });
 });
+
+describe('a definition too big for one chunk', () => {
+  const methods = (count: number, indent: string, line: (index: number) => string) => Array.from({ length: count }, (_, index) => line(index).replace(/^/gm, indent)).join('\n');
+  it('Python: the class is defined by the piece holding its first line, beside its methods', async () => {
+    const text = [
+      'class CaseInsensitiveDict(MutableMapping):',
+      '    """A case-insensitive dict-like object."""',
+      methods(40, '    ', (index) => `def method_${index}(self, key):\n    value = self._store[key.lower()][1]\n    return value + ${index}\n`),
+    ].join('\n');
+    const chunks = await chunkFile({ path: 'structures.py', text, language: 'python', tokenBudget: 200, windowLines: 100, windowOverlap: 10 });
+    expect(chunks.length).toBeGreaterThan(2);
+    const first = chunks[0];
+    expect(first?.symbol).toBe('CaseInsensitiveDict');
+    expect(first?.symbols).toEqual(expect.arrayContaining(['CaseInsensitiveDict', 'CaseInsensitiveDict.method_0']));
+    // Only that piece claims the class itself.
+    expect(chunks.filter((chunk) => chunk.symbols?.includes('CaseInsensitiveDict'))).toHaveLength(1);
+  });
+
+  it('TypeScript: an exported class split by its methods keeps its name on the first piece', async () => {
+    const text = [
+      'export class SmartRouter<T> implements Router<T> {',
+      methods(40, '  ', (index) => `match${index}(method: string, path: string) {\n  return this.routers[${index}].match(method, path)\n}`),
+      '}',
+    ].join('\n');
+    const chunks = await chunkFile({ path: 'router.ts', text, language: 'typescript', tokenBudget: 200, windowLines: 100, windowOverlap: 10 });
+    expect(chunks[0]?.symbols?.[0]).toBe('SmartRouter');
+    expect(chunks.slice(1).some((chunk) => chunk.symbols?.includes('SmartRouter'))).toBe(false);
+  });
+});

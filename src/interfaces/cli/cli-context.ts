@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { isRemoteSource, redactUrl, remoteCachePath } from '../../sources/remote-repo.js';
 import { folderConfigLayers } from '../../config/folder-config.js';
 import { seedAliasLayer } from '../../config/aliases.js';
@@ -44,14 +44,30 @@ export function resolveRoot(io: CliIo, dir: string | undefined, options: { mustE
 const STORE_FOLDER = '.loci';
 
 /**
- * The root for commands that read an index. Given --root (or a URL), that; given --store,
- * the current folder; otherwise the nearest folder, from the current one upwards, that has
- * a `.loci` index (as git finds `.git`). When that is not the current folder, stderr says
- * which root is used, so output never silently comes from elsewhere.
+ * The root for commands that read an index. Given --root (or a URL), that. Given --store (or
+ * LOCI_STORE): a store kept in a `.loci` folder belongs to the folder above it; any other
+ * store location is read against the current folder, and stderr says so. Otherwise the
+ * nearest folder, from the current one upwards, that has a `.loci` index (as git finds
+ * `.git`). When that is not the current folder, stderr says which root is used, so output
+ * never silently comes from elsewhere. (The root a store recorded is not trusted: a planted
+ * store must not choose which folder's files are read.)
  */
 export function resolveIndexedRoot(io: CliIo, dir: string | undefined, options: { store?: string | undefined; quiet?: boolean } = {}): string {
-  if (dir !== undefined || options.store !== undefined || io.env.LOCI_STORE) return resolveRoot(io, dir, { mustExist: true });
+  if (dir !== undefined) return resolveRoot(io, dir, { mustExist: true });
+  const store = options.store ?? io.env.LOCI_STORE;
   const start = resolve(io.cwd);
+  if (store !== undefined && store !== '') {
+    if (/^postgres(ql)?:\/\//i.test(store)) return resolveRoot(io, undefined, { mustExist: true });
+    const location = resolve(io.cwd, store);
+    const folder = /\.db$/i.test(location) ? dirname(location) : location;
+    if (basename(folder) === STORE_FOLDER && isDirectory(dirname(folder))) {
+      const owner = dirname(folder);
+      if (owner !== start && !options.quiet) io.stderr.write(`loci: using ${owner} as the root of the store ${folder} (the folder that holds its ${STORE_FOLDER}/)\n`);
+      return owner;
+    }
+    if (!options.quiet) io.stderr.write(`loci: reading the store ${location} against the current folder ${start}; pass --root to name the folder it indexes\n`);
+    return resolveRoot(io, undefined, { mustExist: true });
+  }
   for (let folder = start; ; ) {
     if (isDirectory(join(folder, STORE_FOLDER))) {
       if (folder !== start && !options.quiet) io.stderr.write(`loci: using the index of ${folder} (the nearest folder above with ${STORE_FOLDER}/)\n`);

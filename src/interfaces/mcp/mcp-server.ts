@@ -72,7 +72,7 @@ export function createMcpServer(roots: Roots): McpServer {
         'Exact lookup of a function, class, method (Class.method), type or exported constant by name: returns only the chunks that define it, implementation before tests. ' +
         'Use it when you know the name; use search_code for questions.',
       inputSchema: {
-        name: z.string().min(2).max(200).describe('The symbol, e.g. "nextTick", "Router.match" or "use-model".'),
+        name: z.string().min(1).max(200).describe('The symbol, e.g. "nextTick", "Router.match" or "use-model".'),
         topK: z.number().int().min(1).max(50).optional().describe('How many definitions (default 5).'),
         excludeRoles: z.array(z.enum(fileRoles)).optional().describe('Leave out files with these roles, e.g. ["test"].'),
         root: rootField,

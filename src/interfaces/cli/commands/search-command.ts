@@ -54,7 +54,7 @@ export function registerSearchCommand(program: Command, io: CliIo): void {
       if (flags.mode && !(searchModes as readonly string[]).includes(flags.mode)) {
         throw new LociError('INVALID_ARGUMENT', `--mode must be one of ${searchModes.join(', ')}; got "${flags.mode}".`);
       }
-      const root = resolveIndexedRoot(io, flags.root);
+      const root = resolveIndexedRoot(io, flags.root, { store: flags.store });
       const config = loadCliConfig(
         io,
         root,
@@ -76,6 +76,18 @@ export function registerSearchCommand(program: Command, io: CliIo): void {
           ...(flags.excludeRole ? { excludeRoles: flags.excludeRole } : {}),
         };
         if (flags.symbol !== undefined) {
+          const unused = [
+            flags.mode !== undefined && '--mode',
+            flags.threshold !== undefined && '--threshold',
+            flags.explain && '--explain',
+            flags.minSimilarity !== undefined && '--min-similarity',
+            flags.files && '--files',
+          ].filter(Boolean);
+          if (unused.length > 0) {
+            throw new LociError('INVALID_ARGUMENT', `--symbol is an exact lookup of definitions: ${unused.join(', ')} ${unused.length === 1 ? 'does' : 'do'} not apply to it.`, {
+              hint: `Drop ${unused.join(', ')}, or search instead: loci search "${flags.symbol}".`,
+            });
+          }
           const response = await loci.findSymbol(flags.symbol, { ...filters, topK: config.search.topK });
           io.stdout.write(flags.json ? `${JSON.stringify(toJson(response))}\n` : formatResponse(response, flags.files === true));
           return;
@@ -108,7 +120,8 @@ function formatResponse(response: SearchResponse, files: boolean): string {
   const lines: string[] = [];
   if (response.results.length === 0) lines.push('No results.');
   response.results.forEach((result, index) => {
-    const where = `${printable(result.path)}:${result.startLine}-${result.endLine}`;
+    const where =
+      result.line !== undefined ? `${printable(result.path)}:${result.line} (lines ${result.startLine}-${result.endLine})` : `${printable(result.path)}:${result.startLine}-${result.endLine}`;
     const label = printable(result.symbol ?? (result.headingPath.length > 0 ? result.headingPath.join(' > ') : ''));
     const role = result.role && result.role !== 'implementation' ? `  [${result.role}]` : '';
     lines.push(`${index + 1}. ${where}${label ? `  ${label}` : ''}${role}  (score ${result.score.toFixed(3)})${result.stale ? '  [stale: changed since indexed]' : ''}`);
@@ -136,9 +149,11 @@ function formatResponse(response: SearchResponse, files: boolean): string {
       lines.push(`   [${result.ranking.ranker} (${result.ranking.group}): bias ${result.ranking.bias.toFixed(3)}; ${terms.join('; ')}]`);
     }
     if (!files) {
-      const preview = result.text.split('\n').slice(0, 6);
-      const width = String(result.startLine + preview.length).length;
-      preview.forEach((text, offset) => lines.push(`   ${String(result.startLine + offset).padStart(width)} │ ${printable(text.slice(0, 160))}`));
+      // A definition's preview starts at its line.
+      const from = result.line !== undefined ? result.line : result.startLine;
+      const preview = result.text.split('\n').slice(from - result.startLine, from - result.startLine + 6);
+      const width = String(from + preview.length).length;
+      preview.forEach((text, offset) => lines.push(`   ${String(from + offset).padStart(width)} │ ${printable(text.slice(0, 160))}`));
       lines.push('');
     }
   });

@@ -1,0 +1,48 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CANDIDATE_POOL } from '../retrieve/rank-pool.js';
+import { createLoci, type Loci } from './create-loci.js';
+
+// More matching chunks than one candidate pool holds, spread over files of a few chunks each,
+// with words in varied amounts so scores differ: the pool's edge and its normalisation matter.
+const words = ['queue', 'flush', 'job', 'scheduler', 'retry', 'timer', 'batch', 'worker'];
+const documents = Array.from({ length: 3 * CANDIDATE_POOL }, (_, index) => ({
+  id: `src/module-${index % 150}/part-${index}.ts`,
+  text: Array.from({ length: 6 + (index % 7) }, (_, line) => `${words[(index + line) % words.length]} ${words[(index * 3 + line) % words.length]} step ${index} ${line}`).join('\n'),
+}));
+
+let dir: string;
+let loci: Loci;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'loci-top-k-'));
+  loci = createLoci({ root: dir, store: join(dir, 'store') });
+  await loci.indexDocuments(documents);
+});
+afterAll(async () => {
+  await loci.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const ranking = async (topK: number, files: boolean) => (await loci.search('flush the job queue and retry the batch', { topK, files })).results;
+
+describe('the first results do not depend on how many are asked for', () => {
+  it('chunks: the top 5 of 5, 50 and 400 are the same, with the same scores', async () => {
+    const [five, fifty, many] = await Promise.all([ranking(5, false), ranking(50, false), ranking(400, false)]);
+    expect(five).toHaveLength(5);
+    expect(fifty.slice(0, 5).map((result) => [result.chunkId, result.score])).toEqual(five.map((result) => [result.chunkId, result.score]));
+    expect(many.slice(0, 50).map((result) => result.chunkId)).toEqual(fifty.map((result) => result.chunkId));
+    // 400 is more than one pool holds: the deeper pool's results follow, scores never rising.
+    expect(many.length).toBeGreaterThan(CANDIDATE_POOL);
+    expect(new Set(many.map((result) => result.chunkId)).size).toBe(many.length);
+    expect(many.every((result, index) => index === 0 || result.score <= (many[index - 1]?.score ?? Number.POSITIVE_INFINITY))).toBe(true);
+  });
+
+  it('files: the top 10 of 10 and of 140 are the same files in the same order', async () => {
+    const [ten, deep] = await Promise.all([ranking(10, true), ranking(140, true)]);
+    expect(deep.slice(0, 10).map((result) => result.path)).toEqual(ten.map((result) => result.path));
+    expect(new Set(deep.map((result) => result.path)).size).toBe(deep.length);
+    expect(deep.length).toBe(140);
+  });
+});

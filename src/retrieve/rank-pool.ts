@@ -1,0 +1,121 @@
+import type { ChunkRecord, ScoredRow, SearchFilter, Store } from '../store/spec.js';
+import { rolesAskedFor, type FileRole } from '../sources/file-role.js';
+import { tokenize } from '../lexical/tokenize.js';
+import { definitionsFirst, type NameQuery } from './definitions.js';
+import { fuseScores, type FusionCandidate, type FusionMethod, type FusionWeights } from './fusion.js';
+import { extractMentions } from './mentions.js';
+import { loadRanker, type RankingExplanation } from './ranker/model.js';
+import { rerankCandidates } from './ranker/rank.js';
+import { applyRolePriors, DEFAULT_ROLE_PENALTIES, DEFAULT_ROLE_PRIOR_DEPTH, DEFAULT_SUBJECT_SHARE, rolesOf } from './role-priors.js';
+import type { SearchMode } from '../config/schema.js';
+import type { TermStatistics } from '../store/spec.js';
+import { throwIfAborted } from '../errors/index.js';
+
+/**
+ * How many candidates each signal contributes to one ranking. Fixed, so the first results do
+ * not depend on how many are asked for (min-max normalisation and the ranker's features are
+ * computed over the pool); a request the pool cannot fill is extended by a deeper pool whose
+ * new results go after these (search.ts).
+ */
+export const CANDIDATE_POOL = 200;
+/** The deepest pool a request extends to (per signal). */
+export const MAX_POOL = 10_000;
+
+export interface PoolQuery {
+  query: string;
+  mode: SearchMode;
+  files: boolean;
+  explain: boolean;
+  useRanker: boolean;
+  /** Query terms after language hints (lexical signal and ranker). */
+  terms: string[];
+  /** Query text after language hints (vector signal and ranker). */
+  text: string;
+  languages: string[];
+  /** The query's embedding (absent: no vector signal). */
+  vector: Float32Array | undefined;
+  named: NameQuery | undefined;
+  filter: SearchFilter | undefined;
+  signal?: AbortSignal;
+}
+
+export interface PoolSources {
+  store: Store;
+  lexical(terms: string[], limit: number, filter: SearchFilter | undefined): Promise<ScoredRow[]>;
+  vector(vector: Float32Array, limit: number, filter: SearchFilter | undefined): Promise<ScoredRow[]>;
+  termStatistics?(terms: string[]): Promise<TermStatistics>;
+  defaults: {
+    weights: FusionWeights;
+    fusion: FusionMethod;
+    ranker?: string;
+    rolePenalties?: Record<FileRole, number>;
+    testSubjectShare?: number;
+    rolePriorDepth?: number;
+  };
+}
+
+export interface RankedPool {
+  /** Candidates best first, scores never rising. */
+  ranked: FusionCandidate[];
+  /** Chunk records fetched while ranking (the ranker's window, named definitions). */
+  records: Map<number, ChunkRecord>;
+  explanations: Map<number, RankingExplanation>;
+  roles: Map<string, FileRole>;
+  /** Whether a signal returned as many rows as it was asked for: a deeper pool may hold more. */
+  full: boolean;
+  /** Whether the vector signal took part. */
+  vectorRan: boolean;
+}
+
+/** One ranking of `limit` candidates per signal: retrieve, fuse, learned ranker, role priors, definitions first (hybrid). */
+export async function rankPool(sources: PoolSources, query: PoolQuery, limit: number): Promise<RankedPool> {
+  const { mode } = query;
+  const lexicalRows = mode !== 'vector' ? await sources.lexical(query.terms, limit, query.filter) : [];
+  const vectorRows = mode !== 'lexical' && query.vector ? await sources.vector(query.vector, limit, query.filter) : [];
+  const mentions = extractMentions(query.query);
+  if (query.named) mentions.symbols = [...new Set([...mentions.symbols, ...query.named.keys])];
+  const mentionRows =
+    mode === 'hybrid' && (mentions.symbols.length > 0 || mentions.paths.length > 0) ? await sources.store.findMentions({ ...mentions, limit, ...(query.filter ? { filter: query.filter } : {}) }) : [];
+  let ranked = fuseScores({ lexical: lexicalRows, vector: vectorRows, mention: mentionRows, weights: sources.defaults.weights, method: sources.defaults.fusion });
+  let records = new Map<number, ChunkRecord>();
+  let explanations = new Map<number, RankingExplanation>();
+  // The ranker was fitted on hybrid candidates; a single-signal mode keeps that signal's order.
+  const ranker = mode === 'hybrid' && query.useRanker ? loadRanker(sources.defaults.ranker ?? 'default') : undefined;
+  if (ranker && sources.termStatistics && ranked.length > 0) {
+    throwIfAborted(query.signal);
+    const out = await rerankCandidates({
+      ranker,
+      fused: ranked,
+      files: query.files,
+      explain: query.explain,
+      query: { terms: query.terms, sequence: tokenize(query.text), languages: new Set(query.languages), statistics: await sources.termStatistics(query.terms) },
+      getChunks: (rowIds) => sources.store.getChunks(rowIds),
+      getCatalogEntries: (paths) => sources.store.getCatalogEntries(paths),
+    });
+    ({ records, explanations } = out);
+    ranked = out.ranked;
+  }
+  let roles = new Map<string, FileRole>();
+  if (mode === 'hybrid' && ranked.length > 0) {
+    // Implementation before its tests and examples, unless the query asks for them.
+    roles = await rolesOf(sources.store, [...new Set(ranked.map((candidate) => candidate.path))]);
+    ranked = applyRolePriors(
+      ranked,
+      roles,
+      rolesAskedFor(query.query),
+      {
+        penalties: sources.defaults.rolePenalties ?? DEFAULT_ROLE_PENALTIES,
+        subjectShare: sources.defaults.testSubjectShare ?? DEFAULT_SUBJECT_SHARE,
+        depth: sources.defaults.rolePriorDepth ?? DEFAULT_ROLE_PRIOR_DEPTH,
+      },
+      query.files,
+    );
+    if (query.named) {
+      const unfetched = ranked.filter((candidate) => candidate.signals.mention !== undefined && !records.has(candidate.rowId)).map((candidate) => candidate.rowId);
+      for (const record of await sources.store.getChunks(unfetched)) records.set(record.rowId, record);
+      ranked = definitionsFirst(ranked, records, roles, query.named);
+    }
+  }
+  const full = lexicalRows.length >= limit || vectorRows.length >= limit || mentionRows.length >= limit;
+  return { ranked, records, explanations, roles, full, vectorRan: vectorRows.length > 0 };
+}
