@@ -8,7 +8,9 @@
 //   node scripts/code-search-report.mjs --corpora /work/corpora [--out report.json] [--mode hybrid|vector|lexical] [--config loci.config.json] [eval/code-questions/hono.json …]
 //
 // --config applies one config file to every set (e.g. {"search":{"ranker":"none"}}), to measure a
-// change against the default on the same queries.
+// change against the default on the same queries. A comma-separated list (`default` for none)
+// indexes each checkout once and reports every search config on that one index (search.* keys
+// only: the index is built with the first).
 //
 // The checkout of eval/code-questions/<name>.json is <corpora>/<name>, extracted at the set's
 // commit (scripts/code-question-set.mjs --git-dir does it). Per set and kind:
@@ -40,8 +42,8 @@ function argument(name, fallback) {
 const corpora = resolve(argument('corpora', '/work/corpora'));
 const outPath = argument('out', '');
 const mode = argument('mode', '');
-const configPath = argument('config', '');
-const config = configPath ? JSON.parse(readFileSync(configPath, 'utf8')) : undefined;
+const configPaths = argument('config', 'default').split(',');
+const configs = configPaths.map((path) => (path === 'default' ? undefined : JSON.parse(readFileSync(path, 'utf8'))));
 const positional = process.argv.slice(2).filter((value, index, all) => !value.startsWith('--') && !flags.has(all[index - 1]));
 const setPaths =
   positional.length > 0
@@ -93,11 +95,24 @@ async function scoreSet(setPath) {
   const checkout = join(corpora, name);
   if (!existsSync(checkout)) throw new Error(`${checkout} is missing: extract ${set.repo}@${set.commit} there (scripts/code-question-set.mjs --git-dir).`);
   const workDir = mkdtempSync(join(tmpdir(), 'loci-code-report-'));
-  const loci = createLoci({ root: checkout, store: join(workDir, 'store'), ...(config ? { config } : {}) });
+  const store = join(workDir, 'store');
   try {
+    const indexer = createLoci({ root: checkout, store, ...(configs[0] ? { config: configs[0] } : {}) });
     const indexStarted = performance.now();
-    const summary = await loci.index();
+    const summary = await indexer.index();
     const indexSeconds = (performance.now() - indexStarted) / 1000;
+    await indexer.close();
+    const out = [];
+    for (const config of configs) out.push(await searchSet(set, name, checkout, store, config, summary, indexSeconds));
+    return out;
+  } finally {
+    rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+async function searchSet(set, name, checkout, store, config, summary, indexSeconds) {
+  const loci = createLoci({ root: checkout, store, ...(config ? { config } : {}) });
+  try {
     const entries = [];
     const queryStarted = performance.now();
     for (const question of set.questions) {
@@ -153,7 +168,6 @@ async function scoreSet(setPath) {
     };
   } finally {
     await loci.close();
-    rmSync(workDir, { recursive: true, force: true });
   }
 }
 
@@ -173,30 +187,41 @@ function pool(reports, split) {
   };
 }
 
-const reports = [];
+const perConfig = configs.map(() => []);
 for (const setPath of setPaths) {
   process.stderr.write(`${basename(setPath)} …\n`);
-  reports.push(await scoreSet(setPath));
+  (await scoreSet(setPath)).forEach((report, index) => perConfig[index].push(report));
 }
-const result = { mode: mode || 'default', config: config ?? 'default', rankDepth: RANK_DEPTH, sets: reports, tune: pool(reports, 'tune'), heldOut: pool(reports, 'held-out') };
-if (outPath) writeFileSync(outPath, `${JSON.stringify(result, null, 1)}\n`);
+const results = perConfig.map((reports, index) => ({
+  mode: mode || 'default',
+  config: configs[index] ?? 'default',
+  rankDepth: RANK_DEPTH,
+  sets: reports,
+  tune: pool(reports, 'tune'),
+  heldOut: pool(reports, 'held-out'),
+}));
+if (outPath) writeFileSync(outPath, `${JSON.stringify(results.length === 1 ? results[0] : results, null, 1)}\n`);
+for (const [index, result] of results.entries()) {
+  if (results.length > 1) process.stdout.write(`\n${configPaths[index]}:\n`);
+  const reports = result.sets;
 
-const percent = (value) => `${Math.round(value * 100)}%`.padStart(5);
-const rows = [
-  '| set | split | questions top-1 | top-5 | MRR | tests in top 5 | non-implementation in top 5 | test at top 1 | top-1 without tests* | symbols file top-1 | definition at rank 1 | definition MRR |',
-  '|---|---|---|---|---|---|---|---|---|---|---|---|',
-  ...reports.map(
-    (report) =>
-      `| ${report.name} (${report.language}) | ${report.split} | ${percent(report.questions.top1)} | ${percent(report.questions.top5)} | ${report.questions.mrr.toFixed(3)} | ${percent(report.questions.testsTop5)} | ${percent(report.questions.otherTop5)} | ${report.questions.testTop1}/${report.questions.queries} | ${percent(report.questions.top1WithoutTests)} | ${percent(report.symbols.top1)} | ${percent(report.symbols.definitionTop1)} | ${report.symbols.definitionMrr.toFixed(3)} |`,
-  ),
-  ...[
-    ['tune', result.tune],
-    ['held-out', result.heldOut],
-  ]
-    .filter(([, pooled]) => pooled)
-    .map(
-      ([split, pooled]) =>
-        `| **${split} (all queries)** | ${split} | ${percent(pooled.questions.top1)} | ${percent(pooled.questions.top5)} | ${pooled.questions.mrr.toFixed(3)} | ${percent(pooled.questions.testsTop5)} | ${percent(pooled.questions.otherTop5)} | | ${percent(pooled.questions.top1WithoutTests)} | ${percent(pooled.symbols.top1)} | ${percent(pooled.symbols.definitionTop1)} | ${pooled.symbols.definitionMrr.toFixed(3)} |`,
+  const percent = (value) => `${Math.round(value * 100)}%`.padStart(5);
+  const rows = [
+    '| set | split | questions top-1 | top-5 | MRR | tests in top 5 | non-implementation in top 5 | test at top 1 | top-1 without tests* | symbols file top-1 | definition at rank 1 | definition MRR |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    ...reports.map(
+      (report) =>
+        `| ${report.name} (${report.language}) | ${report.split} | ${percent(report.questions.top1)} | ${percent(report.questions.top5)} | ${report.questions.mrr.toFixed(3)} | ${percent(report.questions.testsTop5)} | ${percent(report.questions.otherTop5)} | ${report.questions.testTop1}/${report.questions.queries} | ${percent(report.questions.top1WithoutTests)} | ${percent(report.symbols.top1)} | ${percent(report.symbols.definitionTop1)} | ${report.symbols.definitionMrr.toFixed(3)} |`,
     ),
-];
-process.stdout.write(`${rows.join('\n')}\n\n* tests taken out of the same ranking afterwards: headroom, not a result.\n`);
+    ...[
+      ['tune', result.tune],
+      ['held-out', result.heldOut],
+    ]
+      .filter(([, pooled]) => pooled)
+      .map(
+        ([split, pooled]) =>
+          `| **${split} (all queries)** | ${split} | ${percent(pooled.questions.top1)} | ${percent(pooled.questions.top5)} | ${pooled.questions.mrr.toFixed(3)} | ${percent(pooled.questions.testsTop5)} | ${percent(pooled.questions.otherTop5)} | | ${percent(pooled.questions.top1WithoutTests)} | ${percent(pooled.symbols.top1)} | ${percent(pooled.symbols.definitionTop1)} | ${pooled.symbols.definitionMrr.toFixed(3)} |`,
+      ),
+  ];
+  process.stdout.write(`${rows.join('\n')}\n\n* tests taken out of the same ranking afterwards: headroom, not a result.\n`);
+}

@@ -22,6 +22,7 @@ const allowed: Array<{ path: string; accepts?: (value: unknown) => boolean }> = 
   { path: 'search.rolePenalties' },
   { path: 'search.testSubjectShare' },
   { path: 'search.rolePriorDepth' },
+  { path: 'search.candidatePool' },
   { path: 'search.definitionsFirst' },
   { path: 'search.ranker', accepts: (value) => value === 'default' || value === 'none' },
   { path: 'memory.weights' },

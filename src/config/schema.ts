@@ -81,6 +81,12 @@ const searchSchema = z.strictObject({
    * matched follow the code instead of leaving the page. 0 turns the priors off.
    */
   rolePriorDepth: z.number().int().min(0).max(1000).default(5),
+  /**
+   * Candidates each signal (lexical, vector, names) contributes to one ranking, whatever topK
+   * is, so the first results never depend on how many are asked for. Larger: a little better
+   * recall deep in the list, slower.
+   */
+  candidatePool: z.number().int().min(10).max(10_000).default(200),
   /** A query that is only a name puts the chunks defining it first. */
   definitionsFirst: z.boolean().default(true),
 });

@@ -63,6 +63,8 @@ export interface SearchContext {
     testSubjectShare?: number;
     /** How many leading results (files in files mode) the role priors order; the rest keep their retrieval order. */
     rolePriorDepth?: number;
+    /** Candidates per signal in one ranking (rank-pool.ts). */
+    candidatePool?: number;
     definitionsFirst?: boolean;
   };
 }
@@ -166,7 +168,7 @@ export async function searchIndex(context: SearchContext, query: string, options
       chosen.push(shown);
     }
   };
-  let limit = CANDIDATE_POOL;
+  let limit = context.defaults.candidatePool ?? CANDIDATE_POOL;
   let pool = await rankPool(sources, poolQuery, limit);
   take(pool.ranked, Number.POSITIVE_INFINITY);
   const fetched = pool.records;

@@ -46,6 +46,14 @@ describe('classifyFileRole', () => {
     expect(role('vitest.config.ts')).toBe('config');
     expect(role('.github/workflows/ci.yml')).toBe('config');
     expect(role('requirements-dev.txt')).toBe('config');
+    // Prose in a tool's folder is docs; its dotfiles and markers are config; code named like prose is code.
+    expect(role('.github/CONTRIBUTING.md')).toBe('docs');
+    expect(role('.github/ISSUE_TEMPLATE/bug_report.md')).toBe('docs');
+    for (const config of ['.git-blame-ignore-revs', 'src/requests/py.typed', '.mailmap', 'CODEOWNERS', '.github/CODEOWNERS', '.gitmodules', '.tool-versions'])
+      expect(role(config), config).toBe('config');
+    expect(role('LICENSE-MIT')).toBe('docs');
+    expect(role('HISTORY.md')).toBe('docs');
+    for (const code of ['src/history.ts', 'packages/router/history.ts', 'lib/license.py', 'src/security.rs']) expect(role(code), code).toBe('implementation');
     for (const lock of [
       'package-lock.json',
       'yarn.lock',

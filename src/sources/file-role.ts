@@ -8,7 +8,7 @@ export const fileRoles = ['implementation', 'test', 'fixture', 'example', 'docs'
 export type FileRole = (typeof fileRoles)[number];
 
 /** Bumps whenever classification changes, so the index re-classifies its files. */
-export const FILE_ROLE_VERSION = 2;
+export const FILE_ROLE_VERSION = 3;
 
 /** Lock files of every common package manager (also excluded from indexing by default). */
 export const lockFileNames: readonly string[] = [
@@ -76,6 +76,9 @@ const exampleFolders = new Set(['example', 'examples', '_examples', 'demo', 'dem
 const docsFolders = new Set(['docs', 'doc', 'documentation', 'website', 'site', 'changelogs', 'rfcs']);
 
 const docsLanguages = new Set(['markdown', 'restructuredtext', 'text']);
+/** Prose by name, whatever the language detector said (`LICENSE-MIT`, `CHANGES.html`); never `history.ts`. */
+const proseName =
+  /^(readme|changelog|changes|contributing|license|licence|copying|authors|history|notice|security|code_of_conduct|support)([-_][\w-]+)?(\.(md|markdown|mdx|rst|txt|adoc|org|html?))?$/i;
 const configLanguages = new Set(['json', 'yaml', 'toml', 'ini', 'xml', 'hcl', 'dockerfile', 'make', 'cmake']);
 
 const testFileName = [
@@ -98,7 +101,8 @@ const configFileName = [
   /^(package|composer|deno|bower|lerna|nx|turbo|vercel|netlify)\.json$/i,
   /^(setup\.cfg|setup\.py|pyproject\.toml|tox\.ini|noxfile\.py|manifest\.in|pipfile|procfile|vagrantfile|brewfile|cargo\.toml|go\.mod|go\.work|gemfile|rakefile|makefile|dockerfile|justfile|pom\.xml|build\.gradle(\.kts)?|settings\.gradle(\.kts)?)$/i,
   /^(requirements|constraints)([-_.][\w.-]*)?\.(txt|in)$/i,
-  /^\.(editorconfig|gitattributes|gitignore|lociignore|npmignore|dockerignore|prettierignore|eslintignore|nvmrc|node-version)$/i,
+  /^\.(editorconfig|gitattributes|gitignore|gitmodules|git-blame-ignore-revs|mailmap|lociignore|npmignore|dockerignore|prettierignore|eslintignore|nvmrc|node-version|python-version|ruby-version|tool-versions)$/i,
+  /^(codeowners|py\.typed)$/i,
 ];
 
 // Content that marks a test or generated file wherever it sits. Only looked for when the
@@ -131,8 +135,11 @@ export function classifyFileRole(path: string, language: string, text?: string):
   const purpose = folders.find((folder) => testFolders.has(folder) || exampleFolders.has(folder));
   if (purpose !== undefined) return testFolders.has(purpose) ? 'test' : 'example';
   if (/^(example|demo|sample)s?[._-]/i.test(base)) return 'example';
-  if (configFileName.some((pattern) => pattern.test(base)) || folders[0] === '.github' || folders[0] === '.vscode' || folders[0] === '.circleci') return 'config';
-  if (docsLanguages.has(language) || folders.some((folder) => docsFolders.has(folder)) || /^(readme|changelog|contributing|license|authors|history|notice)(\.|$)/i.test(base)) return 'docs';
+  if (configFileName.some((pattern) => pattern.test(base))) return 'config';
+  const prose = docsLanguages.has(language) || proseName.test(base);
+  // A tool's folder holds its settings; the prose in it (`.github/CONTRIBUTING.md`, issue templates) is docs.
+  if (!prose && (folders[0] === '.github' || folders[0] === '.vscode' || folders[0] === '.circleci')) return 'config';
+  if (prose || folders.some((folder) => docsFolders.has(folder))) return 'docs';
   if (configLanguages.has(language)) return 'config';
   if (text !== undefined) return roleFromContent(language, text.length > HEAD_BYTES ? text.slice(0, HEAD_BYTES) : text);
   return 'implementation';

@@ -70,12 +70,14 @@ describe('loci doctor', () => {
   it('flags stale, half-saved and unpaired vector-graph files', async () => {
     await writeIndex();
     const folder = join(root, '.loci');
-    writeFileSync(join(folder, 'vectors-0123456789ab.hnsw'), 'x');
-    writeFileSync(join(folder, 'memory-vectors-0123456789ab.hnsw.tmp'), 'x');
+    writeFileSync(join(folder, 'vectors-0123456789ab-g2.hnsw'), 'x');
+    writeFileSync(join(folder, 'vectors-fedcba987654.hnsw'), 'x');
+    writeFileSync(join(folder, 'memory-vectors-0123456789ab-g2.hnsw.tmp'), 'x');
     const graphs = finding(check(), 'graph files');
     expect(graphs.map((item) => item.detail).sort()).toEqual([
-      expect.stringMatching(/^memory-vectors-0123456789ab\.hnsw\.tmp is left over from an interrupted save/),
-      expect.stringMatching(/^vectors-0123456789ab\.hnsw belongs to an embedder the store no longer uses/),
+      expect.stringMatching(/^memory-vectors-0123456789ab-g2\.hnsw\.tmp is left over from an interrupted save/),
+      expect.stringMatching(/^vectors-0123456789ab-g2\.hnsw belongs to an embedder the store no longer uses/),
+      expect.stringMatching(/^vectors-fedcba987654\.hnsw is a graph in an older layout/),
     ]);
   });
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { LociError } from '../errors/index.js';
 import type { StoreLocation } from './location.js';
 import { checkDatabase, recordedEmbedder, type StoreFinding } from './sqlite/check-database.js';
-import { SEGMENT_FILE, VECTOR_GRAPH_FILE } from './location.js';
+import { SEGMENT_FILE, VECTOR_GRAPH_FILE, VECTOR_GRAPH_FORMAT } from './location.js';
 import { SegmentReader } from './segment-file.js';
 
 export type { StoreFinding } from './sqlite/check-database.js';
@@ -49,9 +49,19 @@ function checkGraphFiles(folder: string, index: string, memory: string): StoreFi
     const match = VECTOR_GRAPH_FILE.exec(name);
     if (!match) continue;
     const file = join(folder, name);
-    const [, prefix = '', tag, keys, temporary] = match;
+    const [, prefix = '', tag, format, keys, temporary] = match;
     if (temporary) {
       findings.push({ file, check: 'graph files', status: 'warning', detail: `${name} is left over from an interrupted save.`, fix: `Delete ${file}.` });
+      continue;
+    }
+    if (format !== VECTOR_GRAPH_FORMAT) {
+      findings.push({
+        file,
+        check: 'graph files',
+        status: 'warning',
+        detail: `${name} is a graph in an older layout; loci builds the current one and no longer reads it.`,
+        fix: 'Run `loci gc` to remove it.',
+      });
       continue;
     }
     if (tag !== current.get(prefix)) {

@@ -79,8 +79,13 @@ export function storeFilePaths(location: StoreLocation, root: string, memoryData
 /** Which index a vector graph belongs to: the code/document index, or agent memory. */
 export type VectorGraphKind = 'index' | 'memory';
 
-/** Vector graph cache files: `vectors-<embedder hash>.hnsw` and `memory-vectors-…` (+ `.keys`). */
-export const VECTOR_GRAPH_FILE = /^(memory-)?vectors-([0-9a-f]{12})\.hnsw(\.keys)?(\.tmp)?$/;
+/** Vector graph cache files: `vectors-<embedder hash>[-<format>].hnsw` and `memory-vectors-…` (+ `.keys`). */
+export const VECTOR_GRAPH_FILE = /^(memory-)?vectors-([0-9a-f]{12})(?:-(g\d+))?\.hnsw(\.keys)?(\.tmp)?$/;
+/**
+ * The graph layout the name carries: g2 = f16, M 24. A file of another layout (the unnamed
+ * f32 one before it) is never loaded: it is rebuilt, and `loci gc` removes the old one.
+ */
+export const VECTOR_GRAPH_FORMAT = 'g2';
 
 /** The one name of a vector graph file: per store folder, index or memory, and embedder (none for Postgres or no embedder). */
 export function vectorGraphFile(location: StoreLocation, embedderId: string, kind: VectorGraphKind = 'index'): string | undefined {
@@ -89,7 +94,7 @@ export function vectorGraphFile(location: StoreLocation, embedderId: string, kin
 }
 
 export function vectorGraphName(embedderId: string, kind: VectorGraphKind = 'index'): string {
-  return `${kind === 'memory' ? 'memory-' : ''}vectors-${sha256Hex(embedderId).slice(0, 12)}.hnsw`;
+  return `${kind === 'memory' ? 'memory-' : ''}vectors-${sha256Hex(embedderId).slice(0, 12)}-${VECTOR_GRAPH_FORMAT}.hnsw`;
 }
 
 /** Segment files (a warm index saved whole): `segment-<embedder hash>.seg` and `memory-segment-…`. */

@@ -258,6 +258,14 @@ describe('code search over HTTP and MCP', () => {
       const searched = await client.callTool({ name: 'search_code', arguments: { query: 'compose middleware chain', excludeRoles: ['test'] } });
       const paths = (searched.structuredContent as { results: Array<{ path: string; role: string }> }).results.map((result) => result.role);
       expect(paths).not.toContain('test');
+      // The text an agent reads names a non-implementation file's role; roles narrow find_symbol.
+      const all = await client.callTool({ name: 'search_code', arguments: { query: 'compose middleware chain', topK: 20 } });
+      const text = (all.content as Array<{ text: string }>)[0]?.text ?? '';
+      expect(text).toMatch(/compose\.test\.ts:\d+-\d+ \([^)]*test\)/);
+      expect(text).not.toMatch(/implementation\)/);
+      const inTests = await client.callTool({ name: 'find_symbol', arguments: { name: 'nextTick', roles: ['test'] } });
+      // nextTick is defined only by implementation: asking for tests' definitions finds none.
+      expect((inTests.structuredContent as { results: unknown[] }).results).toEqual([]);
     } finally {
       await client.close();
     }

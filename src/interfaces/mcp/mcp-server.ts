@@ -56,7 +56,7 @@ export function createMcpServer(roots: Roots): McpServer {
         const text =
           results.length === 0
             ? 'No results.'
-            : results.map((result, index) => `[${index + 1}] ${result.path}:${result.startLine}-${result.endLine}${result.symbol ? ` (${result.symbol})` : ''}\n${result.text}`).join('\n\n');
+            : results.map((result, index) => `[${index + 1}] ${result.path}:${result.startLine}-${result.endLine}${labelOf(result.symbol, result.role)}\n${result.text}`).join('\n\n');
         return {
           content: [{ type: 'text', text }],
           structuredContent: { results, retrieval: response.retrieval, warnings: response.warnings, degraded: response.degraded, degradedParts: response.degradedParts },
@@ -74,23 +74,19 @@ export function createMcpServer(roots: Roots): McpServer {
       inputSchema: {
         name: z.string().min(1).max(200).describe('The symbol, e.g. "nextTick", "Router.match" or "use-model".'),
         topK: z.number().int().min(1).max(50).optional().describe('How many definitions (default 5).'),
+        roles: z.array(z.enum(fileRoles)).optional().describe('Only files with these roles, e.g. ["test"] for the tests that define it.'),
         excludeRoles: z.array(z.enum(fileRoles)).optional().describe('Leave out files with these roles, e.g. ["test"].'),
         root: rootField,
       },
     },
-    async ({ name, topK, excludeRoles, root }) =>
+    async ({ name, topK, roles, excludeRoles, root }) =>
       guard(roots, async () => {
-        const response = await roots.get(root).loci.findSymbol(name, { topK: topK ?? 5, ...(excludeRoles ? { excludeRoles } : {}) });
+        const response = await roots.get(root).loci.findSymbol(name, { topK: topK ?? 5, ...(roles ? { roles } : {}), ...(excludeRoles ? { excludeRoles } : {}) });
         const results = response.results.map((result) => ({ path: result.path, startLine: result.startLine, endLine: result.endLine, symbol: result.symbol, role: result.role, text: result.text }));
         const text =
           results.length === 0
             ? response.warnings.join(' ') || 'No definitions.'
-            : results
-                .map(
-                  (result, index) =>
-                    `[${index + 1}] ${result.path}:${result.startLine}-${result.endLine} (${result.symbol}${result.role && result.role !== 'implementation' ? `, ${result.role}` : ''})\n${result.text}`,
-                )
-                .join('\n\n');
+            : results.map((result, index) => `[${index + 1}] ${result.path}:${result.startLine}-${result.endLine}${labelOf(result.symbol, result.role)}\n${result.text}`).join('\n\n');
         return { content: [{ type: 'text', text }], structuredContent: { results, warnings: response.warnings } };
       }),
   );
@@ -144,4 +140,10 @@ export function createMcpServer(roots: Roots): McpServer {
   );
 
   return server;
+}
+
+/** ` (symbol, role)` after a result's location: the role only when the file is not implementation. */
+function labelOf(symbol: string | undefined, role: string | undefined): string {
+  const parts = [symbol, role && role !== 'implementation' ? role : undefined].filter((part): part is string => part !== undefined && part !== '');
+  return parts.length > 0 ? ` (${parts.join(', ')})` : '';
 }

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ExactOrGraphVectorIndex } from './exact-or-graph-vector-index.js';
+import { defaultHnswOptions, ExactOrGraphVectorIndex } from './exact-or-graph-vector-index.js';
 import { FlatVectorIndex } from './vector-index.js';
 
 // Clustered vectors (like real embeddings), not uniform noise, where HNSW recall is meaningful.
@@ -43,6 +43,27 @@ describe('HNSW vector index', () => {
     for (const query of queries) {
       const truth = new Set(exact.search(query, 10).map((row) => row.rowId));
       hits += index.search(query, 10).filter((row) => truth.has(row.rowId)).length;
+    }
+    expect(hits / (queries.length * 10)).toBeGreaterThanOrEqual(0.95);
+  });
+
+  it('with the default layout (f16, M 24) scores every hit exactly, ordered as an exact scan would', () => {
+    const index = new ExactOrGraphVectorIndex(dimensions, { ...defaultHnswOptions, threshold: 1000 });
+    const exact = new FlatVectorIndex(dimensions);
+    vectors.forEach((vector, rowId) => {
+      index.add(rowId, vector, meta(rowId));
+      exact.add(rowId, vector, meta(rowId));
+    });
+    index.ensureGraph();
+    expect(index.usesGraph).toBe(true);
+    let hits = 0;
+    for (const query of queries) {
+      const truth = new Map(exact.search(query, 3000).map((row) => [row.rowId, row.score]));
+      const top = exact.search(query, 10).map((row) => row.rowId);
+      const rows = index.search(query, 10);
+      for (const row of rows) expect(Math.abs(row.score - (truth.get(row.rowId) as number))).toBeLessThan(1e-6); // f32 cosine, not the graph's f16 distance
+      for (let rank = 1; rank < rows.length; rank++) expect((rows[rank] as { score: number }).score).toBeLessThanOrEqual((rows[rank - 1] as { score: number }).score);
+      hits += rows.filter((row) => top.includes(row.rowId)).length;
     }
     expect(hits / (queries.length * 10)).toBeGreaterThanOrEqual(0.95);
   });
