@@ -62,7 +62,10 @@ for (const ef of [defaultHnswOptions.expansionSearch]) {
         return dot;
       };
       const tenth = cosine(exact[q][9]);
-      const best = [...keys].map((x) => Number(x) - 1).sort((a, b) => cosine(b) - cosine(a)).slice(0, 10);
+      const best = [...keys]
+        .map((x) => Number(x) - 1)
+        .sort((a, b) => cosine(b) - cosine(a))
+        .slice(0, 10);
       for (const id of best) if (exact[q].includes(id)) rescored++;
       for (const id of got) {
         const c = cosine(id);
