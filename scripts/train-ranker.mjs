@@ -167,10 +167,13 @@ const scoreOf = (candidate) => {
   const group = model.groups[candidate.group];
   return candidate.x.reduce((sum, value, index) => sum + value * group.weights[featureNames[index]], group.bias);
 };
-// Calibration: result scores = logistic((score − center) / spread) over the training windows.
+// Calibration: result scores = logistic((score − center) / spread) over the training windows,
+// spread twice their standard deviation: at one, strong matches (a name in the symbol, path
+// and text) showed 1.000 (3.6% of the developer questions' top-10 results), and a capped
+// score could not tell them apart; at two none do (docs/quality.md).
 const logits = train.flatMap((query) => query.candidates.map((candidate) => scoreOf(candidate)));
 const center = logits.reduce((sum, value) => sum + value, 0) / logits.length;
-const spread = Math.sqrt(logits.reduce((sum, value) => sum + (value - center) ** 2, 0) / logits.length) || 1;
+const spread = 2 * Math.sqrt(logits.reduce((sum, value) => sum + (value - center) ** 2, 0) / logits.length) || 1;
 model.calibration = { center: Number(center.toPrecision(6)), spread: Number(spread.toPrecision(6)) };
 
 // 4. Report: fused order vs the ranker, per set and half.
