@@ -1,5 +1,5 @@
 // HNSW recall against search breadth at scale: usearch with loci's graph settings (the warm
-// index's defaultHnswOptions: M 24, expansion_add 96, expansion_search 160, f16) over the peer
+// index's defaultHnswOptions: M 24, expansion_add 128, expansion_search 160, f16) over the peer
 // benchmark's real chunks and variants, searched for k candidates (usearch explores
 // max(k, expansion_search)), recall@10 against exact cosine: in the graph's own order, and
 // `rescored` as loci answers (the k candidates scored by exact f32 cosine, best 10 kept).
@@ -8,7 +8,7 @@
 // cosine ties the 10th best (within 1e-6), and ann-benchmarks' tolerance (within 1e-3 in
 // distance): near-identical variants tie, and which tied copy is returned is arbitrary.
 // Usage: node --max-old-space-size=16384 bench/hnsw-breadth.mjs [--n 1000000] [--breadths 10,50,100,200,300,400,600]
-//          [--connectivity 24] [--expansion-add 96] [--quantization f16|f32] [--repos DIR,DIR]
+//          [--connectivity 24] [--expansion-add 128] [--quantization f16|f32] [--batch 2048 --threads 1] [--repos DIR,DIR]
 import { createRequire } from 'node:module';
 import { argument } from './lib/report.mjs';
 import { defaultHnswOptions } from '../dist/retrieve/warm/exact-or-graph-vector-index.js';
@@ -37,11 +37,18 @@ console.error(`data ready in ${((performance.now() - t) / 1000).toFixed(0)} s`);
 for (const ef of [defaultHnswOptions.expansionSearch]) {
   const index = new usearch.Index({ metric: 'cos', dimensions: d, connectivity, expansion_add: expansionAdd, expansion_search: ef, quantization });
   t = performance.now();
-  index.add(
-    BigUint64Array.from({ length: n }, (_, i) => BigInt(i + 1)),
-    vectors,
-    0,
-  );
+  // --batch B --threads T: added B rows at a time on T threads, as the indexing run's graph
+  // worker does (2,048 rows, one thread); default one call on every thread.
+  const batch = Number(argument('batch', String(n)));
+  const threads = Number(argument('threads', '0'));
+  for (let from = 0; from < n; from += batch) {
+    const to = Math.min(n, from + batch);
+    index.add(
+      BigUint64Array.from({ length: to - from }, (_, i) => BigInt(from + i + 1)),
+      vectors.subarray(from * d, to * d),
+      threads,
+    );
+  }
   console.error(`graph built in ${((performance.now() - t) / 1000).toFixed(0)} s`);
   for (const k of breadths) {
     let hit = 0;

@@ -70,11 +70,12 @@ const MAX_BREADTH = 400;
 
 /**
  * The graph holds f16 copies of the vectors and only proposes candidates: every one is
- * rescored exactly against the f32 matrix. At 100k vectors M 24 / ef_add 96 / f16 reaches
- * recall@10 0.973 at breadth 160 (M 16 / ef_add 128 / f32: 0.965) and builds in about half the
- * time (docs/benchmarks.md, bench/hnsw-breadth.mjs).
+ * rescored exactly against the f32 matrix. At 100k chunks, built by an indexing run's graph
+ * worker, M 24 / ef_add 128 / f16 reaches recall@10 0.965 through loci's vector search
+ * (M 16 / ef_add 128 / f32: 0.960) and the run takes 54 s instead of 64 s; ef_add 96 in f16
+ * fell to 0.930 there (docs/benchmarks.md).
  */
-export const defaultHnswOptions: HnswOptions = { threshold: 20_000, connectivity: 24, expansionAdd: 96, expansionSearch: 160 };
+export const defaultHnswOptions: HnswOptions = { threshold: 20_000, connectivity: 24, expansionAdd: 128, expansionSearch: 160 };
 
 /** An empty cosine graph with these parameters (the one shape every graph file of loci has). */
 export function createGraph(module: UsearchModule, dimensions: number, options: Pick<HnswOptions, 'connectivity' | 'expansionAdd' | 'expansionSearch'>): UsearchIndex {
