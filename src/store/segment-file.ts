@@ -109,6 +109,11 @@ export class SegmentReader {
               if (crc32(bytes) >>> 0 !== header.matrix.crc) throw new SegmentError('vectors fail their checksum');
               return new Float32Array(bytes.buffer, bytes.byteOffset, header.vectors * header.dimensions);
             },
+            row: (slot: number) => {
+              if (!(slot >= 0 && slot < header.vectors)) throw new SegmentError(`no vector row ${slot}`, { damaged: false });
+              const bytes = this.read(header.matrix.offset + slot * header.dimensions * 4, header.dimensions * 4);
+              return new Float32Array(bytes.buffer, bytes.byteOffset, header.dimensions);
+            },
           }
         : undefined;
     this.lexicon = { bytes: Buffer.from(arrays.lexiconBytes.buffer, arrays.lexiconBytes.byteOffset, arrays.lexiconBytes.byteLength), offsets: arrays.lexiconOffsets, ids: arrays.lexiconIds };

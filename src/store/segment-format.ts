@@ -88,6 +88,11 @@ export interface VectorBase {
   metaIndex: Uint32Array;
   metas: SegmentRowMeta[];
   matrix(): Float32Array;
+  /**
+   * One row of the matrix read from the file alone (a graph's candidates rescored before the
+   * matrix is needed whole); not checked on its own: the matrix's checksum covers it when read.
+   */
+  row?(slot: number): Float32Array;
 }
 
 /**

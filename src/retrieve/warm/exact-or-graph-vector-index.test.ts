@@ -122,6 +122,35 @@ describe('HNSW vector index', () => {
     expect(open(399).mapped).toBe(false); // the saved graph holds a row that is gone: loaded and reconciled
   });
 
+  it('a restored index rescores a mapped graph from single rows, without reading the whole matrix', () => {
+    const file = join(folder, 'restored.hnsw');
+    const options = { threshold: 100, connectivity: 16, expansionAdd: 64, expansionSearch: 128, file };
+    const first = new ExactOrGraphVectorIndex(dimensions, options);
+    vectors.slice(0, 500).forEach((vector, rowId) => first.add(rowId, vector, meta(rowId)));
+    first.ensureGraph();
+    first.persist();
+    const metas: Array<{ path: string; language: string }> = [];
+    const snapshot = first.snapshot((row) => metas.push(row) - 1);
+    let rowsRead = 0;
+    const restored = new ExactOrGraphVectorIndex(dimensions, options);
+    restored.restore({
+      rowIds: snapshot.rowIds,
+      metaIndex: snapshot.metaIndex,
+      metas,
+      matrix: () => {
+        throw new Error('the whole matrix was read');
+      },
+      row: (slot) => {
+        rowsRead++;
+        return snapshot.matrix.slice(slot * dimensions, (slot + 1) * dimensions);
+      },
+    });
+    restored.ensureGraph();
+    expect(restored.mapped).toBe(true);
+    for (const query of queries.slice(0, 10)) expect(restored.search(query, 10)).toEqual(first.search(query, 10));
+    expect(rowsRead).toBeGreaterThan(0);
+  });
+
   it('rewrites the saved graph only when it changed since loaded or saved', () => {
     const file = join(folder, 'unchanged.hnsw');
     const options = { threshold: 100, connectivity: 16, expansionAdd: 64, expansionSearch: 128, file };

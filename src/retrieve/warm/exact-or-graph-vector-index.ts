@@ -248,7 +248,7 @@ export class ExactOrGraphVectorIndex {
       const rowId = Number(keys[index]);
       const meta = this.flat.metaOf(rowId);
       if (!meta || (accept && !accept(meta.path, meta.language))) continue;
-      const vector = this.flat.vectorOf(rowId) as Float32Array;
+      const vector = this.flat.rowVector(rowId) as Float32Array;
       let score = 0;
       for (let dimension = 0; dimension < unit.length; dimension++) score += (unit[dimension] as number) * (vector[dimension] as number);
       rows.push({ rowId, score, path: meta.path });

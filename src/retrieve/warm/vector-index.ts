@@ -21,10 +21,14 @@ export class FlatVectorIndex {
   /** A restored matrix not read yet: read (from the segment file) by the first access. */
   private pendingMatrix: (() => Float32Array) | undefined;
 
+  /** Reads one restored row while the matrix is still pending (absent: read the matrix). */
+  private pendingRow: ((slot: number) => Float32Array) | undefined;
+
   private get matrix(): Float32Array {
     const load = this.pendingMatrix;
     if (load) {
       this.pendingMatrix = undefined;
+      this.pendingRow = undefined;
       const loaded = load();
       if (loaded.length !== this.slotRowIds.length * this.dimensions) throw new SegmentError('the saved vectors do not match their row table');
       this.stored = loaded;
@@ -34,6 +38,7 @@ export class FlatVectorIndex {
 
   private set matrix(matrix: Float32Array) {
     this.pendingMatrix = undefined;
+    this.pendingRow = undefined;
     this.stored = matrix;
   }
   private slotRowIds: Float64Array;
@@ -86,6 +91,7 @@ export class FlatVectorIndex {
     if (this.slotCount !== 0) throw new Error('restore() needs an empty vector index');
     const rows = snapshot.rowIds.length;
     this.pendingMatrix = snapshot.matrix;
+    this.pendingRow = snapshot.row;
     this.slotRowIds = new Float64Array(rows);
     this.slotRowIds.set(snapshot.rowIds);
     for (let row = 0; row < rows; row++) {
@@ -132,6 +138,18 @@ export class FlatVectorIndex {
   vectorOf(rowId: number): Float32Array | undefined {
     const slot = this.slotOfRow.get(rowId);
     return slot === undefined ? undefined : this.matrix.subarray(slot * this.dimensions, (slot + 1) * this.dimensions);
+  }
+
+  /**
+   * A row's stored (normalised) vector to read once: from the restored file alone while the
+   * matrix is not loaded (a new process rescoring a graph's few candidates does not read every
+   * vector), else a view like vectorOf.
+   */
+  rowVector(rowId: number): Float32Array | undefined {
+    const slot = this.slotOfRow.get(rowId);
+    if (slot === undefined) return undefined;
+    if (this.pendingMatrix && this.pendingRow) return this.pendingRow(slot);
+    return this.matrix.subarray(slot * this.dimensions, (slot + 1) * this.dimensions);
   }
 
   metaOf(rowId: number): VectorRowMeta | undefined {
