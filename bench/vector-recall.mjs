@@ -5,13 +5,12 @@
 // Usage: node --expose-gc bench/vector-recall.mjs [--store /tmp/loci-vector-recall-100000] [--n 100000] [--build DIR] [--json]
 //   DIR: a loci checkout with a build (default: this one). Delete the store to rebuild it.
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { benchQueries, exactTopK, realChunks, sizeTo } from './lib/dataset.mjs';
+import { benchQueries, realChunks, sizeTo } from './lib/dataset.mjs';
 import { argument, createReporter, machine } from './lib/report.mjs';
+import { storedVectorTopK } from './lib/stored-vectors.mjs';
 
-const require = createRequire(import.meta.url);
 const reporter = createReporter();
 const n = Number(argument('n', '100000'));
 const dir = argument('store', `/tmp/loci-vector-recall-${n}`);
@@ -29,25 +28,7 @@ if (!existsSync(join(store, 'index.db'))) {
 const queries = benchQueries(100, 7);
 await loci.search(queries[0], { mode: 'hybrid', topK: 10 }); // loads the index and its graph
 
-const normalize = (vector, into, offset) => {
-  let norm = 0;
-  for (const value of vector) norm += value * value;
-  const scale = norm > 0 ? 1 / Math.sqrt(norm) : 0;
-  for (let d = 0; d < vector.length; d++) into[offset + d] = vector[d] * scale;
-};
-const Database = require('better-sqlite3');
-const db = new Database(join(store, 'index.db'), { readonly: true });
-const embedder = db.prepare("SELECT value FROM meta WHERE key = 'embedder'").pluck().get();
-const rows = db.prepare('SELECT c.path AS path, e.vector AS vector FROM chunks c JOIN embeddings e ON e.embedder = ? AND e.content_hash = c.content_hash').all(embedder);
-db.close();
-const model = await loci.embedder();
-const d = model.dimensions;
-const matrix = new Float32Array(rows.length * d);
-rows.forEach((row, index) => normalize(new Float32Array(new Uint8Array(row.vector).buffer), matrix, index * d));
-const { embeddings } = await model.doEmbed({ values: queries, purpose: 'query' });
-const queryMatrix = new Float32Array(queries.length * d);
-embeddings.forEach((vector, index) => normalize(vector, queryMatrix, index * d));
-const truth = exactTopK(matrix, d, queryMatrix, 10).map((top) => new Set(top.map((index) => rows[index].path)));
+const truth = (await storedVectorTopK(store, await loci.embedder(), queries, 10)).map((paths) => new Set(paths));
 let hits = 0;
 for (const [index, query] of queries.entries()) {
   const results = (await loci.search(query, { mode: 'vector', topK: 10 })).results;
@@ -58,7 +39,6 @@ reporter.row({
   bench: 'vector-recall',
   build,
   n,
-  chunks: rows.length,
   ...(buildSeconds !== undefined ? { buildSeconds: Number(buildSeconds.toFixed(1)) } : {}),
   recall10: hits / (queries.length * 10),
 });

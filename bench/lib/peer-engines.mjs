@@ -7,8 +7,8 @@ import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { createLoci } from '../../dist/index.js';
-import { exactTopK } from './dataset.mjs';
 import { FUSE_DEPTH, K, rrf, words } from './fusion.mjs';
+import { storedVectorTopK } from './stored-vectors.mjs';
 
 const require = createRequire(import.meta.url);
 const vectorAt = (data, row) => data.vectors.subarray(row * data.dimensions, (row + 1) * data.dimensions);
@@ -37,30 +37,13 @@ export function lociEngine() {
      * its recall measures its vector index, not a difference in what was embedded.
      */
     async groundTruth(queries) {
-      const Database = require('better-sqlite3');
-      const db = new Database(join(data_.dir, 'loci-store', 'index.db'), { readonly: true });
-      const embedder = db.prepare("SELECT value FROM meta WHERE key = 'embedder'").pluck().get();
-      const rows = db.prepare('SELECT c.path AS path, e.vector AS vector FROM chunks c JOIN embeddings e ON e.embedder = ? AND e.content_hash = c.content_hash').all(embedder);
-      db.close();
-      const model = await loci.embedder();
-      const dimensions = model.dimensions;
-      const matrix = new Float32Array(rows.length * dimensions);
-      rows.forEach((row, index) => {
-        const vector = new Float32Array(new Uint8Array(row.vector).buffer);
-        let norm = 0;
-        for (const value of vector) norm += value * value;
-        const scale = norm > 0 ? 1 / Math.sqrt(norm) : 0;
-        for (let d = 0; d < dimensions; d++) matrix[index * dimensions + d] = vector[d] * scale;
-      });
-      const { embeddings } = await model.doEmbed({ values: queries.map((query) => query.text), purpose: 'query' });
-      const queryMatrix = new Float32Array(queries.length * dimensions);
-      embeddings.forEach((vector, index) => {
-        let norm = 0;
-        for (const value of vector) norm += value * value;
-        const scale = norm > 0 ? 1 / Math.sqrt(norm) : 0;
-        for (let d = 0; d < dimensions; d++) queryMatrix[index * dimensions + d] = vector[d] * scale;
-      });
-      return exactTopK(matrix, dimensions, queryMatrix, K).map((top) => top.map((index) => rowOf.get(rows[index].path)));
+      const paths = await storedVectorTopK(
+        join(data_.dir, 'loci-store'),
+        await loci.embedder(),
+        queries.map((query) => query.text),
+        K,
+      );
+      return paths.map((top) => top.map((path) => rowOf.get(path)));
     },
     lexical: (query) => run(query, 'lexical'),
     vector: (query) => run(query, 'vector'),

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { isLociError, LociError } from '../errors/index.js';
+import { isLociError } from '../errors/index.js';
 import { join, resolve } from 'node:path';
 import { resolveConfig } from '../config/load.js';
 import type { LociConfig } from '../config/schema.js';
@@ -16,10 +16,10 @@ import { EngineModels } from './engine-models.js';
 import { findSymbolDefinitions, type FindSymbolOptions } from '../retrieve/find-symbol.js';
 import { checkQuery } from '../retrieve/query-limits.js';
 import { searchIndex, storeRetriever, type Retriever } from '../retrieve/search.js';
-import { ensureStoreInstance, WarmIndex } from '../retrieve/warm/warm-index.js';
+import { WarmIndex } from '../retrieve/warm/warm-index.js';
 import { warmRetriever } from '../retrieve/warm/warm-retriever.js';
 import type { SearchOptions, SearchResponse } from '../retrieve/search-types.js';
-import { describeLocation, openStore, resolveStoreLocation, segmentFile, storeFilePaths, vectorGraphFile, type StoreLocation } from '../store/location.js';
+import { describeLocation, MEMORY_DATABASE, openStore, resolveStoreLocation, segmentFile, storeFilePaths, vectorGraphFile, type StoreLocation } from '../store/location.js';
 import { hasSegment, indexCacheOptions, removeStaleIndexFiles } from './index-files.js';
 import { ranksLexically, type Store } from '../store/spec.js';
 import type { Memory } from '../memory/memory.js';
@@ -39,7 +39,6 @@ function pickRun(options: RunOptions): { signal?: AbortSignal; onProgress?: Inde
 
 /** Watcher batches of at least this many paths are indexed on the worker thread. */
 const WORKER_MIN_PATHS = 64;
-const MEMORY_DATABASE = 'memory.db';
 
 export function createLoci(options: CreateLociOptions): Loci {
   const root = resolve(options.root);
@@ -173,42 +172,17 @@ class LociEngine implements Loci {
   async indexDocuments(documents: readonly LociDocument[], runOptions: RunOptions & { prune?: boolean } = {}): Promise<IndexSummary> {
     const store = await this.openStore(true);
     const { model } = await this.models.forIndexing(store);
-    const [{ indexDocuments }, { CHUNKER_FINGERPRINT }, { saveIndexFiles, withBackgroundGraph }] = await Promise.all([
-      import('../indexing/index-documents.js'),
-      import('../chunk/index.js'),
-      import('../indexing/index-job.js'),
-    ]);
-    // The segment file written after the run is checked against this id.
-    await ensureStoreInstance(store);
+    const { runDocuments } = await import('./documents-run.js');
     const embedderId = model ? embedderIdOf(model) : 'none';
-    const cacheFiles = this.cacheFiles(embedderId);
-    const threads = this.config.indexing.worker;
-    const graph = {
+    return runDocuments({
+      documents,
       store,
-      embedderId,
-      dimensions: model?.dimensions ?? 0,
-      graphFile: threads ? cacheFiles.graphFile : undefined,
-      ...(runOptions.onProgress ? { onProgress: runOptions.onProgress } : {}),
-    };
-    const summary = await withBackgroundGraph(graph, (onProgress) =>
-      indexDocuments({
-        documents,
-        store,
-        model,
-        embedderId,
-        chunker: CHUNKER_FINGERPRINT,
-        chunking: this.config.chunking,
-        prepareInWorker: threads,
-        ...runOptions,
-        ...(onProgress ? { onProgress } : {}),
-      }),
-    );
-    // As after a folder run: the segment file (and, when large enough, the vector graph) for the next process.
-    if (summary.files.indexed + summary.files.removed > 0 && !runOptions.signal?.aborted) {
-      const options = { weights: this.config.search.fieldWeights, embedderId, dimensions: model?.dimensions ?? 0, ...cacheFiles };
-      await saveIndexFiles(store, options, this.warm?.options.embedderId === embedderId ? this.warm : undefined);
-    }
-    return summary;
+      model,
+      config: this.config,
+      cacheFiles: this.cacheFiles(embedderId),
+      warm: this.warm?.options.embedderId === embedderId ? this.warm : undefined,
+      runOptions,
+    });
   }
 
   async search(query: string, searchOptions: SearchOptions = {}): Promise<SearchResponse> {
@@ -330,9 +304,9 @@ class LociEngine implements Loci {
   }
 
   private async openMemory(): Promise<{ memory: Memory; store: Store }> {
-    const { openEngineMemory } = await import('./open-memory.js');
+    const { openEngineMemory, openMemoryStore } = await import('./open-memory.js');
     return openEngineMemory({
-      openStore: () => this.openMemoryStore(),
+      openStore: () => openMemoryStore(this.location),
       location: this.location,
       config: this.config.memory,
       inMemory: this.options.inMemory !== false,
@@ -349,16 +323,6 @@ class LociEngine implements Loci {
     } catch {
       return undefined; // memory without an index
     }
-  }
-
-  private async openMemoryStore(): Promise<Store> {
-    const location = this.location;
-    if (location.kind === 'sqlite') return openStore({ kind: 'sqlite', folder: location.folder, file: join(location.folder, MEMORY_DATABASE) }, { create: true, keepCatalogEntries: 0 }); // RecordStore keeps parsed records
-    if (location.kind === 'postgres') return openStore(location, { create: true, namespaceSuffix: '_memory' });
-    if (location.memory) return location.memory;
-    throw new LociError('NOT_SUPPORTED', 'This engine was given a Store object for its index but none for memory.', {
-      hint: 'Pass createLoci({ store: { index, memory } }) with a second store for memory (it must not be the index store).',
-    });
   }
 
   sourceReader(options: { budgetBytes?: number } = {}): SafeReader {

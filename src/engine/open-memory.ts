@@ -1,11 +1,12 @@
+import { join } from 'node:path';
 import type { LociConfig } from '../config/schema.js';
 import { deferredModel } from '../embed/deferred-model.js';
 import { embedderIdOf, type EmbeddingModel } from '../embed/spec.js';
-import { isProviderFailure, type LociError } from '../errors/index.js';
+import { isProviderFailure, LociError } from '../errors/index.js';
 import type { SourceReader } from '../memory/knowledge-source.js';
 import { Memory } from '../memory/memory.js';
 import { ensureStoreInstance } from '../retrieve/warm/warm-index.js';
-import { segmentFile, vectorGraphFile, type StoreLocation } from '../store/location.js';
+import { MEMORY_DATABASE, openStore, segmentFile, vectorGraphFile, type StoreLocation } from '../store/location.js';
 import type { Store } from '../store/spec.js';
 
 export interface OpenEngineMemoryOptions {
@@ -69,4 +70,14 @@ async function memoryModel(options: OpenEngineMemoryOptions, recordedEmbedderId:
     if (!isProviderFailure(error)) throw error;
     return { model: deferredModel(recordedEmbedderId, () => options.resolveModel(recordedEmbedderId)), down: error };
   }
+}
+
+/** The memory's own store: `memory.db` beside a SQLite index, a suffixed namespace on Postgres, or the one the caller passed. */
+export async function openMemoryStore(location: StoreLocation): Promise<Store> {
+  if (location.kind === 'sqlite') return openStore({ kind: 'sqlite', folder: location.folder, file: join(location.folder, MEMORY_DATABASE) }, { create: true, keepCatalogEntries: 0 }); // RecordStore keeps parsed records
+  if (location.kind === 'postgres') return openStore(location, { create: true, namespaceSuffix: '_memory' });
+  if (location.memory) return location.memory;
+  throw new LociError('NOT_SUPPORTED', 'This engine was given a Store object for its index but none for memory.', {
+    hint: 'Pass createLoci({ store: { index, memory } }) with a second store for memory (it must not be the index store).',
+  });
 }

@@ -1,14 +1,14 @@
-import type { ChunkRecord, ScoredRow, SearchFilter, Store } from '../store/spec.js';
+import type { ChunkRecord, SearchFilter, Store } from '../store/spec.js';
 import { rolesAskedFor, type FileRole } from '../sources/file-role.js';
 import { tokenize } from '../lexical/tokenize.js';
 import { definitionsFirst, type NameQuery } from './definitions.js';
-import { fuseScores, type FusionCandidate, type FusionMethod, type FusionWeights } from './fusion.js';
+import { fuseScores, type FusionCandidate } from './fusion.js';
 import { extractMentions } from './mentions.js';
 import { loadRanker, type RankingExplanation } from './ranker/model.js';
 import { rerankCandidates } from './ranker/rank.js';
 import { applyRolePriors, DEFAULT_ROLE_PENALTIES, DEFAULT_ROLE_PRIOR_DEPTH, DEFAULT_SUBJECT_SHARE, rolesOf } from './role-priors.js';
 import type { SearchMode } from '../config/schema.js';
-import type { TermStatistics } from '../store/spec.js';
+import type { RankingDefaults, Retriever } from './search-types.js';
 import { throwIfAborted } from '../errors/index.js';
 
 /**
@@ -51,17 +51,8 @@ export interface PoolQuery {
 
 export interface PoolSources {
   store: Store;
-  lexical(terms: string[], limit: number, filter: SearchFilter | undefined): Promise<ScoredRow[]>;
-  vector(vector: Float32Array, limit: number, filter: SearchFilter | undefined): Promise<ScoredRow[]>;
-  termStatistics?(terms: string[]): Promise<TermStatistics>;
-  defaults: {
-    weights: FusionWeights;
-    fusion: FusionMethod;
-    ranker?: string;
-    rolePenalties?: Record<FileRole, number>;
-    testSubjectShare?: number;
-    rolePriorDepth?: number;
-  };
+  retriever: Pick<Retriever, 'lexical' | 'vector' | 'termStatistics'>;
+  defaults: RankingDefaults;
 }
 
 export interface RankedPool {
@@ -80,8 +71,8 @@ export interface RankedPool {
 /** One ranking of `limit` candidates per signal: retrieve, fuse, learned ranker, role priors, definitions first (hybrid). */
 export async function rankPool(sources: PoolSources, query: PoolQuery, limit: number): Promise<RankedPool> {
   const { mode } = query;
-  const lexicalRows = mode !== 'vector' ? await sources.lexical(query.terms, limit, query.filter) : [];
-  const vectorRows = mode !== 'lexical' && query.vector ? await sources.vector(query.vector, vectorShare(limit), query.filter) : [];
+  const lexicalRows = mode !== 'vector' ? await sources.retriever.lexical(query.terms, limit, query.filter) : [];
+  const vectorRows = mode !== 'lexical' && query.vector ? await sources.retriever.vector(query.vector, vectorShare(limit), query.filter) : [];
   const mentions = extractMentions(query.query);
   if (query.named) mentions.symbols = [...new Set([...mentions.symbols, ...query.named.keys])];
   const mentionRows =
@@ -91,14 +82,15 @@ export async function rankPool(sources: PoolSources, query: PoolQuery, limit: nu
   let explanations = new Map<number, RankingExplanation>();
   // The ranker was fitted on hybrid candidates; a single-signal mode keeps that signal's order.
   const ranker = mode === 'hybrid' && query.useRanker ? loadRanker(sources.defaults.ranker ?? 'default') : undefined;
-  if (ranker && sources.termStatistics && ranked.length > 0) {
+  const { termStatistics } = sources.retriever;
+  if (ranker && termStatistics && ranked.length > 0) {
     throwIfAborted(query.signal);
     const out = await rerankCandidates({
       ranker,
       fused: ranked,
       files: query.files,
       explain: query.explain,
-      query: { terms: query.terms, sequence: tokenize(query.text), languages: new Set(query.languages), statistics: await sources.termStatistics(query.terms) },
+      query: { terms: query.terms, sequence: tokenize(query.text), languages: new Set(query.languages), statistics: await termStatistics.call(sources.retriever, query.terms) },
       getChunks: (rowIds) => sources.store.getChunks(rowIds),
       getCatalogEntries: (paths) => sources.store.getCatalogEntries(paths),
     });

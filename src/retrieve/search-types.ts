@@ -1,10 +1,40 @@
 import type { SearchMode } from '../config/schema.js';
 import type { ChunkKind } from '../chunk/spec.js';
 import type { FileRole } from '../sources/file-role.js';
-import type { SignalScores } from './fusion.js';
+import type { FusionMethod, FusionWeights, SignalScores } from './fusion.js';
 import type { RankingExplanation } from './ranker/model.js';
+import type { ScoredRow, SearchFilter, TermStatistics } from '../store/spec.js';
 
 export type { SignalScores } from './fusion.js';
+
+/** Where candidates come from: the store's own indexes, or a warm in-memory index. */
+export interface Retriever {
+  /** The path this retriever takes, reported in every response. */
+  path(): RetrievalPath;
+  /** A degraded path the caller should hear about (no vector graph module on a big index). */
+  warnings?(): string[];
+  lexical(terms: string[], limit: number, filter: SearchFilter | undefined): Promise<ScoredRow[]>;
+  vector(vector: Float32Array, limit: number, filter: SearchFilter | undefined): Promise<ScoredRow[]>;
+  /** Document frequencies for the ranker's IDF (absent: no learned ranking). */
+  termStatistics?(terms: string[]): Promise<TermStatistics>;
+  /** The index's languages, for language names in queries (absent: none are hints). */
+  languages?(): Promise<string[]>;
+}
+
+/** How one ranking is made (config `search.*`); role priors, names and the pool use their defaults when absent. */
+export interface RankingDefaults {
+  weights: FusionWeights;
+  fusion: FusionMethod;
+  ranker?: string;
+  /** Role priors and name lookups (config `search.rolePenalties`, `testSubjectShare`, `definitionsFirst`). */
+  rolePenalties?: Record<FileRole, number>;
+  testSubjectShare?: number;
+  /** How many leading results (files in files mode) the role priors order; the rest keep their retrieval order. */
+  rolePriorDepth?: number;
+  /** Candidates per signal in one ranking (rank-pool.ts). */
+  candidatePool?: number;
+  definitionsFirst?: boolean;
+}
 
 export interface SearchOptions {
   topK?: number;

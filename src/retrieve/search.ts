@@ -2,33 +2,20 @@ import type { SearchMode } from '../config/schema.js';
 import { embedMany } from '../embed/embed-many.js';
 import type { EmbeddingModel } from '../embed/spec.js';
 import { isProviderFailure, LociError, throwIfAborted } from '../errors/index.js';
-import type { ChunkRecord, LexicalWeights, ScoredRow, SearchFilter, SelfRankingStore, Store, TermStatistics } from '../store/spec.js';
-import type { FileRole } from '../sources/file-role.js';
+import type { ChunkRecord, LexicalWeights, SelfRankingStore, Store } from '../store/spec.js';
 import { buildFilter } from './build-filter.js';
 import { definitionLine, definitionMatch, nameQuery } from './definitions.js';
 import { checkLanguageNames } from './language-aliases.js';
 import { parseRoles, pathsWithRoles } from './role-filter.js';
 import { rolesOf } from './role-priors.js';
-import type { FusionCandidate, FusionMethod, FusionWeights } from './fusion.js';
+import type { FusionCandidate } from './fusion.js';
 import { CANDIDATE_POOL, MAX_POOL, rankPool, type PoolQuery, type PoolSources } from './rank-pool.js';
-import type { RetrievalPath, SearchOptions, SearchResponse, SearchResult } from './search-types.js';
+import type { RankingDefaults, Retriever, SearchOptions, SearchResponse, SearchResult } from './search-types.js';
+
+export type { Retriever } from './search-types.js';
 import { languageHints } from './ranker/query-language.js';
 import { checkQuerySize, checkQueryTerms } from './query-limits.js';
 import { queryTerms } from '../lexical/tokenize.js';
-
-/** Where candidates come from: the store's own indexes, or a warm in-memory index. */
-export interface Retriever {
-  /** The path this retriever takes, reported in every response. */
-  path(): RetrievalPath;
-  /** A degraded path the caller should hear about (no vector graph module on a big index). */
-  warnings?(): string[];
-  lexical(terms: string[], limit: number, filter: SearchFilter | undefined): Promise<ScoredRow[]>;
-  vector(vector: Float32Array, limit: number, filter: SearchFilter | undefined): Promise<ScoredRow[]>;
-  /** Document frequencies for the ranker's IDF (absent: no learned ranking). */
-  termStatistics?(terms: string[]): Promise<TermStatistics>;
-  /** The index's languages, for language names in queries (absent: none are hints). */
-  languages?(): Promise<string[]>;
-}
 
 /** Searches a store that ranks lexical matches itself (Postgres), without loading an index. */
 export function storeRetriever(store: Store & SelfRankingStore, embedderId: string, weights: LexicalWeights): Retriever {
@@ -51,22 +38,7 @@ export interface SearchContext {
   /** Why `model` is missing although the index has vectors (the provider failed): hybrid searches go on lexically and say so. */
   modelUnavailable?: LociError;
   embedderId: string;
-  defaults: {
-    topK: number;
-    mode: SearchMode;
-    threshold: number;
-    weights: FusionWeights;
-    fusion: FusionMethod;
-    ranker?: string;
-    /** Role priors and name lookups (config `search.rolePenalties`, `testSubjectShare`, `definitionsFirst`); defaults when absent. */
-    rolePenalties?: Record<FileRole, number>;
-    testSubjectShare?: number;
-    /** How many leading results (files in files mode) the role priors order; the rest keep their retrieval order. */
-    rolePriorDepth?: number;
-    /** Candidates per signal in one ranking (rank-pool.ts). */
-    candidatePool?: number;
-    definitionsFirst?: boolean;
-  };
+  defaults: RankingDefaults & { topK: number; mode: SearchMode; threshold: number };
 }
 
 /** Retrieves candidates from each signal, fuses them, groups by file if asked. */
@@ -139,13 +111,7 @@ export async function searchIndex(context: SearchContext, query: string, options
     filter,
     ...(options.signal ? { signal: options.signal } : {}),
   };
-  const sources: PoolSources = {
-    store: context.store,
-    lexical: (poolTerms, limit, poolFilter) => retriever.lexical(poolTerms, limit, poolFilter),
-    vector: (vector, limit, poolFilter) => retriever.vector(vector, limit, poolFilter),
-    ...(retriever.termStatistics ? { termStatistics: (poolTerms: string[]) => (retriever.termStatistics as NonNullable<Retriever['termStatistics']>)(poolTerms) } : {}),
-    defaults: context.defaults,
-  };
+  const sources: PoolSources = { store: context.store, retriever, defaults: context.defaults };
   const minSimilarity = queryVector ? options.minSimilarity : undefined;
   if (options.minSimilarity !== undefined && minSimilarity === undefined) {
     warnings.push(`minSimilarity ${options.minSimilarity} was not applied: ${mode === 'lexical' ? 'lexical mode computes no cosine similarity' : 'this index has no vectors'}.`);

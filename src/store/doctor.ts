@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { LociError } from '../errors/index.js';
 import type { StoreLocation } from './location.js';
 import { checkDatabase, recordedEmbedder, type StoreFinding } from './sqlite/check-database.js';
-import { SEGMENT_FILE, VECTOR_GRAPH_FILE, VECTOR_GRAPH_FORMAT } from './location.js';
+import { MEMORY_DATABASE, SEGMENT_FILE, VECTOR_GRAPH_FILE, VECTOR_GRAPH_FORMAT } from './location.js';
 import { SegmentReader } from './segment-file.js';
 
 export type { StoreFinding } from './sqlite/check-database.js';
@@ -15,8 +15,6 @@ export interface StoreReport {
   healthy: boolean;
   findings: StoreFinding[];
 }
-
-const MEMORY_DATABASE = 'memory.db';
 
 /**
  * Checks a SQLite store folder without changing it: the full integrity of index.db and

@@ -79,6 +79,8 @@ export function storeFilePaths(location: StoreLocation, root: string, memoryData
 /** Which index a vector graph belongs to: the code/document index, or agent memory. */
 export type VectorGraphKind = 'index' | 'memory';
 
+export { MEMORY_DATABASE } from './file-names.js';
+
 /** Vector graph cache files: `vectors-<embedder hash>[-<format>].hnsw` and `memory-vectors-…` (+ `.keys`). */
 export const VECTOR_GRAPH_FILE = /^(memory-)?vectors-([0-9a-f]{12})(?:-(g\d+))?\.hnsw(\.keys)?(\.tmp)?$/;
 /**

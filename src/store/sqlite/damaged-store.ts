@@ -1,9 +1,9 @@
 import { basename, dirname } from 'node:path';
 import type Database from 'better-sqlite3';
 import { LociError } from '../../errors/index.js';
+import { MEMORY_DATABASE } from '../file-names.js';
 
 /** memory.db holds what agents wrote; it cannot be rebuilt from the folder like index.db. */
-const MEMORY_DATABASE = 'memory.db';
 
 /**
  * The error for a damaged database, saying exactly what is safe to do: an index is rebuilt
