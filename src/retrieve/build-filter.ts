@@ -39,11 +39,19 @@ export function buildFilter(options: { paths?: readonly string[]; languages?: re
  * instead of answering "No results".
  */
 function relativeToRoot(path: string, root: string | undefined): string {
-  if (!path.startsWith('/')) return path;
+  if (!path.startsWith('/')) {
+    // `../x` climbs out of the indexed folder: no indexed path can match it either.
+    if (path.split('/').includes('..')) throw outsideRoot(path);
+    return path;
+  }
   const base = root?.replace(/\\/g, '/').replace(/\/+$/, '');
   if (base && (path === base || path.startsWith(`${base}/`))) return path.slice(base.length + 1) || '**';
-  throw new LociError('PATH_OUTSIDE_ROOT', `The path filter ${path} is not inside the indexed folder: paths are relative to it.`, {
-    hint: `Pass a path relative to the indexed folder, e.g. ${path.replace(/^\/+/, '') || 'src'}.`,
+  throw outsideRoot(path);
+}
+
+function outsideRoot(path: string): LociError {
+  return new LociError('PATH_OUTSIDE_ROOT', `The path filter ${path} is not inside the indexed folder: paths are relative to it.`, {
+    hint: 'Pass a folder or glob relative to the indexed folder, e.g. "src" or "src/**/*.ts" (`loci status` shows which folder is indexed).',
     details: { path },
   });
 }
