@@ -95,5 +95,7 @@ describe('definitionLine', () => {
     expect(at(['export const createApp = ((...args) => {'], 'createApp')).toBe(27);
     expect(at(['  match(method: string, path: string) {'], 'SmartRouter.match')).toBe(27);
     expect(at(['nothing here'], 'absent')).toBeUndefined();
+    // Only a comment names it (a doc comment split from its code): no line to point at.
+    expect(at(['/**', ' * Use res.sendFile() to send a file.', ' */'], 'res.sendFile')).toBeUndefined();
   });
 });

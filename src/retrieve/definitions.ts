@@ -57,13 +57,35 @@ export function definitionMatch(symbols: readonly string[], query: NameQuery): n
 /** Which roles' definitions come first when a name is defined in several places. */
 export const ROLE_ORDER: Readonly<Record<FileRole, number>> = { implementation: 0, generated: 1, config: 2, docs: 3, example: 4, test: 5, fixture: 6, lock: 7 };
 
+/** What orders the chunks defining a name (definitionsFirst and the exact lookup). */
+export interface DefinitionRank {
+  /** ROLE_ORDER of the file's role: implementation first. */
+  role: number;
+  /** definitionMatch: exact spelling first. */
+  match: number;
+  /** The file's place (ranked order, or path order for an exact lookup). */
+  fileOrder: number;
+  /** 1 when the chunk is only a comment (the doc comment of a definition split by the budget). */
+  commentOnly: number;
+  line: number;
+}
+
+/**
+ * Implementation before tests, exact spelling first, files in their order; inside a file the
+ * first declaration first (an overload's signature and its doc comment come before the body),
+ * but a piece that is only the doc comment of a definition comes after the piece with its code.
+ */
+export function compareDefinitions(a: DefinitionRank, b: DefinitionRank): number {
+  return a.role - b.role || b.match - a.match || a.fileOrder - b.fileOrder || a.commentOnly - b.commentOnly || a.line - b.line;
+}
+
 /**
  * Puts the chunks that define the named symbol first — implementation before tests and
  * examples, exact spelling before other cases — and keeps everything else in its order
  * below them. Each definition keeps its score, lifted just above the best other result.
  */
 export function definitionsFirst(candidates: FusionCandidate[], records: Map<number, ChunkRecord>, roles: Map<string, FileRole>, query: NameQuery): FusionCandidate[] {
-  const definitions: Array<{ candidate: FusionCandidate; match: number; role: number; fileOrder: number; commentOnly: number; line: number }> = [];
+  const definitions: Array<DefinitionRank & { candidate: FusionCandidate }> = [];
   const rest: FusionCandidate[] = [];
   const fileOrder = new Map<string, number>();
   candidates.forEach((candidate) => {
@@ -84,10 +106,7 @@ export function definitionsFirst(candidates: FusionCandidate[], records: Map<num
     });
   });
   if (definitions.length === 0) return candidates;
-  // Files in ranked order; inside a file the first declaration first (an overload's signature
-  // and its doc comment come before the body), but a piece that is only the doc comment of a
-  // definition split by the budget comes after the piece holding its code.
-  definitions.sort((a, b) => a.role - b.role || b.match - a.match || a.fileOrder - b.fileOrder || a.commentOnly - b.commentOnly || a.line - b.line);
+  definitions.sort(compareDefinitions);
   const top = rest.length > 0 ? Math.max(...rest.map((candidate) => candidate.score)) : 0;
   // Scores stay in order: definitions share the room between the best other result and
   // the top of the scale (1, or the best score when that is higher), evenly, best first.
@@ -134,11 +153,8 @@ export function definitionLine(record: Pick<ChunkRecord, 'text' | 'startLine'>, 
   let mentioned: number | undefined;
   for (let index = 0; index < lines.length; index++) {
     const line = lines[index] as string;
-    if (!word.test(line)) continue;
-    if (isCommentOnly(line)) {
-      mentioned ??= record.startLine + index;
-      continue;
-    }
+    // A comment that names it (a doc comment split from its code) is no definition line.
+    if (!word.test(line) || isCommentOnly(line)) continue;
     if (declared.test(line)) return record.startLine + index;
     mentioned ??= record.startLine + index;
   }

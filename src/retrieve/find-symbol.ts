@@ -2,7 +2,7 @@ import { LociError } from '../errors/index.js';
 import type { Store } from '../store/spec.js';
 import { buildFilter } from './build-filter.js';
 import { checkLanguageNames } from './language-aliases.js';
-import { definitionLine, definitionMatch, nameQuery, ROLE_ORDER } from './definitions.js';
+import { compareDefinitions, definitionLine, definitionMatch, isCommentOnly, nameQuery, ROLE_ORDER } from './definitions.js';
 import { parseRoles, pathsWithRoles } from './role-filter.js';
 import { rolesOf } from './role-priors.js';
 import { resultOfRecord } from './search.js';
@@ -44,10 +44,16 @@ export async function findSymbolDefinitions(store: Store, name: string, options:
   const rows = await store.findMentions({ symbols: keys, paths: [], limit: MAX_DEFINITIONS, ...(filter ? { filter } : {}) });
   const records = await store.getChunks(rows.map((row) => row.rowId));
   const roles = await rolesOf(store, [...new Set(records.map((record) => record.path))]);
+  const pathOrder = new Map([...new Set(records.map((record) => record.path))].sort().map((path, index) => [path, index] as const));
   const matched = records
-    .map((record) => ({ record, match: definitionMatch(record.symbols, named), role: roles.get(record.path) ?? 'implementation' }))
+    .map((record) => {
+      const role = roles.get(record.path) ?? 'implementation';
+      const match = definitionMatch(record.symbols, named);
+      const rank = { role: ROLE_ORDER[role], match, fileOrder: pathOrder.get(record.path) as number, commentOnly: isCommentOnly(record.text) ? 1 : 0, line: record.startLine };
+      return { record, match, role, rank };
+    })
     .filter(({ match }) => match > 0)
-    .sort((a, b) => ROLE_ORDER[a.role] - ROLE_ORDER[b.role] || b.match - a.match || (a.record.path < b.record.path ? -1 : a.record.path > b.record.path ? 1 : a.record.startLine - b.record.startLine));
+    .sort((a, b) => compareDefinitions(a.rank, b.rank));
   const results: SearchResult[] = matched.slice(0, topK).map(({ record, match, role }) => {
     const result = resultOfRecord(record, Number((match / 3).toFixed(4)), { mention: 1 });
     result.role = role;
