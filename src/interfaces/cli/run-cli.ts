@@ -76,9 +76,6 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         // One line per problem, each shown (not obeyed) like any other text from outside.
         const lines = (problems as Array<{ path: string; origin: string; message: string }>).map((problem) => `  ${printable(`${problem.path} (from ${problem.origin}): ${problem.message}`)}`);
         io.stderr.write(`loci: Invalid configuration, ${lines.length} ${lines.length === 1 ? 'problem' : 'problems'}:\n${lines.join('\n')}\n${printable(error.hint)}\n`);
-      } else if (error.message.trimEnd().includes('\n')) {
-        // A message that lists things (one refused key per line) keeps its lines; each is shown, not obeyed.
-        io.stderr.write(`loci: ${error.message.trimEnd().split('\n').map(printable).join('\n')}\n${printable(error.hint)}\n`);
       } else io.stderr.write(`loci: ${printable(error.describe())}\n`);
       if (io.env.LOCI_DEBUG && error.cause) io.stderr.write(`${String((error.cause as Error).stack ?? error.cause)}\n`);
       return exitCodeFor(error.category);
