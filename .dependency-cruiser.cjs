@@ -4,6 +4,8 @@
  * other. Tests (`*.test.ts`) and test-support may reach anywhere; `npm run check:layers`.
  */
 const layers = [
+  // Where the package's own files are (models/, workers), wherever the build put the code.
+  ['package-files.ts'],
   ['errors', 'version.ts'],
   // The one HTTP client core (timeouts, retries, Retry-After, error codes): low enough for
   // every provider family (embed, llm, context's rerankers) to share it.

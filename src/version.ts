@@ -1,7 +1,7 @@
-import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import { packageFile } from './package-files.js';
 
-const require = createRequire(import.meta.url);
-const manifest = require('../package.json') as { version: string };
+const manifest = JSON.parse(readFileSync(packageFile('package.json'), 'utf8')) as { version: string };
 
 /** The running loci version, recorded in every store it creates. */
 export const LOCI_VERSION: string = manifest.version;

@@ -85,7 +85,7 @@ function untrustedError(file: FolderConfigFile, refused: RefusedKey[]): LociErro
     hint:
       `If you have read ${file.path} and trust it, run \`loci trust ${file.realRoot}\` once (recorded outside the folder, for this exact content; ` +
       'library: pass trustFolderConfig). Or set these keys yourself: your user config (~/.config/loci/config.json), --config FILE, LOCI_* variables or flags.',
-    details: { file: file.path, sha256: file.sha256, refused: refused.map(({ path, reason }) => ({ path, reason })) },
+    details: { file: file.path, sha256: file.sha256, refused: refused.map(({ path, reason, value }) => ({ path, reason, value: shortJson(value) })) },
   });
 }
 

@@ -4,6 +4,7 @@ import { Worker } from 'node:worker_threads';
 import { defaultHnswOptions, loadUsearch, type HnswOptions } from '../retrieve/warm/exact-or-graph-vector-index.js';
 import type { Store } from '../store/spec.js';
 import type { IndexEvent } from './events.js';
+import { compiledModule } from '../package-files.js';
 
 /** What the graph worker is told at its start (structured-cloneable). */
 export interface GraphWorkerData {
@@ -16,7 +17,7 @@ export interface GraphWorkerData {
 
 export type GraphWorkerReply = { type: 'progress'; rows: number } | { type: 'saved'; rows: number } | { type: 'failed'; message: string };
 
-const WORKER_FILE = new URL('./graph-worker.js', import.meta.url);
+const WORKER_FILE = compiledModule('indexing/graph-worker.js');
 /** The worker starts once the store holds this share of the graph threshold: a run that stays small never starts it. */
 const START_SHARE = 0.5;
 

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { prepareFile, type PrepareFileInput, type PreparedFile } from './prepare-file.js';
+import { compiledModule } from '../package-files.js';
 
 export interface PrepareRequest {
   id: number;
@@ -19,7 +20,7 @@ export interface Preparer {
   close(): Promise<void>;
 }
 
-const WORKER_FILE = new URL('./prepare-worker.js', import.meta.url);
+const WORKER_FILE = compiledModule('indexing/prepare-worker.js');
 
 /** On the calling thread: what small runs and the unit tests (no compiled worker) use. */
 export const inProcessPreparer: Preparer = { prepare: prepareFile, parallel: false, close: async () => undefined };

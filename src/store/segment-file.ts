@@ -55,7 +55,13 @@ export class SegmentReader {
     this.fd = fd;
     this.header = header;
     this.postingCrc = arrays.postingCrc;
-    const metas: SegmentRowMeta[] = strings.metas.map(([path, language]) => ({ path, language }));
+    const { metaPathEnds, metaLanguage } = arrays;
+    const metas: SegmentRowMeta[] = new Array(metaPathEnds.length);
+    for (let meta = 0, start = 0; meta < metaPathEnds.length; meta++) {
+      const end = metaPathEnds[meta] as number;
+      metas[meta] = { path: strings.paths.slice(start, end), language: strings.languages[metaLanguage[meta] as number] as string };
+      start = end;
+    }
     const { postingOffsets, termOffsets } = arrays;
     const rows = header.rows;
     this.lexical = {
@@ -140,7 +146,8 @@ export class SegmentReader {
       if (header.version !== SEGMENT_VERSION) throw new SegmentError(`segment version ${header.version}, expected ${SEGMENT_VERSION}`);
       if (!(header.eagerEnd > PREFIX + headerBytes) || header.matrix.offset + header.matrix.bytes > size) throw new SegmentError('truncated file');
       // One read of the eager region (from the start of the file, so offsets index it directly).
-      const eager = Buffer.from(new ArrayBuffer(header.eagerEnd));
+      // Its own ArrayBuffer (offsets index it directly), not zero-filled: every byte is read next.
+      const eager = Buffer.allocUnsafeSlow(header.eagerEnd);
       if (readSync(fd, eager, 0, header.eagerEnd, 0) !== header.eagerEnd) throw new SegmentError('truncated file');
       if (crc32(eager.subarray(PREFIX)) >>> 0 !== prefix.readUInt32LE(12)) throw new SegmentError('checksum mismatch');
       const arrays = {} as Arrays;
@@ -193,31 +200,44 @@ function checkShape(header: SegmentHeader, arrays: Arrays, strings: Strings): vo
   };
   const { termOffsets, metaIndex, postingOffsets, postingTerms, vectorMetaIndex, lexiconOffsets } = arrays;
   if (arrays.rowIds.length !== rows || arrays.lengths.length !== rows || metaIndex.length !== rows || termOffsets.length !== rows + 1) fail('row arrays');
-  const metaCount = strings.metas.length;
+  const { metaPathEnds, metaLanguage } = arrays;
+  const metaCount = metaPathEnds.length;
+  if (metaLanguage.length !== metaCount || !Array.isArray(strings.languages) || typeof strings.paths !== 'string') fail('row metadata');
+  const languageCount = strings.languages.length;
+  for (let meta = 0; meta < metaCount; meta++) {
+    if ((metaLanguage[meta] as number) >= languageCount || (meta > 0 && (metaPathEnds[meta] as number) < (metaPathEnds[meta - 1] as number))) fail('row metadata');
+  }
+  if (metaCount > 0 && metaPathEnds[metaCount - 1] !== strings.paths.length) fail('row metadata');
+  if (!strings.languages.every((language) => typeof language === 'string')) fail('row metadata');
+  const { rowIds } = arrays;
+  const watermark = header.watermark;
+  // One pass per array length (these run once per process start, over every row and term).
   for (let row = 0; row < rows; row++) {
-    if ((termOffsets[row] as number) > (termOffsets[row + 1] as number)) fail('term offsets');
-    if ((metaIndex[row] as number) >= metaCount) fail('row metadata');
+    const rowId = rowIds[row] as number;
+    if ((termOffsets[row] as number) > (termOffsets[row + 1] as number) || (metaIndex[row] as number) >= metaCount || !(rowId >= 1 && rowId <= watermark)) fail('rows');
   }
   if (8 * (termOffsets[rows] as number) !== header.forward.bytes) fail('row terms');
   const terms = postingTerms.length;
   if (postingOffsets.length !== terms + 1 || arrays.postingMax.length !== terms || arrays.postingCrc.length !== terms) fail('postings');
   if (8 * (postingOffsets[terms] as number) !== header.postings.bytes) fail('postings');
+  // Term and row ids size arrays indexed by them: none may exceed what the header says was read from the store.
+  const lastTerm = header.lastLexiconId;
+  // Posting terms strictly increase, so the first and last bound them all.
+  if (terms > 0 && ((postingTerms[0] as number) < 1 || (postingTerms[terms - 1] as number) > lastTerm)) fail('posting terms');
   for (let term = 0; term < terms; term++) {
-    if ((postingOffsets[term] as number) > (postingOffsets[term + 1] as number)) fail('posting offsets');
-    if (term > 0 && (postingTerms[term] as number) <= (postingTerms[term - 1] as number)) fail('posting terms');
+    if ((postingOffsets[term] as number) > (postingOffsets[term + 1] as number) || (term > 0 && (postingTerms[term] as number) <= (postingTerms[term - 1] as number))) fail('postings');
   }
   if (header.postings.offset !== header.eagerEnd || header.forward.offset !== header.postings.offset + header.postings.bytes || header.matrix.offset !== header.forward.offset + header.forward.bytes)
     fail('sections');
   const vectors = header.vectors;
   if (arrays.vectorRowIds.length !== vectors || vectorMetaIndex.length !== vectors || header.matrix.bytes !== 4 * vectors * header.dimensions) fail('vectors');
   for (let index = 0; index < vectors; index++) if ((vectorMetaIndex[index] as number) >= metaCount) fail('vector metadata');
-  const lexicon = arrays.lexiconIds.length;
+  const { lexiconIds } = arrays;
+  const lexicon = lexiconIds.length;
   if (lexiconOffsets.length !== lexicon + 1 || lexiconOffsets[lexicon] !== arrays.lexiconBytes.length) fail('lexicon');
-  for (let index = 0; index < lexicon; index++) if ((lexiconOffsets[index] as number) > (lexiconOffsets[index + 1] as number)) fail('lexicon offsets');
-  // Term and row ids size arrays indexed by them: none may exceed what the header says was read from the store.
-  const lastTerm = header.lastLexiconId;
-  for (const id of arrays.lexiconIds) if (id < 1 || id > lastTerm) fail('lexicon ids');
-  for (const id of postingTerms) if (id < 1 || id > lastTerm) fail('posting terms');
-  for (const rowId of arrays.rowIds) if (!(rowId >= 1 && rowId <= header.watermark)) fail('row ids');
+  for (let index = 0; index < lexicon; index++) {
+    const id = lexiconIds[index] as number;
+    if ((lexiconOffsets[index] as number) > (lexiconOffsets[index + 1] as number) || id < 1 || id > lastTerm) fail('lexicon');
+  }
   for (const entry of strings.pending) if (entry.length !== 4 || typeof entry[3] !== 'string') fail('pending rows');
 }

@@ -35,8 +35,25 @@ class Output {
 /** Writes a segment to `file` (mode 0600) through a temporary file and a rename; returns its size in bytes. */
 export function writeSegment(file: string, contents: SegmentContents): number {
   const { lexical, vectors } = contents;
+  const languages: string[] = [];
+  const languageIndex = new Map<string, number>();
+  const metaPathEnds = new Uint32Array(lexical.metas.length);
+  const metaLanguage = new Uint32Array(lexical.metas.length);
+  let pathsLength = 0;
+  lexical.metas.forEach((meta, index) => {
+    let language = languageIndex.get(meta.language);
+    if (language === undefined) {
+      language = languages.length;
+      languages.push(meta.language);
+      languageIndex.set(meta.language, language);
+    }
+    metaLanguage[index] = language;
+    pathsLength += meta.path.length;
+    metaPathEnds[index] = pathsLength;
+  });
   const strings: Strings = {
-    metas: lexical.metas.map((meta) => [meta.path, meta.language]),
+    paths: lexical.metas.map((meta) => meta.path).join(''),
+    languages,
     pending: contents.pending.map(({ rowId, meta, contentHash }) => [rowId, meta.path, meta.language, contentHash]),
   };
   const terms = lexical.postingTerms.length;
@@ -57,6 +74,8 @@ export function writeSegment(file: string, contents: SegmentContents): number {
     postingCrc,
     vectorRowIds: vectors?.rowIds ?? new Float64Array(0),
     vectorMetaIndex: vectors?.metaIndex ?? new Uint32Array(0),
+    metaPathEnds,
+    metaLanguage,
     lexiconOffsets: contents.lexicon.offsets,
     lexiconIds: contents.lexicon.ids,
     lexiconBytes: contents.lexicon.bytes,

@@ -54,6 +54,9 @@ describe('a folder config that names an endpoint and a key variable', () => {
     expect(refused.stderr).toContain('loci trust');
     expect(refused.stderr).not.toContain(secret);
     expect(refused.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    // Each refused key on its own line (not joined by a printed "\n").
+    expect(refused.stderr).not.toContain('\\n');
+    expect(refused.stderr.split('\n').filter((line) => /^ {2}embedderOptions\.(baseUrl|apiKeyEnv) = .*\(from .*loci\.config\.json\): /.test(line))).toHaveLength(2);
     expect(embeddings.requests.length).toBe(before);
 
     // A key set by the user's own flags overrides the folder's and needs no trust.

@@ -31,6 +31,19 @@ describe('static embedder', () => {
     expect(dot).toBeGreaterThan(0.5);
   });
 
+  it('gives the same vectors before and after its token map is built (the first lookups scan the vocabulary)', () => {
+    const query = 'parse the config file and check if a list is empty zzqxv';
+    const early = loadStaticModel(DEFAULT_STATIC_MODEL_FILE);
+    const scanned = early.embed(query, 'query'); // a handful of lookups: answered by scanning
+    const long = Array.from({ length: 40 }, (_, index) => `word${index} reader writer`).join(' ');
+    early.embed(long, 'document'); // past the scan budget: the map is built
+    expect(early.embed(query, 'query')).toEqual(scanned);
+    const other = loadStaticModel(DEFAULT_STATIC_MODEL_FILE);
+    other.embed(long, 'document');
+    expect(other.embed(query, 'query')).toEqual(scanned);
+    expect(scanned.some((value) => value !== 0)).toBe(true);
+  });
+
   it('gives a zero vector for text with no known words, and refuses a file that is not a model', async () => {
     const model = loadStaticModel(DEFAULT_STATIC_MODEL_FILE);
     expect([...model.embed('zzqxv', 'query')].every((value) => value === 0)).toBe(true);

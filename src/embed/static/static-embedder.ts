@@ -1,9 +1,9 @@
-import { fileURLToPath } from 'node:url';
 import type { EmbeddingModel } from '../spec.js';
 import { loadStaticModel, type StaticModel } from './static-model.js';
+import { packageFile } from '../../package-files.js';
 
 /** The model shipped in the package (built by scripts/embedder/, see docs/embedder.md). */
-export const DEFAULT_STATIC_MODEL_FILE = fileURLToPath(new URL('../../../models/loci-static-v1.bin', import.meta.url));
+export const DEFAULT_STATIC_MODEL_FILE = packageFile('models/loci-static-v1.bin');
 export const DEFAULT_STATIC_MODEL_ID = 'loci-static-v1';
 
 const loaded = new Map<string, StaticModel>();

@@ -23,6 +23,8 @@ interface Header {
 }
 
 const MAGIC = 'LOCISTAT';
+/** Token lookups answered by scanning the vocabulary before the lookup map is built. */
+const SCANS_BEFORE_MAP = 32;
 
 /**
  * Reads the file written by scripts/embedder/train.py: magic, header and vocabulary
@@ -68,8 +70,22 @@ export function loadStaticModel(file: string): StaticModel {
   const queryWeights = new Float32Array(buffer, base + vocabularySize * 4, vocabularySize);
   const documentWeights = new Float32Array(buffer, base + vocabularySize * 8, vocabularySize);
   const rows = new Int8Array(buffer, base + vocabularySize * 12, vocabularySize * dimensions);
-  const idOf = new Map<string, number>();
-  tokens.forEach((token, index) => idOf.set(token, index));
+  // The token → row map takes ~13 ms to build (60k tokens); a one-shot search embeds one
+  // query, so the first few lookups scan the vocabulary (~0.2 ms each) and the map is built
+  // once lookups add up. lastIndexOf: a repeated token maps to its last row, as the map does.
+  let idOf: Map<string, number> | undefined;
+  let scans = 0;
+  const rowOf = (token: string): number | undefined => {
+    if (idOf) return idOf.get(token);
+    if (++scans > SCANS_BEFORE_MAP) {
+      const map = new Map<string, number>();
+      tokens.forEach((known, index) => map.set(known, index));
+      idOf = map;
+      return map.get(token);
+    }
+    const id = tokens.lastIndexOf(token);
+    return id < 0 ? undefined : id;
+  };
   const digest = createHash('sha256').update(bytes).digest('hex').slice(0, 12);
 
   // A token repeated in a text adds its row once, times its count: code repeats its words (the
@@ -81,7 +97,7 @@ export function loadStaticModel(file: string): StaticModel {
     const weights = purpose === 'query' ? queryWeights : documentWeights;
     seen.length = 0;
     for (const token of tokens) {
-      const id = idOf.get(token);
+      const id = rowOf(token);
       if (id === undefined) continue;
       if (counts[id] === 0) seen.push(id);
       counts[id] = (counts[id] as number) + 1;

@@ -5,8 +5,9 @@ import { LociError, type ErrorCode } from '../../errors/index.js';
 import { errorCodes } from '../../errors/codes.js';
 import type { IndexProgressListener, IndexSummary } from '../events.js';
 import type { WorkerCommand, WorkerJob, WorkerReply } from './protocol.js';
+import { compiledModule } from '../../package-files.js';
 
-const WORKER_FILE = new URL('./index-worker.js', import.meta.url);
+const WORKER_FILE = compiledModule('indexing/worker/index-worker.js');
 /** After an abort, how long the worker may take to finish the file in flight before it is stopped. */
 const ABORT_GRACE_MS = 10_000;
 

@@ -76,6 +76,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         // One line per problem, each shown (not obeyed) like any other text from outside.
         const lines = (problems as Array<{ path: string; origin: string; message: string }>).map((problem) => `  ${printable(`${problem.path} (from ${problem.origin}): ${problem.message}`)}`);
         io.stderr.write(`loci: Invalid configuration, ${lines.length} ${lines.length === 1 ? 'problem' : 'problems'}:\n${lines.join('\n')}\n${printable(error.hint)}\n`);
+      } else if (error.code === 'CONFIG_UNTRUSTED' && Array.isArray(error.details.refused)) {
+        // One line per refused key (the message's own newlines would print as \n).
+        const file = String(error.details.file);
+        const refused = error.details.refused as Array<{ path: string; reason: string; value?: string }>;
+        const lines = refused.map((key) => `  ${printable(`${key.path}${key.value === undefined ? '' : ` = ${key.value}`} (from ${file}): ${key.reason}`)}`);
+        io.stderr.write(`loci: The folder's own config sets ${lines.length} key(s) that only your own configuration may set:\n${lines.join('\n')}\n${printable(error.hint)}\n`);
       } else io.stderr.write(`loci: ${printable(error.describe())}\n`);
       if (io.env.LOCI_DEBUG && error.cause) io.stderr.write(`${String((error.cause as Error).stack ?? error.cause)}\n`);
       return exitCodeFor(error.category);

@@ -3,9 +3,10 @@ import { extname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import type { Context, Hono } from 'hono';
+import { compiledModule } from '../../package-files.js';
 
 /** Where `npm run build` puts the console (dist/console, beside dist/interfaces). */
-export const DEFAULT_CONSOLE_DIR = fileURLToPath(new URL('../../console/', import.meta.url));
+export const DEFAULT_CONSOLE_DIR = fileURLToPath(compiledModule('console/'));
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { LociError } from '../../errors/index.js';
 import { featureNames, type FeatureName, type FeatureVector } from './features.js';
+import { packageFile } from '../../package-files.js';
 
-export const DEFAULT_RANKER_FILE = fileURLToPath(new URL('../../../models/ranker-v1.json', import.meta.url));
+export const DEFAULT_RANKER_FILE = packageFile('models/ranker-v1.json');
 
 /** Code chunks and prose chunks (documents, sections, windows) are weighed separately. */
 export type RankerGroup = 'code' | 'prose';

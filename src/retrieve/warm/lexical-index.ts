@@ -8,6 +8,7 @@ import type { TermLookup } from './lexicon.js';
 import { RestoredPostings } from './restored-postings.js';
 import { RowTerms } from './row-terms.js';
 import { snapshotRows } from './lexical-snapshot.js';
+import { RowSlots } from './row-slots.js';
 
 /** bench/lexical-scale.mjs: at 10k chunks (a few thousand postings a query) the plain walk is faster. */
 const PRUNE_ABOVE_POSTINGS = 20_000;
@@ -38,7 +39,7 @@ export class LexicalIndex {
   /** Live slots by the folder of their path, so a prefix filter can score only its rows. */
   private readonly folders = new FolderSlots();
   private slotMeta: Array<LexicalRowMeta | undefined> = [];
-  private readonly slotOfRow = new Map<number, number>();
+  private readonly slotOfRow = new RowSlots();
   private slotCount = 0;
   private deadSlots = 0;
   private liveTokens = 0;
@@ -96,13 +97,18 @@ export class LexicalIndex {
     const { metas, metaIndex } = base;
     this.rowTerms.restore(base, capacity);
     const meta: Array<LexicalRowMeta | undefined> = new Array(rows);
+    const rowsOfMeta = new Uint32Array(metas.length);
     for (let row = 0; row < rows; row++) {
-      const rowMeta = metas[metaIndex[row] as number] as LexicalRowMeta;
-      meta[row] = rowMeta;
-      this.slotOfRow.set(base.rowIds[row] as number, row);
+      const index = metaIndex[row] as number;
+      meta[row] = metas[index] as LexicalRowMeta;
+      rowsOfMeta[index] = (rowsOfMeta[index] as number) + 1;
       this.liveTokens += base.lengths[row] as number;
-      this.languageCounts.set(rowMeta.language, (this.languageCounts.get(rowMeta.language) ?? 0) + 1);
     }
+    metas.forEach(({ language }, index) => {
+      const count = rowsOfMeta[index] as number;
+      if (count > 0) this.languageCounts.set(language, (this.languageCounts.get(language) ?? 0) + count);
+    });
+    this.slotOfRow.restore(base.rowIds);
     this.slotMeta = meta;
     this.slotCount = rows;
     this.folders.defer(() => {

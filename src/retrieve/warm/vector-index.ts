@@ -4,6 +4,7 @@ import type { RowFilter } from '../../store/filter-match.js';
 import { FolderSlots, folderOf } from './folder-slots.js';
 import { TopK } from '../../store/top-k.js';
 import { SegmentError, type VectorBase, type VectorSnapshot } from '../../store/segment-file.js';
+import { RowSlots } from './row-slots.js';
 
 export interface VectorRowMeta {
   path: string;
@@ -43,7 +44,7 @@ export class FlatVectorIndex {
   }
   private slotRowIds: Float64Array;
   private readonly slotMeta: Array<VectorRowMeta | undefined> = [];
-  private readonly slotOfRow = new Map<number, number>();
+  private readonly slotOfRow = new RowSlots();
   private readonly freeSlots: number[] = [];
   /** Slots by the folder of their path (for memory, the namespace), so a prefix filter visits only its rows. */
   private readonly folders = new FolderSlots();
@@ -94,11 +95,8 @@ export class FlatVectorIndex {
     this.pendingRow = snapshot.row;
     this.slotRowIds = new Float64Array(rows);
     this.slotRowIds.set(snapshot.rowIds);
-    for (let row = 0; row < rows; row++) {
-      const meta = snapshot.metas[snapshot.metaIndex[row] as number] as VectorRowMeta;
-      this.slotMeta[row] = meta;
-      this.slotOfRow.set(snapshot.rowIds[row] as number, row);
-    }
+    for (let row = 0; row < rows; row++) this.slotMeta[row] = snapshot.metas[snapshot.metaIndex[row] as number] as VectorRowMeta;
+    this.slotOfRow.restore(snapshot.rowIds);
     this.slotCount = rows;
     this.folders.defer(() => {
       const out: Array<readonly [string, number]> = [];

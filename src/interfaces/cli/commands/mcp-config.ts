@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { LociError } from '../../../errors/index.js';
+import { compiledModule } from '../../../package-files.js';
 
 export const mcpClients = ['claude', 'cursor', 'continue', 'vscode'] as const;
 export type McpClient = (typeof mcpClients)[number];
@@ -19,7 +20,7 @@ const configFile: Record<McpClient, string> = {
 export function mcpConfigFor(client: string, roots: readonly string[]): { file: string; text: string } {
   if (!(mcpClients as readonly string[]).includes(client)) throw new LociError('INVALID_ARGUMENT', `--print-config takes one of ${mcpClients.join(', ')}; got "${client}".`);
   const command = process.execPath;
-  const args = [fileURLToPath(new URL('../main.js', import.meta.url)), 'mcp', ...roots.flatMap((root) => ['--root', root])];
+  const args = [fileURLToPath(compiledModule('interfaces/cli/main.js')), 'mcp', ...roots.flatMap((root) => ['--root', root])];
   const entry = { command, args };
   const name = client as McpClient;
   let text: string;

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { RowSlots } from './row-slots.js';
+
+/** A seeded generator, so a failure replays. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state * 1664525 + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+describe('RowSlots', () => {
+  for (const [name, rowIds] of [
+    ['sorted row ids (a fresh segment)', Float64Array.from({ length: 500 }, (_, index) => 3 + index * 2)],
+    ['unsorted row ids (slots reused before the save)', Float64Array.from({ length: 500 }, (_, index) => ((index * 7919) % 997) + 1)],
+    ['no rows', new Float64Array(0)],
+  ] as const) {
+    it(`answers as a Map would under random changes: ${name}`, () => {
+      const slots = new RowSlots();
+      slots.restore(rowIds);
+      const expected = new Map<number, number>();
+      rowIds.forEach((rowId, slot) => expected.set(rowId, slot));
+      const next = random(rowIds.length + 11);
+      for (let step = 0; step < 2_000; step++) {
+        const rowId = Math.floor(next() * 1_200);
+        const action = next();
+        if (action < 0.1) {
+          slots.set(rowId, step);
+          expected.set(rowId, step);
+        } else if (action < 0.2) {
+          expect(slots.delete(rowId)).toBe(expected.delete(rowId));
+        } else {
+          expect(slots.get(rowId)).toBe(expected.get(rowId));
+          expect(slots.has(rowId)).toBe(expected.has(rowId));
+        }
+        expect(slots.size).toBe(expected.size);
+      }
+      expect(new Set(slots.keys())).toEqual(new Set(expected.keys()));
+    });
+  }
+
+  it('answers lookups from the restored ids until the first change, and refuses a second restore', () => {
+    const slots = new RowSlots();
+    slots.restore(Float64Array.of(2, 5, 9));
+    expect([slots.get(2), slots.get(5), slots.get(9), slots.get(4), slots.get(10)]).toEqual([0, 1, 2, undefined, undefined]);
+    expect([...slots.keys()]).toEqual([2, 5, 9]);
+    expect(() => slots.restore(Float64Array.of(1))).toThrow(/empty/);
+  });
+});
