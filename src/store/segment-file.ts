@@ -115,6 +115,25 @@ export class SegmentReader {
               if (crc32(bytes) >>> 0 !== header.matrix.crc) throw new SegmentError('vectors fail their checksum');
               return new Float32Array(bytes.buffer, bytes.byteOffset, header.vectors * header.dimensions);
             },
+            matrixReader: () => {
+              const total = header.matrix.bytes;
+              const bytes = Buffer.allocUnsafeSlow(total);
+              let done = 0;
+              let crc = 0;
+              return {
+                step: (size: number) => {
+                  const length = Math.min(Math.max(1, size), total - done);
+                  if (length > 0) {
+                    this.readInto(bytes, done, length, header.matrix.offset + done);
+                    crc = crc32(bytes.subarray(done, done + length), crc);
+                    done += length;
+                  }
+                  if (done < total) return undefined;
+                  if (crc >>> 0 !== header.matrix.crc) throw new SegmentError('vectors fail their checksum');
+                  return new Float32Array(bytes.buffer, bytes.byteOffset, header.vectors * header.dimensions);
+                },
+              };
+            },
             row: (slot: number) => {
               if (!(slot >= 0 && slot < header.vectors)) throw new SegmentError(`no vector row ${slot}`, { damaged: false });
               const bytes = this.read(header.matrix.offset + slot * header.dimensions * 4, header.dimensions * 4);
@@ -180,15 +199,19 @@ export class SegmentReader {
   }
 
   private read(position: number, length: number): Uint8Array {
-    if (this.fd === undefined) throw new SegmentError('the segment file was closed', { damaged: false });
     const bytes = new Uint8Array(new ArrayBuffer(length));
+    this.readInto(bytes, 0, length, position);
+    return bytes;
+  }
+
+  private readInto(bytes: Uint8Array, offset: number, length: number, position: number): void {
+    if (this.fd === undefined) throw new SegmentError('the segment file was closed', { damaged: false });
     let done = 0;
     while (done < length) {
-      const read = readSync(this.fd, bytes, done, length - done, position + done);
+      const read = readSync(this.fd, bytes, offset + done, length - done, position + done);
       if (read === 0) throw new SegmentError('truncated file');
       done += read;
     }
-    return bytes;
   }
 }
 

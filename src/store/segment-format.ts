@@ -93,6 +93,12 @@ export interface VectorBase {
    * matrix is needed whole); not checked on its own: the matrix's checksum covers it when read.
    */
   row?(slot: number): Float32Array;
+  /**
+   * The matrix read a slice at a time (a long-lived process reads it between searches): each
+   * `step` reads up to `bytes` more and returns the matrix once the whole is read and matches
+   * its checksum (throws SegmentError when it does not).
+   */
+  matrixReader?(): { step(bytes: number): Float32Array | undefined };
 }
 
 /**

@@ -136,6 +136,11 @@ export class ExactOrGraphVectorIndex {
     return this.flat.size;
   }
 
+  /** Reads up to `bytes` more of a restored matrix in the background (see FlatVectorIndex.prefetchMatrix). */
+  prefetchMatrix(bytes: number): boolean {
+    return this.flat.prefetchMatrix(bytes);
+  }
+
   get usesGraph(): boolean {
     return this.graph !== undefined;
   }

@@ -199,6 +199,34 @@ describe('segment files', () => {
     expectSameAnswers(warm, reference, 32);
   });
 
+  it('a long-lived index reads the vector matrix in the background too: its searches no longer read the file, and damaged vectors are found without any search', async () => {
+    const next = random(41);
+    for (let file = 0; file < 30; file++) await writeRandomFile(next, `src/a/file${file}.ts`);
+    await new WarmIndex(store, options()).persist();
+    const header = readSegmentHeader(segment);
+    if (!header) throw new Error('no segment header');
+    const reference = new WarmIndex(store, { ...options(), segmentFile: undefined });
+    await reference.refresh();
+    const whole = new WarmIndex(store, options({ prefetch: true }));
+    await whole.refresh();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Everything was read: with the file closed, every answer still comes (none reads it).
+    whole.close();
+    expectSameAnswers(whole, reference, 42);
+    // The matrix's last vector damaged: the background read finds it and drops the file.
+    const damaged = readFileSync(segment);
+    damaged.fill(0x7f, header.matrix.offset + header.matrix.bytes - 8, header.matrix.offset + header.matrix.bytes);
+    writeFileSync(segment, damaged);
+    const events: SegmentEvent[] = [];
+    const warm = new WarmIndex(store, options({ prefetch: true, onSegment: (event) => events.push(event) }));
+    await warm.refresh();
+    for (let wait = 0; wait < 100 && events.length < 2; wait++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(events.map((event) => event.type)).toEqual(['segment-loaded', 'segment-rejected']);
+    expect(events[1]?.reason).toMatch(/vectors fail their checksum/);
+    await warm.refresh(); // rebuilt from the store
+    expectSameAnswers(warm, reference, 43);
+  });
+
   it('a planted file with a valid checksum but ids beyond the store (which would size arrays by them) is rejected, not followed', async () => {
     await writeRandomFile(random(41), 'src/a/one.ts', false);
     const planted = (lastLexiconId: number, termId: number) =>

@@ -24,23 +24,48 @@ export class FlatVectorIndex {
 
   /** Reads one restored row while the matrix is still pending (absent: read the matrix). */
   private pendingRow: ((slot: number) => Float32Array) | undefined;
+  /** Reads the pending matrix a slice at a time (background prefetch), once started. */
+  private pendingReader: VectorBase['matrixReader'];
+  private reading: ReturnType<NonNullable<VectorBase['matrixReader']>> | undefined;
 
   private get matrix(): Float32Array {
     const load = this.pendingMatrix;
     if (load) {
-      this.pendingMatrix = undefined;
-      this.pendingRow = undefined;
-      const loaded = load();
-      if (loaded.length !== this.slotRowIds.length * this.dimensions) throw new SegmentError('the saved vectors do not match their row table');
-      this.stored = loaded;
+      this.clearPending();
+      this.stored = this.checked(load());
     }
     return this.stored;
   }
 
   private set matrix(matrix: Float32Array) {
+    this.clearPending();
+    this.stored = matrix;
+  }
+
+  private clearPending(): void {
     this.pendingMatrix = undefined;
     this.pendingRow = undefined;
-    this.stored = matrix;
+    this.pendingReader = undefined;
+    this.reading = undefined;
+  }
+
+  private checked(loaded: Float32Array): Float32Array {
+    if (loaded.length !== this.slotRowIds.length * this.dimensions) throw new SegmentError('the saved vectors do not match their row table');
+    return loaded;
+  }
+
+  /**
+   * Reads up to `bytes` more of a restored matrix (a long-lived process reads it between
+   * searches, so rescoring stops reading rows from the file one by one). False once the
+   * matrix is in memory or there is none to read.
+   */
+  prefetchMatrix(bytes: number): boolean {
+    if (!this.pendingMatrix || !this.pendingReader) return false;
+    this.reading ??= this.pendingReader();
+    const loaded = this.reading.step(bytes);
+    if (!loaded) return true;
+    this.matrix = this.checked(loaded);
+    return false;
   }
   private slotRowIds: Float64Array;
   private readonly slotMeta: Array<VectorRowMeta | undefined> = [];
@@ -93,6 +118,7 @@ export class FlatVectorIndex {
     const rows = snapshot.rowIds.length;
     this.pendingMatrix = snapshot.matrix;
     this.pendingRow = snapshot.row;
+    this.pendingReader = snapshot.matrixReader;
     this.slotRowIds = new Float64Array(rows);
     this.slotRowIds.set(snapshot.rowIds);
     for (let row = 0; row < rows; row++) this.slotMeta[row] = snapshot.metas[snapshot.metaIndex[row] as number] as VectorRowMeta;

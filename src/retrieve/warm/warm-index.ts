@@ -255,14 +255,19 @@ export class WarmIndex {
     if (this.options.prefetch) this.prefetchInBackground();
   }
 
-  /** Postings read a slice at a time between other work (a few milliseconds each), never keeping the process alive. */
+  /**
+   * Postings, then the vector matrix, read a slice at a time between other work (a few
+   * milliseconds each), never keeping the process alive: later searches read nothing from the
+   * file (at 1M rows, rescoring a graph's 400 candidates row by row from the file took ~1.5 ms).
+   */
   private prefetchInBackground(): void {
     const lexical = this.lexical;
+    const vectors = this.vectors;
     const step = (): void => {
-      if (lexical !== this.lexical) return; // rebuilt meanwhile
+      if (lexical !== this.lexical || vectors !== this.vectors) return; // rebuilt meanwhile
       let more: boolean;
       try {
-        more = lexical.prefetch(PREFETCH_SLICE);
+        more = lexical.prefetch(PREFETCH_SLICE) || (vectors?.prefetchMatrix(PREFETCH_MATRIX_BYTES) ?? false);
       } catch (error) {
         if (!(error instanceof SegmentError)) throw error;
         this.reset(error); // the next refresh rebuilds from the store
@@ -377,6 +382,8 @@ const openReaders = new FinalizationRegistry<SegmentReader>((reader) => reader.c
 
 /** Terms whose postings one background step reads. */
 const PREFETCH_SLICE = 2_000;
+/** Bytes of the vector matrix one background step reads (and checksums): a few milliseconds. */
+const PREFETCH_MATRIX_BYTES = 8 * 1024 * 1024;
 
 /** Rows read per step of a catch-up (a few milliseconds of work). */
 const CATCH_UP_SLICE = 1000;
