@@ -2,7 +2,7 @@
 // the same index, round after round, so this VM's drift (up to 2× between runs) falls on both.
 // The store is built once from the peer bench's real chunks (kept at --store for later runs).
 // Usage: node bench/compare-builds.mjs --a DIR --b DIR [--n 100000] [--store /tmp/loci-compare-100000]
-//          [--ops hybrid,ranked] [--queries 100] [--repeat 5] [--rounds 3] [--repos DIR,DIR] [--json]
+//          [--ops hybrid,ranked] [--queries 100] [--repeat 5] [--rounds 3] [--settle SECONDS] [--repos DIR,DIR] [--json]
 // DIR is a loci checkout with a build (its dist/), e.g. a `git worktree` of the older commit.
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -37,6 +37,10 @@ if (!existsSync(join(storeDir, 'loci-store', 'index.db'))) {
 }
 const options = (op) => ({ mode: op === 'ranked' ? 'hybrid' : op, topK: 10, ranker: op === 'ranked' });
 for (const engine of Object.values(engines)) for (const op of ops) await engine.search(queries[0], options(op)); // warm: loads the index
+// --settle S: wait S seconds before timing, so a long-lived engine's background reads (the
+// segment's postings, then its vector matrix) finish first, as between a server's requests.
+const settle = Number(argument('settle', '0'));
+if (settle > 0) await new Promise((resolve) => setTimeout(resolve, settle * 1000));
 
 for (let round = 1; round <= rounds; round++) {
   for (const [name, engine] of Object.entries(engines)) {
