@@ -34,9 +34,13 @@ const add = (file) => {
 for (const target of Object.values(manifest.exports)) if (typeof target === 'object' && target.import) add(target.import);
 for (const file of Object.values(manifest.bin)) add(file.startsWith('./') ? file : `./${file}`);
 
+const refuse = (message) => {
+  process.stderr.write(`bundle: ${message}; run tsc -p tsconfig.build.json first (npm run build does both).\n`);
+  process.exit(1);
+};
 for (const [name, file] of Object.entries(entries)) {
-  if (!existsSync(file)) throw new Error(`bundle: ${file} is missing; run tsc -p tsconfig.build.json first (npm run build does both).`);
-  if (readFileSync(file, 'utf8').includes(MARK)) throw new Error(`bundle: dist/${name}.js is already bundled; run tsc -p tsconfig.build.json first (npm run build does both).`);
+  if (!existsSync(file)) refuse(`${file} is missing`);
+  if (readFileSync(file, 'utf8').includes(MARK)) refuse(`dist/${name}.js is already bundled`);
 }
 rmSync(join(dist, 'chunks'), { recursive: true, force: true });
 
