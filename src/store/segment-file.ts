@@ -110,30 +110,8 @@ export class SegmentReader {
             rowIds: arrays.vectorRowIds,
             metaIndex: arrays.vectorMetaIndex,
             metas,
-            matrix: () => {
-              const bytes = this.read(header.matrix.offset, header.matrix.bytes);
-              if (crc32(bytes) >>> 0 !== header.matrix.crc) throw new SegmentError('vectors fail their checksum');
-              return new Float32Array(bytes.buffer, bytes.byteOffset, header.vectors * header.dimensions);
-            },
-            matrixReader: () => {
-              const total = header.matrix.bytes;
-              const bytes = Buffer.allocUnsafeSlow(total);
-              let done = 0;
-              let crc = 0;
-              return {
-                step: (size: number) => {
-                  const length = Math.min(Math.max(1, size), total - done);
-                  if (length > 0) {
-                    this.readInto(bytes, done, length, header.matrix.offset + done);
-                    crc = crc32(bytes.subarray(done, done + length), crc);
-                    done += length;
-                  }
-                  if (done < total) return undefined;
-                  if (crc >>> 0 !== header.matrix.crc) throw new SegmentError('vectors fail their checksum');
-                  return new Float32Array(bytes.buffer, bytes.byteOffset, header.vectors * header.dimensions);
-                },
-              };
-            },
+            matrix: () => this.matrixReader(header).step(header.matrix.bytes) as Float32Array,
+            matrixReader: () => this.matrixReader(header),
             row: (slot: number) => {
               if (!(slot >= 0 && slot < header.vectors)) throw new SegmentError(`no vector row ${slot}`, { damaged: false });
               const bytes = this.read(header.matrix.offset + slot * header.dimensions * 4, header.dimensions * 4);
@@ -196,6 +174,27 @@ export class SegmentReader {
   close(): void {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
+  }
+
+  /** The vector matrix read a slice at a time, checked whole against its checksum (VectorBase.matrixReader). */
+  private matrixReader(header: SegmentHeader): { step(bytes: number): Float32Array | undefined } {
+    const total = header.matrix.bytes;
+    const bytes = Buffer.allocUnsafeSlow(total);
+    let done = 0;
+    let crc = 0;
+    return {
+      step: (size: number) => {
+        const length = Math.min(Math.max(1, size), total - done);
+        if (length > 0) {
+          this.readInto(bytes, done, length, header.matrix.offset + done);
+          crc = crc32(bytes.subarray(done, done + length), crc);
+          done += length;
+        }
+        if (done < total) return undefined;
+        if (crc >>> 0 !== header.matrix.crc) throw new SegmentError('vectors fail their checksum');
+        return new Float32Array(bytes.buffer, bytes.byteOffset, header.vectors * header.dimensions);
+      },
+    };
   }
 
   private read(position: number, length: number): Uint8Array {

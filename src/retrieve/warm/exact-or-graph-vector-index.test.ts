@@ -27,6 +27,15 @@ describe('HNSW vector index', () => {
   const vectors = clusteredVectors(3000, dimensions, 3);
   const queries = clusteredVectors(60, dimensions, 99);
   const meta = (index: number) => ({ path: `dir${index % 3}/file${index}.ts`, language: index % 2 ? 'python' : 'go' });
+  /** Options for a graph (built from 100 vectors) saved as `name` in the test folder. */
+  const savedGraph = (name: string) => ({ threshold: 100, connectivity: 16, expansionAdd: 64, expansionSearch: 128, file: join(folder, name) });
+  /** An index of rows 0…count−1 with its graph built, loaded or mapped. */
+  const withRows = (count: number, options: ReturnType<typeof savedGraph>) => {
+    const index = new ExactOrGraphVectorIndex(dimensions, options);
+    vectors.slice(0, count).forEach((vector, rowId) => index.add(rowId, vector, meta(rowId)));
+    index.ensureGraph();
+    return index;
+  };
 
   it('matches exact search closely (recall@10 >= 0.95) once past the threshold', () => {
     const options = { threshold: 1000, connectivity: 16, expansionAdd: 128, expansionSearch: 160 };
@@ -78,11 +87,9 @@ describe('HNSW vector index', () => {
   });
 
   it('saves the graph and reconciles rows added and removed since', () => {
-    const file = join(folder, 'vectors.hnsw');
-    const options = { threshold: 100, connectivity: 16, expansionAdd: 64, expansionSearch: 128, file };
-    const first = new ExactOrGraphVectorIndex(dimensions, options);
-    vectors.slice(0, 500).forEach((vector, rowId) => first.add(rowId, vector, meta(rowId)));
-    first.ensureGraph();
+    const options = savedGraph('vectors.hnsw');
+    const { file } = options;
+    const first = withRows(500, options);
     first.persist();
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statSync(`${file}.keys`).mode & 0o777).toBe(0o600);
@@ -100,14 +107,8 @@ describe('HNSW vector index', () => {
   });
 
   it('memory-maps a saved graph that holds exactly the live rows, answers as the loaded one, and loads it at the first change', () => {
-    const file = join(folder, 'mapped.hnsw');
-    const options = { threshold: 100, connectivity: 16, expansionAdd: 64, expansionSearch: 128, file };
-    const open = (count: number) => {
-      const index = new ExactOrGraphVectorIndex(dimensions, options);
-      vectors.slice(0, count).forEach((vector, rowId) => index.add(rowId, vector, meta(rowId)));
-      index.ensureGraph();
-      return index;
-    };
+    const options = savedGraph('mapped.hnsw');
+    const open = (count: number) => withRows(count, options);
     const first = open(400);
     expect(first.mapped).toBe(false); // built here
     first.persist();
@@ -123,11 +124,8 @@ describe('HNSW vector index', () => {
   });
 
   it('a restored index rescores a mapped graph from single rows, without reading the whole matrix', () => {
-    const file = join(folder, 'restored.hnsw');
-    const options = { threshold: 100, connectivity: 16, expansionAdd: 64, expansionSearch: 128, file };
-    const first = new ExactOrGraphVectorIndex(dimensions, options);
-    vectors.slice(0, 500).forEach((vector, rowId) => first.add(rowId, vector, meta(rowId)));
-    first.ensureGraph();
+    const options = savedGraph('restored.hnsw');
+    const first = withRows(500, options);
     first.persist();
     const metas: Array<{ path: string; language: string }> = [];
     const snapshot = first.snapshot((row) => metas.push(row) - 1);
@@ -152,14 +150,9 @@ describe('HNSW vector index', () => {
   });
 
   it('rewrites the saved graph only when it changed since loaded or saved', () => {
-    const file = join(folder, 'unchanged.hnsw');
-    const options = { threshold: 100, connectivity: 16, expansionAdd: 64, expansionSearch: 128, file };
-    const load = (count: number) => {
-      const index = new ExactOrGraphVectorIndex(dimensions, options);
-      vectors.slice(0, count).forEach((vector, rowId) => index.add(rowId, vector, meta(rowId)));
-      index.ensureGraph();
-      return index;
-    };
+    const options = savedGraph('unchanged.hnsw');
+    const { file } = options;
+    const load = (count: number) => withRows(count, options);
     const first = load(300);
     expect(first.unsaved).toBe(true); // built here: nothing saved yet
     first.persist();

@@ -248,16 +248,7 @@ export class ExactOrGraphVectorIndex {
     const { keys } = this.graph.search(unit, breadth, 0);
     // The graph's f16 distances only choose candidates; each is scored exactly (f32 cosine), so
     // scores match an exact scan and the order is the exact order of what the graph found.
-    const rows: ScoredRow[] = [];
-    for (let index = 0; index < keys.length; index++) {
-      const rowId = Number(keys[index]);
-      const meta = this.flat.metaOf(rowId);
-      if (!meta || (accept && !accept(meta.path, meta.language))) continue;
-      const vector = this.flat.rowVector(rowId) as Float32Array;
-      let score = 0;
-      for (let dimension = 0; dimension < unit.length; dimension++) score += (unit[dimension] as number) * (vector[dimension] as number);
-      rows.push({ rowId, score, path: meta.path });
-    }
+    const rows = this.flat.scoreRows(keys, unit, accept);
     rows.sort((a, b) => b.score - a.score || a.rowId - b.rowId);
     if (rows.length > limit) rows.length = limit;
     if (accept && rows.length < limit) return this.flat.search(query, limit, accept);

@@ -7,7 +7,7 @@ import { queryTerms } from '../../lexical/tokenize.js';
 import { openSqliteStore } from '../../store/sqlite/sqlite-store.js';
 import type { Store } from '../../store/spec.js';
 import { catalogEntry, chunk } from '../../store/test-support/store-contract.js';
-import { readSegmentHeader, SegmentError, SegmentReader, sortTerms, writeSegment } from '../../store/segment-file.js';
+import { readSegmentHeader, SegmentError, type SegmentHeader, SegmentReader, sortTerms, writeSegment } from '../../store/segment-file.js';
 import { type SegmentEvent, STORE_INSTANCE_STATE, WarmIndex, type WarmIndexOptions } from './warm-index.js';
 import { pick, random, vocabulary } from './test-words.js';
 
@@ -40,6 +40,30 @@ async function writeRandomFile(next: () => number, path: string, withVectors = t
 
 function options(extra: Partial<WarmIndexOptions> = {}): WarmIndexOptions {
   return { weights, embedderId: 'e@8', dimensions: DIMENSIONS, segmentFile: segment, ...extra };
+}
+
+/** 30 random files saved as a segment; its header, and an index built from the rows to compare against. */
+async function savedWithReference(seed: number): Promise<{ header: SegmentHeader; reference: WarmIndex }> {
+  const next = random(seed);
+  for (let file = 0; file < 30; file++) await writeRandomFile(next, `src/a/file${file}.ts`);
+  await new WarmIndex(store, options()).persist();
+  const header = readSegmentHeader(segment);
+  if (!header) throw new Error('no segment header');
+  const reference = new WarmIndex(store, { ...options(), segmentFile: undefined });
+  await reference.refresh();
+  return { header, reference };
+}
+
+/** The 8 bytes before `end` of the segment damaged, then a long-lived index opened on it, waited on until its background read rejects the file (or 2 s pass). */
+async function damagedInBackground(end: number): Promise<{ warm: WarmIndex; events: SegmentEvent[] }> {
+  const damaged = readFileSync(segment);
+  damaged.fill(0x7f, end - 8, end);
+  writeFileSync(segment, damaged);
+  const events: SegmentEvent[] = [];
+  const warm = new WarmIndex(store, options({ prefetch: true, onSegment: (event) => events.push(event) }));
+  await warm.refresh();
+  for (let wait = 0; wait < 100 && events.length < 2; wait++) await new Promise((resolve) => setTimeout(resolve, 20));
+  return { warm, events };
 }
 
 /** The same queries against two indexes: lexical and vector top 15, row ids and scores, with and without a filter. */
@@ -173,26 +197,14 @@ describe('segment files', () => {
   });
 
   it('a long-lived index reads the rest of the segment in the background: a damaged posting is found without any search', async () => {
-    const next = random(23);
-    for (let file = 0; file < 30; file++) await writeRandomFile(next, `src/a/file${file}.ts`);
-    await new WarmIndex(store, options()).persist();
-    const header = readSegmentHeader(segment);
-    if (!header) throw new Error('no segment header');
-    const reference = new WarmIndex(store, { ...options(), segmentFile: undefined });
-    await reference.refresh();
+    const { header, reference } = await savedWithReference(23);
     // Whole: prefetched, the same answers.
     const whole = new WarmIndex(store, options({ prefetch: true }));
     await whole.refresh();
     await new Promise((resolve) => setTimeout(resolve, 50));
     expectSameAnswers(whole, reference, 31);
     // The last term's postings damaged: only a read of every term finds it.
-    const damaged = readFileSync(segment);
-    damaged.fill(0x7f, header.postings.offset + header.postings.bytes - 8, header.postings.offset + header.postings.bytes);
-    writeFileSync(segment, damaged);
-    const events: SegmentEvent[] = [];
-    const warm = new WarmIndex(store, options({ prefetch: true, onSegment: (event) => events.push(event) }));
-    await warm.refresh();
-    for (let wait = 0; wait < 100 && events.length < 2; wait++) await new Promise((resolve) => setTimeout(resolve, 20));
+    const { warm, events } = await damagedInBackground(header.postings.offset + header.postings.bytes);
     expect(events.map((event) => event.type)).toEqual(['segment-loaded', 'segment-rejected']);
     expect(events[1]?.reason).toMatch(/fail their checksum/);
     await warm.refresh(); // rebuilt from the store
@@ -200,13 +212,7 @@ describe('segment files', () => {
   });
 
   it('a long-lived index reads the vector matrix in the background too: its searches no longer read the file, and damaged vectors are found without any search', async () => {
-    const next = random(41);
-    for (let file = 0; file < 30; file++) await writeRandomFile(next, `src/a/file${file}.ts`);
-    await new WarmIndex(store, options()).persist();
-    const header = readSegmentHeader(segment);
-    if (!header) throw new Error('no segment header');
-    const reference = new WarmIndex(store, { ...options(), segmentFile: undefined });
-    await reference.refresh();
+    const { header, reference } = await savedWithReference(41);
     const whole = new WarmIndex(store, options({ prefetch: true }));
     await whole.refresh();
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -214,13 +220,7 @@ describe('segment files', () => {
     whole.close();
     expectSameAnswers(whole, reference, 42);
     // The matrix's last vector damaged: the background read finds it and drops the file.
-    const damaged = readFileSync(segment);
-    damaged.fill(0x7f, header.matrix.offset + header.matrix.bytes - 8, header.matrix.offset + header.matrix.bytes);
-    writeFileSync(segment, damaged);
-    const events: SegmentEvent[] = [];
-    const warm = new WarmIndex(store, options({ prefetch: true, onSegment: (event) => events.push(event) }));
-    await warm.refresh();
-    for (let wait = 0; wait < 100 && events.length < 2; wait++) await new Promise((resolve) => setTimeout(resolve, 20));
+    const { warm, events } = await damagedInBackground(header.matrix.offset + header.matrix.bytes);
     expect(events.map((event) => event.type)).toEqual(['segment-loaded', 'segment-rejected']);
     expect(events[1]?.reason).toMatch(/vectors fail their checksum/);
     await warm.refresh(); // rebuilt from the store

@@ -165,20 +165,26 @@ export class FlatVectorIndex {
   }
 
   /**
-   * A row's stored (normalised) vector to read once: from the restored file alone while the
-   * matrix is not loaded (a new process rescoring a graph's few candidates does not read every
-   * vector), else a view like vectorOf.
+   * Scores the given rows exactly (cosine against the unit query), in the given order, skipping
+   * rows not held or not accepted: a graph's candidates. While a restored matrix is not loaded,
+   * each row is read from the file alone (a new process rescoring a few candidates does not
+   * read every vector).
    */
-  rowVector(rowId: number): Float32Array | undefined {
-    const slot = this.slotOfRow.get(rowId);
-    if (slot === undefined) return undefined;
-    if (this.pendingMatrix && this.pendingRow) return this.pendingRow(slot);
-    return this.matrix.subarray(slot * this.dimensions, (slot + 1) * this.dimensions);
-  }
-
-  metaOf(rowId: number): VectorRowMeta | undefined {
-    const slot = this.slotOfRow.get(rowId);
-    return slot === undefined ? undefined : this.slotMeta[slot];
+  scoreRows(rowIds: ArrayLike<number | bigint>, unit: Float32Array, accept: RowFilter | undefined): ScoredRow[] {
+    const rows: ScoredRow[] = [];
+    const dimensions = this.dimensions;
+    for (let index = 0; index < rowIds.length; index++) {
+      const rowId = Number(rowIds[index]);
+      const slot = this.slotOfRow.get(rowId);
+      if (slot === undefined) continue;
+      const meta = this.slotMeta[slot] as VectorRowMeta;
+      if (accept && !accept(meta.path, meta.language)) continue;
+      const vector = this.pendingMatrix && this.pendingRow ? this.pendingRow(slot) : this.matrix.subarray(slot * dimensions, (slot + 1) * dimensions);
+      let score = 0;
+      for (let dimension = 0; dimension < dimensions; dimension++) score += (unit[dimension] as number) * (vector[dimension] as number);
+      rows.push({ rowId, score, path: meta.path });
+    }
+    return rows;
   }
 
   /**
