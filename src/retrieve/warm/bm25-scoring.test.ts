@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RowFilter } from '../../store/filter-match.js';
 import { LexicalIndex } from './lexical-index.js';
+import { K1, postingBlocks, termScore, type Postings } from './bm25-scoring.js';
 
 const weights = { path: 1.5, symbols: 2, heading: 1.5, body: 1 };
 
@@ -13,10 +14,10 @@ function random(seed: number) {
 }
 
 /** A corpus with a Zipf-like vocabulary: a few terms in most rows, many rare ones. */
-function buildIndex(seed: number, rows: number) {
+function buildIndex(seed: number, rows: number, shift = 6) {
   const next = random(seed);
   const termIds = new Map<string, number>();
-  const index = new LexicalIndex(weights, termIds, 0); // prune every query, however small
+  const index = new LexicalIndex(weights, termIds, 0, shift); // prune every query, however small, over 64-slot windows
   const vocabulary = Array.from({ length: 2000 }, (_, id) => `t${id}`);
   vocabulary.forEach((term, id) => termIds.set(term, id + 1));
   const pick = () => Math.floor(vocabulary.length * next() ** 4);
@@ -72,5 +73,56 @@ describe('top-k pruning in the warm BM25 index', () => {
       }
     }
     expect(index.search(['t0'], 10, python).every((row) => Number(row.path.match(/file(\d+)/)?.[1]) % 3 === 0)).toBe(true);
+  });
+
+  it('stays exact while rows are appended between queries (window maxima extended, not stale)', () => {
+    const { index, query, addRow } = buildIndex(5, 1500, 4);
+    let rowId = 1500;
+    for (let round = 0; round < 120; round++) {
+      const terms = query();
+      expect(index.search(terms, 20)).toEqual(index.searchExhaustive(terms, 20));
+      // Longer rows and more of them: later windows get new maxima, the average length moves.
+      for (let added = 0; added < 1 + (round % 7); added++) addRow(++rowId, round % 3 === 0 ? 300 : 0);
+    }
+  });
+
+  it('summarises a posting list per window the same whether built at once or extended, and stays a bound', () => {
+    const next = random(3);
+    const lengths = Float64Array.from({ length: 5000 }, () => 1 + Math.floor(next() * 400));
+    const slots: number[] = [];
+    for (let slot = 0; slot < 5000; slot++) if (next() < 0.3) slots.push(slot);
+    const weighted = Float32Array.from(slots, () => Math.floor(next() * 9));
+    const list = (length: number): Postings => ({ slots: Int32Array.from(slots), weighted, length, documentFrequency: length, maxWeighted: 9 });
+    const whole = postingBlocks(list(slots.length), lengths, 5, 120);
+    const grown = list(0);
+    for (const length of [1, 2, 200, 201, 900, slots.length]) {
+      grown.length = length;
+      postingBlocks(grown, lengths, 5, 120);
+    }
+    expect(grown.blocks).toEqual(whole);
+    // Each window's range is its postings, and its factor their largest score over idf·(K1 + 1).
+    const factorOf = (index: number, average: number) => termScore(1, weighted[index]!, lengths[slots[index]!]!, average) / (K1 + 1);
+    for (let window = 0; window < whole.maxFactor.length; window++) {
+      const inside = slots.map((slot, index) => ({ slot, index })).filter(({ slot }) => slot >> 5 === window);
+      expect(whole.start[window]).toBe(inside[0]?.index ?? whole.start[window + 1]);
+      if (inside.length === 0) continue;
+      expect(whole.start[window + 1]).toBe(inside[inside.length - 1]!.index + 1);
+      expect(whole.maxFactor[window]).toBeCloseTo(Math.max(...inside.map(({ index }) => factorOf(index, 120))), 12);
+    }
+    // Extended while the average length grows (each step within the rebuild threshold): older
+    // windows are scaled, never left below a posting's score under the new average.
+    const drifting = list(0);
+    let average = 100;
+    for (const length of [300, 600, 900, 1200, slots.length]) {
+      drifting.length = length;
+      average *= 1.02;
+      postingBlocks(drifting, lengths, 5, average);
+    }
+    const blocks = drifting.blocks!;
+    expect(blocks.loosened).toBeGreaterThan(1); // the scaling path ran
+    for (let index = 0; index < slots.length; index++) {
+      const window = slots[index]! >> 5;
+      expect(blocks.maxFactor[window]! * (1 + 1e-12)).toBeGreaterThanOrEqual(factorOf(index, average));
+    }
   });
 });

@@ -17,6 +17,8 @@ export interface Postings {
   documentFrequency: number;
   /** The largest weighted frequency ever appended (an upper bound: removals never lower it). */
   maxWeighted: number;
+  /** Per-window maxima for block-max pruning (long lists, built by the first query that needs them). */
+  blocks?: PostingBlocks | undefined;
 }
 
 /** What scoring reads of the index: per-slot arrays, indexed by slot. */
@@ -28,10 +30,8 @@ export interface ScoringView {
   paths: (slot: number) => { path: string; language: string };
   /** Zeroed scratch, one per slot; scoring leaves it zeroed. */
   accumulator: Float64Array;
-  /** Scratch the size of the accumulator for selections. */
-  scratch: () => Float64Array;
-  /** Zeroed marks, one per slot; scoring leaves them zeroed. */
-  marks: () => Uint8Array;
+  /** Slots in use (live or dead): every posting's slot is below it. */
+  slotCount: number;
 }
 
 export interface QueryTerm {
@@ -80,14 +80,99 @@ function findSlot(postings: Postings, wanted: number): number {
   return -1;
 }
 
+/** Slots per scoring window (and per block of a long posting list's maxima): 2^WINDOW_SHIFT. */
+export const WINDOW_SHIFT = 10;
+
 /**
- * Top-k BM25 over the postings, term at a time, with MaxScore-style pruning: terms go from
- * the largest possible contribution to the smallest; once the k-th best partial score beats
- * everything the unread terms could still add, no unseen row can enter the top k, so the
- * remaining terms only update the rows that still can (a binary search in each row's terms,
- * or a walk of a short posting list). The survivors are rescored in query order, so scores
- * are bit-identical to the exhaustive walk and to each other across paths.
- * `members` (when given) limits scoring to marked slots; `accept` is asked once per row.
+ * A long posting list's per-window summary, for block-max pruning: for window w (slots
+ * [w·2^shift, (w+1)·2^shift)), its postings are [start[w], start[w+1]) and the largest
+ * saturation f / (f + K1·(1 − B + B·length/averageLength)) among them is maxFactor[w], so
+ * idf·(K1 + 1)·maxFactor[w] bounds every score of the term there (removed rows only loosen it).
+ * Built on first use, extended as postings are appended, dropped when compaction renumbers slots.
+ */
+export interface PostingBlocks {
+  shift: number;
+  /** Postings summarised (the list only grows at its end between compactions). */
+  covered: number;
+  /** The average row length the factors were computed with. */
+  averageLength: number;
+  /** How much older windows were loosened by extensions under a larger average (rebuilt past LOOSEST). */
+  loosened: number;
+  start: Int32Array;
+  maxFactor: Float64Array;
+}
+
+/** An extension that would loosen old windows' bounds past this factor rebuilds them instead. */
+const LOOSEST = 1.05;
+
+/** The saturation part of a term's BM25 score: termScore = idf·(K1 + 1)·factor (up to rounding). */
+function saturation(frequency: number, length: number, averageLength: number): number {
+  return frequency / (frequency + K1 * (1 - B + (B * length) / averageLength));
+}
+
+/**
+ * How much a factor computed under average length `then` can grow under `now`: not at all when
+ * the average shrank (longer relative lengths only lower it), at most by now/then when it grew.
+ */
+export function loosening(then: number, now: number): number {
+  return now > then ? now / then : 1;
+}
+
+/** The postings' block summary for windows of 2^shift slots, built or extended to cover every posting. */
+export function postingBlocks(postings: Postings, lengths: Float64Array, shift: number, averageLength: number): PostingBlocks {
+  const { slots, weighted, length } = postings;
+  const old = postings.blocks;
+  if (old && old.shift === shift && old.covered === length) return old;
+  const windows = length === 0 ? 0 : ((slots[length - 1] as number) >> shift) + 1;
+  const start = new Int32Array(windows + 1);
+  const maxFactor = new Float64Array(windows);
+  // Appended postings only change the last summarised window and the ones after it; the
+  // older windows keep their factors, scaled to stay bounds under the new average.
+  let from = 0;
+  let loosened = 1;
+  if (old && old.shift === shift && old.covered > 0 && old.covered < length) {
+    const scale = loosening(old.averageLength, averageLength);
+    if (old.loosened * scale <= LOOSEST) {
+      loosened = old.loosened * scale;
+      from = (slots[old.covered - 1] as number) >> shift;
+      start.set(old.start.subarray(0, from + 1));
+      for (let window = 0; window < from; window++) maxFactor[window] = (old.maxFactor[window] as number) * scale;
+    }
+  }
+  let window = from;
+  let index = from === 0 ? 0 : (start[from] as number);
+  start[from] = index;
+  for (; index < length; index++) {
+    const slot = slots[index] as number;
+    const at = slot >> shift;
+    while (window < at) start[++window] = index;
+    const factor = saturation(weighted[index] as number, lengths[slot] as number, averageLength);
+    if (factor > (maxFactor[at] as number)) maxFactor[at] = factor;
+  }
+  while (window < windows) start[++window] = length;
+  const blocks: PostingBlocks = { shift, covered: length, averageLength, loosened, start, maxFactor };
+  postings.blocks = blocks;
+  return blocks;
+}
+
+/** Reused scratch for scoreTopK (scoring is synchronous, never re-entered). */
+let windowScores = new Float64Array(0);
+let windowFrequencies = new Float32Array(0);
+let windowTouched = new Int32Array(0);
+
+/**
+ * Top-k BM25 with block-max MaxScore pruning, document at a time within windows of
+ * 2^shift slots. Every query term's bound in a window is its block maximum (long lists) or its
+ * global maximum (short ones), 0 where it has no posting; windows are visited by their bounds'
+ * sum, largest first, so the k-th best score (the threshold) rises early, and a window whose
+ * sum falls short of it is skipped. In a window, terms are ordered by bound; the smallest ones
+ * whose bounds sum below the threshold are non-essential: no row holding only those can enter
+ * the top k. The essential terms' postings in the window are accumulated; each row found is
+ * then completed term by term (largest bound first, a binary search in the window's postings)
+ * and dropped as soon as what it has plus what the rest could add falls short. Rows that
+ * survive are scored exactly (terms summed in query order, the expression every path uses), so
+ * scores are bit-identical to the exhaustive walk. `members` (when given) limits scoring to
+ * marked slots; `accept` is asked at most once per row.
  */
 export function scoreTopK(
   view: ScoringView,
@@ -97,129 +182,205 @@ export function scoreTopK(
   accept: RowFilter | undefined,
   members: Uint8Array | undefined,
   prune = true,
+  shift = WINDOW_SHIFT,
 ): RowScore[] {
+  if (!prune) return scoreExhaustive(view, query, limit, averageLength, accept, members);
+  const terms = query.length;
+  const width = 1 << shift;
+  if (terms === 0 || limit <= 0 || view.slotCount === 0) return [];
+  if (windowScores.length < width) windowScores = new Float64Array(width);
+  if (windowTouched.length < width) windowTouched = new Int32Array(width);
+  if (windowFrequencies.length < width * terms) windowFrequencies = new Float32Array(width * terms);
+  const scores = windowScores;
+  const frequencies = windowFrequencies;
+  const touched = windowTouched;
+  const { alive, lengths, rowIds } = view;
+  const windows = ((view.slotCount - 1) >> shift) + 1;
+  const slotsOf: Int32Array[] = [];
+  const weightedOf: Float32Array[] = [];
+  const idfs = new Float64Array(terms);
+  /** idf·(K1 + 1): the accumulation's score is this times the saturation (rounding aside). */
+  const scaled = new Float64Array(terms);
+  // Per window and term (window·terms + term): the term's postings there and its bound.
+  const low = new Int32Array(windows * terms);
+  const high = new Int32Array(windows * terms);
+  const bounds = new Float64Array(windows * terms);
+  const totals = new Float64Array(windows);
+  for (let term = 0; term < terms; term++) {
+    const { idf, postings } = query[term] as QueryTerm;
+    const { slots, length } = postings;
+    slotsOf.push(slots);
+    weightedOf.push(postings.weighted);
+    idfs[term] = idf;
+    scaled[term] = idf * (K1 + 1);
+    // A per-window summary pays when the list has about a posting per window or more.
+    if (length >= 64 && length >= windows) {
+      const blocks = postingBlocks(postings, lengths, shift, averageLength);
+      const scale = idf * (K1 + 1) * loosening(blocks.averageLength, averageLength);
+      const covered = blocks.maxFactor.length;
+      for (let window = 0; window < covered; window++) {
+        const from = blocks.start[window] as number;
+        const to = blocks.start[window + 1] as number;
+        if (to === from) continue;
+        const at = window * terms + term;
+        low[at] = from;
+        high[at] = to;
+        const bound = scale * (blocks.maxFactor[window] as number);
+        bounds[at] = bound;
+        totals[window] = (totals[window] as number) + bound;
+      }
+    } else {
+      const bound = termScore(idf, postings.maxWeighted, 0, averageLength);
+      let index = 0;
+      while (index < length) {
+        const window = (slots[index] as number) >> shift;
+        const end = (window + 1) << shift;
+        const from = index;
+        while (index < length && (slots[index] as number) < end) index++;
+        const at = window * terms + term;
+        low[at] = from;
+        high[at] = index;
+        bounds[at] = bound;
+        totals[window] = (totals[window] as number) + bound;
+      }
+    }
+  }
+  // Windows with any posting, the largest bound sum first.
+  const visit: number[] = [];
+  for (let window = 0; window < windows; window++) if ((totals[window] as number) > 0) visit.push(window);
+  visit.sort((a, b) => (totals[b] as number) - (totals[a] as number) || a - b);
+  const order = new Int32Array(terms);
+  /** below[j]: the bounds of order[0..j) summed. */
+  const below = new Float64Array(terms + 1);
+  const c0 = K1 * (1 - B);
+  const c1 = (K1 * B) / averageLength;
+  const top = new TopK(limit);
+  let reach = Number.NEGATIVE_INFINITY;
+  for (const window of visit) {
+    if ((totals[window] as number) < reach) break; // the rest sum no higher
+    const first = window << shift;
+    const row = window * terms;
+    // Terms by bound, smallest first (insertion sort: queries have few terms).
+    for (let term = 0; term < terms; term++) {
+      let at = term;
+      const bound = bounds[row + term] as number;
+      while (at > 0 && (bounds[row + (order[at - 1] as number)] as number) > bound) {
+        order[at] = order[at - 1] as number;
+        at--;
+      }
+      order[at] = term;
+    }
+    let essentialFrom = 0;
+    for (let step = 0; step < terms; step++) {
+      below[step + 1] = (below[step] as number) + (bounds[row + (order[step] as number)] as number);
+      if ((below[step + 1] as number) < reach) essentialFrom = step + 1;
+    }
+    // Accumulate the essential terms' postings of this window.
+    let count = 0;
+    for (let step = essentialFrom; step < terms; step++) {
+      const term = order[step] as number;
+      const slots = slotsOf[term] as Int32Array;
+      const weighted = weightedOf[term] as Float32Array;
+      const factor = scaled[term] as number;
+      for (let index = low[row + term] as number, stop = high[row + term] as number; index < stop; index++) {
+        const slot = slots[index] as number;
+        if (alive[slot] === 0 || (members !== undefined && members[slot] === 0)) continue;
+        const frequency = weighted[index] as number;
+        if (frequency <= 0) continue;
+        const offset = slot - first;
+        if (scores[offset] === 0) touched[count++] = offset;
+        scores[offset] = (scores[offset] as number) + (factor * frequency) / (frequency + c0 + c1 * (lengths[slot] as number));
+        frequencies[offset * terms + term] = frequency;
+      }
+    }
+    // Complete each row found, or drop it once it cannot reach the top k.
+    for (let candidate = 0; candidate < count; candidate++) {
+      const offset = touched[candidate] as number;
+      const slot = first + offset;
+      const base = offset * terms;
+      let score = scores[offset] as number;
+      scores[offset] = 0;
+      let viable = true;
+      for (let step = essentialFrom - 1; step >= 0; step--) {
+        if (score + (below[step + 1] as number) < reach) {
+          viable = false;
+          break;
+        }
+        const term = order[step] as number;
+        const entry = findIn(slotsOf[term] as Int32Array, low[row + term] as number, (high[row + term] as number) - 1, slot);
+        if (entry < 0) continue;
+        const frequency = (weightedOf[term] as Float32Array)[entry] as number;
+        if (frequency <= 0) continue;
+        score += ((scaled[term] as number) * frequency) / (frequency + c0 + c1 * (lengths[slot] as number));
+        frequencies[base + term] = frequency;
+      }
+      if (viable && score >= reach && (accept === undefined || acceptSlot(view, accept, slot))) {
+        let exact = 0;
+        for (let term = 0; term < terms; term++) {
+          const frequency = frequencies[base + term] as number;
+          if (frequency > 0) exact += termScore(idfs[term] as number, frequency, lengths[slot] as number, averageLength);
+        }
+        top.push(rowIds[slot] as number, exact);
+        const floor = top.floor;
+        if (floor !== Number.NEGATIVE_INFINITY) reach = floor - SLACK * Math.abs(floor);
+      }
+      for (let term = 0; term < terms; term++) frequencies[base + term] = 0;
+    }
+  }
+  return top.sorted().map(({ id, score }) => ({ rowId: id, score }));
+}
+
+function acceptSlot(view: ScoringView, accept: RowFilter, slot: number): boolean {
+  const meta = view.paths(slot);
+  return accept(meta.path, meta.language);
+}
+
+/** Where `wanted` is among values[low..high] (ascending), or -1. */
+function findIn(values: Int32Array, low: number, high: number, wanted: number): number {
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    const value = values[middle] as number;
+    if (value === wanted) return middle;
+    if (value < wanted) low = middle + 1;
+    else high = middle - 1;
+  }
+  return -1;
+}
+
+/** Every posting of every term, in query order (the reference the pruned walk must equal). */
+function scoreExhaustive(view: ScoringView, query: readonly QueryTerm[], limit: number, averageLength: number, accept: RowFilter | undefined, members: Uint8Array | undefined): RowScore[] {
   const accumulator = view.accumulator;
   const touched: number[] = [];
-  const bounds = query.map(({ idf, postings }) => (idf * (postings.maxWeighted * (K1 + 1))) / (postings.maxWeighted + K1 * (1 - B)));
-  const order = query.map((_, index) => index);
-  if (prune) order.sort((a, b) => (bounds[b] as number) - (bounds[a] as number) || a - b);
-  const remaining = new Float64Array(order.length + 1);
-  for (let step = order.length - 1; step >= 0; step--) remaining[step] = (remaining[step + 1] as number) + (bounds[order[step] as number] as number);
-  let viable: number[] | undefined;
-  let marks: Uint8Array | undefined;
   try {
-    for (let step = 0; step < order.length; step++) {
-      const { idf, postings } = query[order[step] as number] as QueryTerm;
-      const rest = remaining[step] as number;
-      if (prune && step > 0 && touched.length >= limit && rest < (remaining[0] as number) - rest) {
-        const theta = kthLargest(view, viable ?? touched, limit);
-        const reach = theta - SLACK * Math.abs(theta);
-        if (rest < reach) viable = (viable ?? touched).filter((slot) => (accumulator[slot] as number) + rest >= reach);
-      }
-      if (!viable) {
-        const { slots, weighted, length } = postings;
-        for (let index = 0; index < length; index++) {
-          const slot = slots[index] as number;
-          if (view.alive[slot] === 0 || (members !== undefined && members[slot] === 0)) continue;
-          const frequency = weighted[index] as number;
-          if (frequency <= 0) continue;
-          if (accumulator[slot] === 0) {
-            touched.push(slot);
-            if (accept) {
-              const meta = view.paths(slot);
-              if (!accept(meta.path, meta.language)) {
-                accumulator[slot] = -Infinity; // stays −∞: never a candidate, never a threshold
-                continue;
-              }
+    for (const { idf, postings } of query) {
+      const { slots, weighted, length } = postings;
+      for (let index = 0; index < length; index++) {
+        const slot = slots[index] as number;
+        if (view.alive[slot] === 0 || (members !== undefined && members[slot] === 0)) continue;
+        const frequency = weighted[index] as number;
+        if (frequency <= 0) continue;
+        if (accumulator[slot] === 0) {
+          touched.push(slot);
+          if (accept) {
+            const meta = view.paths(slot);
+            if (!accept(meta.path, meta.language)) {
+              accumulator[slot] = Number.NEGATIVE_INFINITY; // stays −∞: never a candidate
+              continue;
             }
           }
-          accumulator[slot] = (accumulator[slot] as number) + termScore(idf, frequency, view.lengths[slot] as number, averageLength);
         }
-        continue;
-      }
-      // Only rows that can still reach the top k: walk a short posting list against marks,
-      // or look each such row up in the (slot-ordered) postings.
-      if (postings.length < viable.length * 8) {
-        marks ??= view.marks();
-        for (const slot of viable) marks[slot] = 1;
-        const { slots, weighted, length } = postings;
-        for (let index = 0; index < length; index++) {
-          const slot = slots[index] as number;
-          if (marks[slot] === 0 || view.alive[slot] === 0) continue;
-          const frequency = weighted[index] as number;
-          if (frequency > 0) accumulator[slot] = (accumulator[slot] as number) + termScore(idf, frequency, view.lengths[slot] as number, averageLength);
-        }
-        for (const slot of viable) marks[slot] = 0;
-      } else {
-        for (const slot of viable) {
-          if (view.alive[slot] === 0) continue;
-          const entry = findSlot(postings, slot);
-          if (entry < 0) continue;
-          const frequency = postings.weighted[entry] as number;
-          if (frequency > 0) accumulator[slot] = (accumulator[slot] as number) + termScore(idf, frequency, view.lengths[slot] as number, averageLength);
-        }
+        accumulator[slot] = (accumulator[slot] as number) + termScore(idf, frequency, view.lengths[slot] as number, averageLength);
       }
     }
-    const pool = viable ?? touched;
     const top = new TopK(limit);
-    if (!prune) {
-      for (const slot of pool) {
-        const score = accumulator[slot] as number;
-        if (score > 0) top.push(view.rowIds[slot] as number, score);
-      }
-      return top.sorted().map(({ id, score }) => ({ rowId: id, score }));
-    }
-    // Partial sums were added in bound order: pick the head by them, then rescore it exactly.
-    const approximate = new TopK(limit);
-    for (const slot of pool) {
+    for (const slot of touched) {
       const score = accumulator[slot] as number;
-      if (score > 0) approximate.push(slot, score);
-    }
-    const floor = approximate.floor;
-    const cut = floor === -Infinity ? 0 : floor - SLACK * Math.abs(floor);
-    for (const slot of pool) {
-      const score = accumulator[slot] as number;
-      if (score > 0 && score >= cut) top.push(view.rowIds[slot] as number, exactScore(view, slot, query, averageLength));
+      if (score > 0) top.push(view.rowIds[slot] as number, score);
     }
     return top.sorted().map(({ id, score }) => ({ rowId: id, score }));
   } finally {
     for (const slot of touched) accumulator[slot] = 0;
   }
-}
-
-/** The limit-th largest positive accumulated score among the slots (−∞ when fewer). */
-function kthLargest(view: ScoringView, slots: readonly number[], limit: number): number {
-  const values = view.scratch();
-  let count = 0;
-  for (const slot of slots) {
-    const score = view.accumulator[slot] as number;
-    if (score > 0) values[count++] = score;
-  }
-  if (count < limit) return -Infinity;
-  // Quickselect for the element that would sit at index limit − 1 in descending order.
-  let low = 0;
-  let high = count - 1;
-  const target = limit - 1;
-  while (low < high) {
-    const pivot = values[(low + high) >> 1] as number;
-    let left = low;
-    let right = high;
-    while (left <= right) {
-      while ((values[left] as number) > pivot) left++;
-      while ((values[right] as number) < pivot) right--;
-      if (left <= right) {
-        const swap = values[left] as number;
-        values[left] = values[right] as number;
-        values[right] = swap;
-        left++;
-        right--;
-      }
-    }
-    if (target <= right) high = right;
-    else if (target >= left) low = left;
-    else break;
-  }
-  return values[target] as number;
 }
 
 /** Scores only the given slots (a selective filter): the same sums in query order. */
