@@ -213,8 +213,9 @@ export function scoreTopK(
     weightedOf.push(postings.weighted);
     idfs[term] = idf;
     scaled[term] = idf * (K1 + 1);
-    // A per-window summary pays when the list has about a posting per window or more.
-    if (length >= 64 && length >= windows) {
+    // A per-window summary (12 bytes a window) for lists of 8 postings a window or more: at
+    // most a fifth of their postings' memory; a shorter list is cheap to walk whole.
+    if (length >= 64 && length >= windows * 8) {
       const blocks = postingBlocks(postings, lengths, shift, averageLength);
       const scale = idf * (K1 + 1) * loosening(blocks.averageLength, averageLength);
       const covered = blocks.maxFactor.length;
