@@ -62,11 +62,12 @@ const SELECTIVE_FILTER = 0.1;
 
 /**
  * Large graphs are searched wider: usearch explores max(k, expansion_search) nodes, and at
- * 1M vectors (M 16) recall@10 goes 0.867 → 0.933 from k = 160 to 400 for +1.1 ms
- * (bench/hnsw-breadth.mjs). Breadth grows with the graph (one per 2,500 vectors), capped.
+ * 1M vectors (M 24, f16) recall@10 goes 0.869 / 0.929 / 0.949 / 0.949 at k = 160 / 400 / 500
+ * / 600, p50 0.66 / 1.50 / 1.86 / 2.03 ms (bench/hnsw-breadth.mjs, 2026-11-25). Breadth
+ * grows with the graph (one per 2,000 vectors), capped where recall stops rising.
  */
-const VECTORS_PER_BREADTH = 2_500;
-const MAX_BREADTH = 400;
+const VECTORS_PER_BREADTH = 2_000;
+const MAX_BREADTH = 500;
 
 /**
  * The graph holds f16 copies of the vectors and only proposes candidates: every one is
@@ -90,10 +91,12 @@ export function createGraph(module: UsearchModule, dimensions: number, options: 
 }
 
 /**
- * Saves a graph and its key list, each through a temporary file and a rename, readable by
- * the store's owner only (the graph holds the store's vectors, like the database).
+ * Saves a graph and its key list (ascending, so opening checks it in one pass), each through a
+ * temporary file and a rename, readable by the store's owner only (the graph holds the
+ * store's vectors, like the database).
  */
-export function writeGraphFiles(graph: UsearchIndex, keys: Int32Array, file: string): void {
+export function writeGraphFiles(graph: UsearchIndex, unordered: Int32Array, file: string): void {
+  const keys = Int32Array.from(unordered).sort();
   graph.save(`${file}.tmp`);
   chmodSync(`${file}.tmp`, 0o600);
   writeFileSync(`${file}.keys.tmp`, Buffer.from(keys.buffer, keys.byteOffset, keys.byteLength), { mode: 0o600 });
@@ -288,8 +291,7 @@ export class ExactOrGraphVectorIndex {
       const bytes = readFileSync(`${file}.keys`);
       if (bytes.length % 4 !== 0) return false;
       const keys = new Int32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
-      if (keys.length !== this.flat.size) return false;
-      for (let index = 0; index < keys.length; index++) if (!this.flat.has(keys[index] as number)) return false;
+      if (keys.length !== this.flat.size || !this.flat.hasAll(keys)) return false;
       graph.view(file);
       if (graph.size() !== keys.length) return false;
       // Its keys are exactly the live rows (graphKeys stays empty while viewed).

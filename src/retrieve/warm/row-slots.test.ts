@@ -47,4 +47,19 @@ describe('RowSlots', () => {
     expect([...slots.keys()]).toEqual([2, 5, 9]);
     expect(() => slots.restore(Float64Array.of(1))).toThrow(/empty/);
   });
+
+  it('hasAll answers as has() for every id, ascending or not, restored or changed', () => {
+    const next = random(5);
+    for (let round = 0; round < 200; round++) {
+      const held = Float64Array.from(new Set(Array.from({ length: 1 + Math.floor(next() * 60) }, () => 1 + Math.floor(next() * 100)))).sort();
+      const slots = new RowSlots();
+      slots.restore(held);
+      if (round % 4 === 3) slots.set(1_000, held.length); // the map path
+      const asked = Int32Array.from({ length: Math.floor(next() * 30) }, () => 1 + Math.floor(next() * 100));
+      if (round % 2 === 0) asked.sort();
+      const expected = [...asked].every((rowId) => slots.has(rowId));
+      expect(slots.hasAll(asked)).toBe(expected);
+      expect(slots.hasAll(Int32Array.from(held))).toBe(true); // every held id, ascending: the merged pass
+    }
+  });
 });

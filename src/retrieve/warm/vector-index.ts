@@ -154,6 +154,11 @@ export class FlatVectorIndex {
     return this.slotOfRow.has(rowId);
   }
 
+  /** Whether every one of the row ids is held (fastest when they ascend). */
+  hasAll(rowIds: Int32Array): boolean {
+    return this.slotOfRow.hasAll(rowIds);
+  }
+
   rowIds(): IterableIterator<number> {
     return this.slotOfRow.keys();
   }
