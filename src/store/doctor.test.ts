@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkStore, type StoreReport } from './doctor.js';
 import { resolveStoreLocation } from './location.js';
 import { openSqliteStore } from './sqlite/sqlite-store.js';
+import { CURRENT_SCHEMA_VERSION } from './sqlite/schema.js';
 import { catalogEntry, chunk } from './test-support/store-contract.js';
 
 let root: string;
@@ -49,13 +50,31 @@ describe('loci doctor', () => {
     old.close();
     expect(check().healthy).toBe(true);
     const store = openSqliteStore({ file });
-    expect((await store.getMeta()).schemaVersion).toBe(2);
+    expect((await store.getMeta()).schemaVersion).toBe(CURRENT_SCHEMA_VERSION);
     expect((await store.scanIndexRows({})).map((row) => row.path)).toEqual(['a.ts', 'a.ts', 'b.ts']);
     await store.close();
     const reader = new Database(file, { readonly: true });
     expect(reader.prepare("SELECT count(*) FROM sqlite_master WHERE name LIKE 'chunk_fts%'").pluck().get()).toBe(0);
     reader.close();
     expect(check().healthy).toBe(true);
+  });
+
+  it('upgrades a store of schema 2: deletions are counted from then on, by any writer', async () => {
+    const file = await writeIndex();
+    const old = new Database(file);
+    old.exec("DROP TRIGGER chunk_deletions; DELETE FROM meta WHERE key = 'chunk_deletions'; UPDATE meta SET value = '2' WHERE key = 'schema_version'");
+    old.close();
+    const store = openSqliteStore({ file });
+    expect((await store.getMeta()).schemaVersion).toBe(CURRENT_SCHEMA_VERSION);
+    expect(await store.chunkDeletions?.()).toBe(0);
+    await store.close();
+    // Another connection (an older build, a script) deleting rows still moves the count.
+    const other = new Database(file);
+    other.prepare("DELETE FROM chunks WHERE path = 'a.ts'").run();
+    other.close();
+    const reopened = openSqliteStore({ file });
+    expect(await reopened.chunkDeletions?.()).toBe(2);
+    await reopened.close();
   });
 
   it('counts orphan rows', async () => {

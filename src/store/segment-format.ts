@@ -137,6 +137,8 @@ export interface SegmentHeader {
   watermark: number;
   /** The lexicon is held up to this id. */
   lastLexiconId: number;
+  /** The store's chunk deletion count when the rows were read (absent: unknown, so readers count rows). */
+  chunkDeletions?: number;
   rows: number;
   vectors: number;
   /** Byte offset and element count of each eager array. */

@@ -244,8 +244,14 @@ export interface Store extends Partial<SelfRankingStore> {
   changeToken(): Promise<string>;
   /** Rows for building in-memory indexes, in row id order. */
   scanIndexRows(options: ScanOptions): Promise<IndexRow[]>;
-  /** How many chunk rows are live (cheap: tells a scanner whether any were deleted). */
+  /** How many chunk rows are live (tells a scanner whether any were deleted). */
   countChunks(): Promise<number>;
+  /**
+   * A count of chunk rows ever deleted, moved in the same commit as the delete; a scanner that
+   * saw this value has seen every deletion (cheaper than countChunks at scale). Absent when
+   * a store cannot tell.
+   */
+  chunkDeletions?(): Promise<number | undefined>;
   /** Every live chunk row id (to find deletions since a scan). */
   liveRowIds(): Promise<Int32Array>;
   /** Lexicon terms with id > afterId, as [id, term] pairs. */

@@ -125,6 +125,62 @@ describe('segment files', () => {
     expectSameAnswers(caughtUp, rebuilt, 14);
   });
 
+  it("a new process counts no rows when the store's deletion count says nothing was deleted since the segment, and catches deletions when it moved", async () => {
+    const { header, reference } = await savedWithReference(21);
+    expect(header.chunkDeletions).toBe(await store.chunkDeletions?.());
+    const counted = (warm: () => WarmIndex) => {
+      let calls = 0;
+      const counting = Object.assign(Object.create(store) as Store, { countChunks: () => (calls++, store.countChunks()) });
+      return { counting, calls: () => calls, warm };
+    };
+    const quiet = counted(() => new WarmIndex(quiet.counting, options()));
+    const untouched = quiet.warm();
+    await untouched.refresh();
+    expect(untouched.fromSegment).toBe(true);
+    expect(quiet.calls()).toBe(0);
+    expectSameAnswers(untouched, reference, 22);
+    // Another writer deletes and rewrites files: the count moved, so rows are compared.
+    const next = random(23);
+    await store.deleteFile('src/a/file3.ts');
+    await writeRandomFile(next, 'src/a/file4.ts');
+    const moved = counted(() => new WarmIndex(moved.counting, options()));
+    const caughtUp = moved.warm();
+    await caughtUp.refresh();
+    expect(moved.calls()).toBe(1);
+    const rebuilt = new WarmIndex(store, { ...options(), segmentFile: undefined });
+    await rebuilt.refresh();
+    expectSameAnswers(caughtUp, rebuilt, 24);
+  });
+
+  it('equal row counts after a deletion do not hide it when rows arrived after the scan (they could stand in for the deleted ones)', async () => {
+    const next = random(25);
+    for (let file = 0; file < 20; file++) await writeRandomFile(next, `src/a/file${file}.ts`);
+    let racing = false;
+    // A writer that adds as many rows as were just deleted between the catch-up's scan and its count.
+    const racer = Object.assign(Object.create(store) as Store, {
+      countChunks: async () => {
+        if (racing) {
+          racing = false;
+          await store.writeFile({ entry: catalogEntry('src/late.ts', { embedder: 'e@8' }), chunks: [chunk('src/late.ts', 1, 'late words here', {}), chunk('src/late.ts', 11, 'more late words', {})] });
+        }
+        return store.countChunks();
+      },
+    });
+    const warm = new WarmIndex(racer, { ...options(), segmentFile: undefined });
+    await warm.refresh();
+    await store.writeFile({ entry: catalogEntry('src/gone.ts', { embedder: 'e@8' }), chunks: [chunk('src/gone.ts', 1, 'doomed words', {}), chunk('src/gone.ts', 11, 'doomed too', {})] });
+    await warm.refresh();
+    await store.deleteFile('src/gone.ts');
+    racing = true;
+    await warm.refresh(); // counts equal (2 deleted, 2 added after the scan)
+    await warm.refresh(); // reads the late rows; the deleted ones must go now
+    const rebuilt = new WarmIndex(store, { ...options(), segmentFile: undefined });
+    await rebuilt.refresh();
+    expect(warm.size).toBe(rebuilt.size);
+    expect(warm.searchLexical(['doom'], 10, undefined)).toEqual([]);
+    expectSameAnswers(warm, rebuilt, 26);
+  });
+
   it('a damaged, truncated, foreign or stale file is never trusted: the index is rebuilt from the store and the file rewritten', async () => {
     const next = random(5);
     for (let file = 0; file < 30; file++) await writeRandomFile(next, `src/a/file${file}.ts`);

@@ -70,6 +70,8 @@ export class WarmIndex {
   private segmentWatermark = -1;
   /** Rows added or removed since then. */
   private changesSinceSegment = 0;
+  /** The store's chunk deletion count every deletion up to which this index has applied (undefined: unknown). */
+  private deletionsSeen: number | undefined;
 
   constructor(
     private readonly store: Store,
@@ -110,6 +112,7 @@ export class WarmIndex {
     this.token = undefined;
     this.segmentWatermark = -1;
     this.changesSinceSegment = 0;
+    this.deletionsSeen = undefined;
   }
 
   /** Runs a search; when a part of the segment read on demand is damaged, rebuilds from the store and runs it again. */
@@ -205,6 +208,7 @@ export class WarmIndex {
           weights: this.options.weights,
           watermark: this.watermark,
           lastLexiconId: this.lastLexiconId,
+          ...(this.deletionsSeen !== undefined ? { chunkDeletions: this.deletionsSeen } : {}),
         },
         lexical,
         vectors,
@@ -249,6 +253,8 @@ export class WarmIndex {
     this.lastLexiconId = reader.header.lastLexiconId;
     this.watermark = reader.header.watermark;
     this.segmentWatermark = reader.header.watermark;
+    const deletions = reader.header.chunkDeletions;
+    this.deletionsSeen = Number.isSafeInteger(deletions) && (deletions as number) >= 0 ? deletions : undefined;
     this.reader = reader;
     openReaders.register(this, reader);
     this.options.onSegment?.({ type: 'segment-loaded', file, rows: this.lexical.size, ms: performance.now() - started });
@@ -344,15 +350,25 @@ export class WarmIndex {
       this.termIds.set(term, id);
       this.lastLexiconId = Math.max(this.lastLexiconId, id);
     }
-    // Rows are never updated in place, only deleted and re-inserted with new ids.
-    if ((await this.store.countChunks()) !== this.lexical.size) {
-      const alive = new Set(await this.store.liveRowIds());
-      const gone = [...this.lexical.rowIds()].filter((rowId) => !alive.has(rowId));
-      this.changesSinceSegment += gone.length;
-      for (const rowId of gone) {
-        this.lexical.remove(rowId);
-        this.vectors?.remove(rowId);
-        this.withoutVector.delete(rowId);
+    // Rows are never updated in place, only deleted and re-inserted with new ids. A store that
+    // counts its deletions says whether any happened since this index last looked; otherwise
+    // (or when some did) a row count unequal to ours means some held rows are gone.
+    const deletions = await this.store.chunkDeletions?.();
+    if (deletions === undefined || deletions !== this.deletionsSeen) {
+      if ((await this.store.countChunks()) !== this.lexical.size) {
+        const alive = new Set(await this.store.liveRowIds());
+        const gone = [...this.lexical.rowIds()].filter((rowId) => !alive.has(rowId));
+        this.changesSinceSegment += gone.length;
+        for (const rowId of gone) {
+          this.lexical.remove(rowId);
+          this.vectors?.remove(rowId);
+          this.withoutVector.delete(rowId);
+        }
+        this.deletionsSeen = deletions;
+      } else if ((await this.store.scanIndexRows({ afterRowId: this.watermark, limit: 1 })).length === 0) {
+        // Equal counts prove the same rows only when no row came after the scan (new rows
+        // could stand in for deleted ones); otherwise the next catch-up looks again.
+        this.deletionsSeen = deletions;
       }
     }
     // Vectors attached to rows already held (the store joins vectors by content hash).

@@ -4,6 +4,7 @@ import { isLociError } from '../../errors/index.js';
 import { catalogEntry, chunk, describeStoreContract } from '../test-support/store-contract.js';
 import { startTestPostgres, uniqueNamespace, type TestPostgres } from '../test-support/pglite-server.js';
 import { openPostgresStore } from './postgres-store.js';
+import { PG_SCHEMA_VERSION } from './schema.js';
 
 const serverReady: Promise<TestPostgres> = startTestPostgres();
 afterAll(async () => {
@@ -54,6 +55,30 @@ describe('postgres store: namespaces, safety and concurrent writers', () => {
       await second.close();
       await dropNamespace(url, a);
       await dropNamespace(url, b);
+    }
+  });
+
+  it('upgrades a namespace of schema 1: deletions are counted from then on, by any writer', async () => {
+    const namespace = uniqueNamespace('upgrade');
+    const schema = `"loci_${namespace}"`;
+    const first = await openPostgresStore({ url: `${url}?namespace=${namespace}`, create: true });
+    await first.writeFile({ entry: catalogEntry('a.ts'), chunks: [chunk('a.ts', 1, 'alpha'), chunk('a.ts', 3, 'beta')] });
+    await first.close();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      // As schema 1 left it: no counter, no trigger.
+      await client.query(`DROP TRIGGER chunk_deletions ON ${schema}.chunks; DROP FUNCTION ${schema}.count_chunk_deletions();
+        DELETE FROM ${schema}.meta WHERE key = 'chunk_deletions'; UPDATE ${schema}.meta SET value = '1' WHERE key = 'schema_version'`);
+      const upgraded = await openPostgresStore({ url: `${url}?namespace=${namespace}` });
+      expect((await upgraded.getMeta()).schemaVersion).toBe(PG_SCHEMA_VERSION);
+      expect(await upgraded.chunkDeletions?.()).toBe(0);
+      await client.query(`DELETE FROM ${schema}.chunks WHERE path = 'a.ts'`); // another writer
+      expect(await upgraded.chunkDeletions?.()).toBe(2);
+      await upgraded.close();
+    } finally {
+      await client.end();
+      await dropNamespace(url, namespace);
     }
   });
 

@@ -301,6 +301,12 @@ class PostgresStore implements Store {
     return Number(row?.n ?? 0);
   }
 
+  async chunkDeletions(): Promise<number | undefined> {
+    const [row] = await this.session.rows<{ value: string }>(`SELECT value FROM ${this.s}.meta WHERE key = 'chunk_deletions'`);
+    const value = Number(row?.value);
+    return Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+  }
+
   async liveRowIds(): Promise<Int32Array> {
     const rows = await this.session.rows<{ id: number }>(`SELECT id FROM ${this.s}.chunks ORDER BY id`);
     return Int32Array.from(rows, (row) => row.id);

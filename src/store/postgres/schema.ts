@@ -72,6 +72,22 @@ export const pgMigrations: ReadonlyArray<(schema: string) => string> = [
       );
     `;
   },
+  // 2: a count of deleted chunk rows, moved by the database in the deleting statement
+  // (whoever deletes), so a reader can tell nothing was deleted without counting every row.
+  (schema) => {
+    const s = q(schema);
+    return `
+      INSERT INTO ${s}.meta (key, value) VALUES ('chunk_deletions', '0') ON CONFLICT (key) DO NOTHING;
+      CREATE FUNCTION ${s}.count_chunk_deletions() RETURNS trigger LANGUAGE plpgsql AS $body$
+      BEGIN
+        UPDATE ${s}.meta SET value = (value::bigint + (SELECT count(*) FROM gone))::text WHERE key = 'chunk_deletions';
+        RETURN NULL;
+      END
+      $body$;
+      CREATE TRIGGER chunk_deletions AFTER DELETE ON ${s}.chunks
+        REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION ${s}.count_chunk_deletions();
+    `;
+  },
 ];
 
 export const PG_SCHEMA_VERSION = pgMigrations.length;

@@ -78,6 +78,18 @@ export const migrations: ReadonlyArray<(db: Database.Database) => void> = [
   (db) => {
     db.exec('DROP TABLE IF EXISTS chunk_fts');
   },
+  // 3: a count of deleted chunk rows, moved by the database itself in the deleting commit
+  // (whoever deletes), so a reader can tell that nothing was deleted since it last looked
+  // without counting every row (at 1M chunks `count(*)` took ~80 ms on each catch-up).
+  (db) => {
+    db.exec(`
+      INSERT OR IGNORE INTO meta (key, value) VALUES ('chunk_deletions', '0');
+      CREATE TRIGGER IF NOT EXISTS chunk_deletions AFTER DELETE ON chunks
+      BEGIN
+        UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'chunk_deletions';
+      END;
+    `);
+  },
 ];
 
 export const CURRENT_SCHEMA_VERSION = migrations.length;

@@ -265,6 +265,13 @@ class SqliteStore implements Store {
     return this.guard(() => this.statements.countChunks.get() as number);
   }
 
+  async chunkDeletions(): Promise<number | undefined> {
+    return this.guard(() => {
+      const value = Number(this.statements.chunkDeletions.get());
+      return Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+    });
+  }
+
   async liveRowIds(): Promise<Int32Array> {
     return this.guard(() => Int32Array.from(this.statements.liveRowIds.all() as number[]));
   }

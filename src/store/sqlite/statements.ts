@@ -21,6 +21,7 @@ export interface Statements {
   lexiconAfter: Database.Statement;
   liveRowIds: Database.Statement;
   countChunks: Database.Statement;
+  chunkDeletions: Database.Statement;
   deleteChunksOfPath: Database.Statement;
   deleteFile: Database.Statement;
   insertChunk: Database.Statement;
@@ -68,6 +69,7 @@ export function prepareStatements(db: Database.Database): Statements {
     lexiconAfter: db.prepare('SELECT id, term FROM lexicon WHERE id > ? ORDER BY id').raw(),
     liveRowIds: db.prepare('SELECT id FROM chunks ORDER BY id').pluck(),
     countChunks: db.prepare('SELECT count(*) FROM chunks').pluck(),
+    chunkDeletions: db.prepare("SELECT value FROM meta WHERE key = 'chunk_deletions'").pluck(),
     deleteChunksOfPath: db.prepare('DELETE FROM chunks WHERE path = ?'),
     deleteFile: db.prepare('DELETE FROM files WHERE path = ?'),
     insertChunk: db.prepare(`INSERT INTO chunks (chunk_id, content_hash, path, start_line, end_line, language, kind, symbol, symbols, heading_path, text)

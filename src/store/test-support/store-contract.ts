@@ -140,9 +140,18 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
       expect([...first, ...second, ...third].map((row) => row.rowId)).toEqual(all.map((row) => row.rowId));
       expect(third).toHaveLength(1);
       expect(await store.countChunks()).toBe(5);
+      const deletionsBefore = await store.chunkDeletions?.();
       await store.deleteFile('a.ts');
       expect(await store.countChunks()).toBe(2);
       expect([...(await store.liveRowIds())]).toEqual(all.slice(3).map((row) => row.rowId));
+      // A store that counts deletions counts these three, and nothing for writes that delete nothing.
+      if (deletionsBefore !== undefined) {
+        expect(await store.chunkDeletions?.()).toBe(deletionsBefore + 3);
+        await store.writeFile({ entry: catalogEntry('c.ts'), chunks: [chunk('c.ts', 1, 'zeta')] });
+        expect(await store.chunkDeletions?.()).toBe(deletionsBefore + 3);
+        await store.writeFile({ entry: catalogEntry('b.ts', { contentHash: 'v2' }), chunks: [chunk('b.ts', 1, 'eta')] });
+        expect(await store.chunkDeletions?.()).toBe(deletionsBefore + 5);
+      }
     });
 
     it('deletes a file with its chunks and lexical rows', async () => {
