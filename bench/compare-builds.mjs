@@ -1,9 +1,11 @@
 // Two builds of loci, one store, taking turns: search latency of build A against build B on
 // the same index, round after round, so this VM's drift (up to 2× between runs) falls on both.
 // The store is built once from the peer bench's real chunks (kept at --store for later runs).
-// Usage: node bench/compare-builds.mjs --a DIR --b DIR [--n 100000] [--store /tmp/loci-compare-100000]
+// Usage: node bench/compare-builds.mjs --a DIR --b DIR [--n 100000] [--store /tmp/loci-compare-100000] [--store-b COPY]
 //          [--ops hybrid,ranked] [--queries 100] [--repeat 5] [--rounds 3] [--settle SECONDS] [--repos DIR,DIR] [--json]
 // DIR is a loci checkout with a build (its dist/), e.g. a `git worktree` of the older commit.
+// --store-b: B searches its own copy of the store (when A's build migrates the store's schema,
+// an older B refuses it); make it with `cp -r` before A first opens the store.
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -27,7 +29,8 @@ for (const [name, dir] of Object.entries(builds)) {
   const entry = join(resolve(dir), 'dist', 'index.js');
   if (!existsSync(entry)) throw new Error(`${dir} has no dist/index.js; run npm run build there.`);
   const { createLoci } = await import(pathToFileURL(entry).href);
-  engines[name] = createLoci({ root: storeDir, store: join(storeDir, 'loci-store') });
+  const searched = name === 'B' ? argument('store-b', storeDir) : storeDir;
+  engines[name] = createLoci({ root: searched, store: join(searched, 'loci-store') });
 }
 if (!existsSync(join(storeDir, 'loci-store', 'index.db'))) {
   const { chunks } = sizeTo(await realChunks(n, repos), n, 11);

@@ -163,9 +163,10 @@ let windowTouched = new Int32Array(0);
 /**
  * Top-k BM25 with block-max MaxScore pruning, document at a time within windows of
  * 2^shift slots. Every query term's bound in a window is its block maximum (long lists) or its
- * global maximum (short ones), 0 where it has no posting; windows are visited by their bounds'
- * sum, largest first, so the k-th best score (the threshold) rises early, and a window whose
- * sum falls short of it is skipped. In a window, terms are ordered by bound; the smallest ones
+ * global maximum (short ones), 0 where it has no posting; a window whose bounds together fall
+ * short of the k-th best score so far (the threshold) is skipped. (Visiting windows by their
+ * bound sum, largest first, cost more in sorting than it saved at 1M rows.) In a window,
+ * terms are ordered by bound; the smallest ones
  * whose bounds sum below the threshold are non-essential: no row holding only those can enter
  * the top k. The essential terms' postings in the window are accumulated; each row found is
  * then completed term by term (largest bound first, a binary search in the window's postings)
@@ -246,10 +247,6 @@ export function scoreTopK(
       }
     }
   }
-  // Windows with any posting, the largest bound sum first.
-  const visit: number[] = [];
-  for (let window = 0; window < windows; window++) if ((totals[window] as number) > 0) visit.push(window);
-  visit.sort((a, b) => (totals[b] as number) - (totals[a] as number) || a - b);
   const order = new Int32Array(terms);
   /** below[j]: the bounds of order[0..j) summed. */
   const below = new Float64Array(terms + 1);
@@ -257,8 +254,9 @@ export function scoreTopK(
   const c1 = (K1 * B) / averageLength;
   const top = new TopK(limit);
   let reach = Number.NEGATIVE_INFINITY;
-  for (const window of visit) {
-    if ((totals[window] as number) < reach) break; // the rest sum no higher
+  for (let window = 0; window < windows; window++) {
+    const total = totals[window] as number;
+    if (total === 0 || total < reach) continue; // no posting here, or none that can reach the top k
     const first = window << shift;
     const row = window * terms;
     // Terms by bound, smallest first (insertion sort: queries have few terms).
