@@ -34,10 +34,11 @@ for (const n of sizes) {
   const started = performance.now();
   chunks.forEach((chunk, rowId) => {
     const { termStats } = lexicalFieldsOf({ path: chunk.id, symbols: '', heading: '', body: chunk.text });
-    const entries = [...termStats.terms].map(([term, counts]) => {
+    const entries = Array.from(termStats.refs, (ref, entry) => {
+      const term = termStats.table.terms[ref];
       let id = termIds.get(term);
       if (id === undefined) termIds.set(term, (id = termIds.size + 1));
-      return { id, counts };
+      return { id, counts: termStats.counts.subarray(entry * 4, entry * 4 + 4) };
     });
     entries.sort((a, b) => a.id - b.id);
     const frequencies = new Uint16Array(entries.length * 4);

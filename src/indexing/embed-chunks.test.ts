@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createStaticEmbedder } from '../embed/static/static-embedder.js';
 import { detectLanguage } from '../sources/language.js';
 import { prepareRecord } from '../memory/records.js';
+import { TermTable } from '../lexical/codec.js';
 import { prepareFile, type PrepareFileInput } from './prepare-file.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -21,7 +22,8 @@ describe('embedding from the tokens the indexer already has', () => {
       { path: 'doc-1', text: '# Über café\n\nNaïve façade — 東京 straße ﬁle Ⅻ\n\n## Ünïcödé section\n\ngetUserName über_alles', language: 'markdown', chunking, pathIsContent: false },
       { path: 'doc-2', text: 'A claim about proteins and café.', language: 'text', chunking, pathIsContent: false, title: 'Ärzte title' },
     );
-    const batches = await Promise.all(inputs.map(async (input) => (await prepareFile(input)).chunks));
+    const terms = new TermTable();
+    const batches = await Promise.all(inputs.map(async (input) => (await prepareFile(input, terms)).chunks));
     // Memory records change their lexical fields after preparation (dates, context): their embedding input is left alone.
     batches.push(
       await prepareRecord({

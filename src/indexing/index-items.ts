@@ -9,7 +9,7 @@ import { embedChunks } from './embed-chunks.js';
 import type { IndexProgressListener } from './events.js';
 import { sha256Hex } from '../sources/content-hash.js';
 import type { PreparedChunk } from './prepare-chunks.js';
-import { prepareFile, type PreparedFile } from './prepare-file.js';
+import type { PrepareFileInput, PreparedFile } from './prepare-file.js';
 import { inProcessPreparer, workerPreparer, type Preparer } from './preparer.js';
 
 /** One thing to index: a file on disk or an in-memory document. */
@@ -209,7 +209,7 @@ export async function indexItems(items: readonly IndexItem[], context: IndexItem
     context.onProgress?.({ type: 'file-skipped', path: item.path, reason, done: context.progress.done, total: context.progress.total, ...(message ? { message } : {}) });
   };
   const worker = context.prepareInWorker !== false && items.length >= PREPARE_WORKER_MIN_ITEMS ? workerPreparer() : undefined;
-  const preparer: Preparer = worker ?? inProcessPreparer;
+  const preparer: Preparer = worker ?? inProcessPreparer();
   const isUnchanged = (item: IndexItem, contentHash: string) => {
     const previous = item.previous;
     // Phase 1 leaves a file that is only waiting for its vectors as it is: phase 2 attaches them.
@@ -251,6 +251,7 @@ export async function indexItems(items: readonly IndexItem[], context: IndexItem
         return groups.full(pendingChunks, pending.length);
       },
       prepareInput,
+      prepare: (input) => preparer.prepare(input),
     });
     await flush();
   } finally {
@@ -263,7 +264,9 @@ interface LoopHelpers {
   flush(): Promise<void>;
   /** Adds a prepared file to the group in flight; true when the group is full. */
   add(file: PendingFile, chunks: number): boolean;
-  prepareInput(item: IndexItem, text: string): Parameters<typeof prepareFile>[0];
+  prepareInput(item: IndexItem, text: string): PrepareFileInput;
+  /** Prepares a file the staging step did not hand to the preparer already. */
+  prepare(input: PrepareFileInput): Promise<PreparedFile>;
 }
 
 /** The items in order: skipped, unchanged (touched), or prepared and added to the group in flight. */
@@ -291,7 +294,7 @@ async function indexStaged(items: readonly IndexItem[], staged: (index: number) 
     // Whatever one file's content does to the chunker, the run goes on without that file.
     let prepared: PreparedFile;
     try {
-      prepared = await (next.prepared ?? prepareFile(helpers.prepareInput(item, next.loaded.text)));
+      prepared = await (next.prepared ?? helpers.prepare(helpers.prepareInput(item, next.loaded.text)));
     } catch (error) {
       await helpers.skipItem(item, 'chunk-error', messageOf(error));
       continue;

@@ -1,4 +1,5 @@
 import type { ChunkDraft } from '../chunk/spec.js';
+import { TermTable } from '../lexical/codec.js';
 import { fieldTokensOf, lexicalFieldsFrom } from '../lexical/fields.js';
 import type { ChunkWrite } from '../store/spec.js';
 import { chunkIdOf, sha256Hex } from '../sources/content-hash.js';
@@ -11,6 +12,8 @@ export interface PrepareOptions {
    * meaningful path is embedded with the text and searchable in the path field.
    */
   pathIsContent: boolean;
+  /** The run's term list, which the chunks' term statistics point into (default: one for this call). */
+  terms?: TermTable;
 }
 
 export interface PreparedChunk {
@@ -27,6 +30,7 @@ export interface PreparedChunk {
 /** Turns chunker output into store rows: content hashes, ids and code-aware lexical fields. */
 export function prepareChunks(drafts: readonly ChunkDraft[], options: PrepareOptions): PreparedChunk[] {
   const pathText = options.pathIsContent ? options.path : '';
+  const terms = options.terms ?? new TermTable();
   return drafts.map((draft) => {
     const headingPath = draft.headingPath ?? [];
     const symbols = uniqueSymbols(draft);
@@ -44,7 +48,7 @@ export function prepareChunks(drafts: readonly ChunkDraft[], options: PrepareOpt
       symbols,
       headingPath,
       text: draft.text,
-      ...lexicalFieldsFrom(tokens),
+      ...lexicalFieldsFrom(tokens, terms),
     };
     if (draft.symbol) write.symbol = draft.symbol;
     // The embedding input is the path (when it is content), the heading path and the text, and

@@ -1,6 +1,7 @@
 import { extractImports } from '../chunk/imports.js';
 import { chunkFileWithOutcome } from '../chunk/index.js';
 import type { ChunkInput } from '../chunk/spec.js';
+import type { TermTable } from '../lexical/codec.js';
 import { classifyFileRole, type FileRole } from '../sources/file-role.js';
 import { prepareChunks, type PreparedChunk } from './prepare-chunks.js';
 
@@ -25,10 +26,13 @@ export interface PreparedFile {
   fallback?: string;
 }
 
-/** Chunks a file and tokenizes each chunk once: all the CPU work before embedding and writing. */
-export async function prepareFile(input: PrepareFileInput): Promise<PreparedFile> {
+/**
+ * Chunks a file and tokenizes each chunk once: all the CPU work before embedding and writing.
+ * The chunks' term statistics point into `terms`, the run's list.
+ */
+export async function prepareFile(input: PrepareFileInput, terms: TermTable): Promise<PreparedFile> {
   const outcome = await chunkFileWithOutcome({ path: input.path, text: input.text, language: input.language, ...input.chunking, ...(input.title ? { title: input.title } : {}) });
-  const chunks = prepareChunks(outcome.drafts, { path: input.path, language: input.language, pathIsContent: input.pathIsContent });
+  const chunks = prepareChunks(outcome.drafts, { path: input.path, language: input.language, pathIsContent: input.pathIsContent, terms });
   const role = input.pathIsContent ? classifyFileRole(input.path, input.language, input.text) : 'implementation';
   return { chunks, imports: extractImports(input.text, input.language, input.path), role, ...(outcome.fallback ? { fallback: outcome.fallback } : {}) };
 }

@@ -1,15 +1,25 @@
 // The prepare worker: chunks files and tokenizes their chunks on its own thread, so the
 // thread that indexes embeds and writes one group while the next is being prepared. Started
 // by preparer.ts for big runs; answers each request with the prepared file or the error.
+// The run's terms get their list indexes here; each answer carries the terms added since the
+// previous one, and its chunks' statistics travel without the list (the other side keeps a copy).
 import { parentPort } from 'node:worker_threads';
-import { prepareFile } from './prepare-file.js';
+import { TermTable } from '../lexical/codec.js';
+import { prepareFile, type PreparedFile } from './prepare-file.js';
 import type { PrepareReply, PrepareRequest } from './preparer.js';
 
 const port = parentPort;
 if (!port) throw new Error('prepare-worker.js runs as a worker thread; preparer.ts starts it.');
+const terms = new TermTable();
+/** The file as it crosses: its statistics without the list they point into. */
+function withoutTable(file: PreparedFile): PreparedFile {
+  for (const chunk of file.chunks) (chunk.write.termStats as { table?: unknown }).table = undefined;
+  return file;
+}
 port.on('message', (request: PrepareRequest) => {
-  prepareFile(request.input).then(
-    (file) => port.postMessage({ id: request.id, file } satisfies PrepareReply),
-    (error: unknown) => port.postMessage({ id: request.id, error: error instanceof Error ? error.message : String(error) } satisfies PrepareReply),
+  prepareFile(request.input, terms).then(
+    // Drained right before posting: answers leave in the order their terms were drained.
+    (file) => port.postMessage({ id: request.id, file: withoutTable(file), terms: terms.drain() } satisfies PrepareReply),
+    (error: unknown) => port.postMessage({ id: request.id, error: error instanceof Error ? error.message : String(error), terms: terms.drain() } satisfies PrepareReply),
   );
 });

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { TermTable, type TermList } from '../lexical/codec.js';
 import { prepareFile, type PrepareFileInput, type PreparedFile } from './prepare-file.js';
 import { compiledModule } from '../package-files.js';
 
@@ -9,7 +10,12 @@ export interface PrepareRequest {
   input: PrepareFileInput;
 }
 
-export type PrepareReply = { id: number; file: PreparedFile; error?: undefined } | { id: number; error: string; file?: undefined };
+/**
+ * The worker's answer. Its chunks' term statistics travel without their list (`table` is
+ * left out); `terms` are the terms the worker's list gained since its previous answer, in
+ * index order, so the copy on this side stays equal to it.
+ */
+export type PrepareReply = ({ id: number; file: PreparedFile; error?: undefined } | { id: number; error: string; file?: undefined }) & { terms: string[] };
 
 /** Where a run's files are chunked and tokenized. */
 export interface Preparer {
@@ -22,8 +28,26 @@ export interface Preparer {
 
 const WORKER_FILE = compiledModule('indexing/prepare-worker.js');
 
-/** On the calling thread: what small runs and the unit tests (no compiled worker) use. */
-export const inProcessPreparer: Preparer = { prepare: prepareFile, parallel: false, close: async () => undefined };
+/** On the calling thread: what small runs and the unit tests (no compiled worker) use; one term list per run. */
+export function inProcessPreparer(): Preparer {
+  const terms = new TermTable();
+  return { prepare: (input) => prepareFile(input, terms), parallel: false, close: async () => undefined };
+}
+
+/** The worker's term list as this side knows it: grown by each answer's new terms, in order. */
+class MirroredTerms implements TermList {
+  readonly terms: string[] = [];
+
+  append(fresh: readonly string[]): void {
+    for (const term of fresh) this.terms.push(term);
+  }
+}
+
+/** Points a file's chunk statistics that came from the worker at this side's copy of its list. */
+function attachTerms(file: PreparedFile, table: TermList): PreparedFile {
+  for (const chunk of file.chunks) chunk.write.termStats.table = table;
+  return file;
+}
 
 /**
  * On a worker thread (prepare-worker.ts), started at the first file: the indexing thread then
@@ -38,6 +62,10 @@ export function workerPreparer(): Preparer | undefined {
   let broken = false;
   let closed = false;
   let nextId = 0;
+  const mirrored = new MirroredTerms();
+  // Files prepared here after the worker died point into a list of this thread's own.
+  let local: TermTable | undefined;
+  const prepareHere = (input: PrepareFileInput) => prepareFile(input, (local ??= new TermTable()));
   const pending = new Map<number, { input: PrepareFileInput; resolve: (file: PreparedFile) => void; reject: (error: Error) => void }>();
   const fallBack = () => {
     if (broken || closed) return;
@@ -45,16 +73,18 @@ export function workerPreparer(): Preparer | undefined {
     worker = undefined;
     for (const [id, request] of pending) {
       pending.delete(id);
-      prepareFile(request.input).then(request.resolve, request.reject);
+      prepareHere(request.input).then(request.resolve, request.reject);
     }
   };
   const start = (): Worker => {
     const started = new Worker(WORKER_FILE);
     started.on('message', (reply: PrepareReply) => {
+      // Every answer's new terms, in the order the worker sent them, whoever is waiting.
+      mirrored.append(reply.terms);
       const request = pending.get(reply.id);
       if (!request) return;
       pending.delete(reply.id);
-      if (reply.file) request.resolve(reply.file);
+      if (reply.file) request.resolve(attachTerms(reply.file, mirrored));
       else request.reject(new Error(reply.error));
     });
     started.on('error', fallBack);
@@ -65,7 +95,7 @@ export function workerPreparer(): Preparer | undefined {
     parallel: true,
     prepare(input) {
       if (closed) return Promise.reject(new Error('the run has ended'));
-      if (broken) return prepareFile(input);
+      if (broken) return prepareHere(input);
       worker ??= start();
       const id = nextId++;
       return new Promise<PreparedFile>((resolve, reject) => {

@@ -8,11 +8,26 @@
 export const LEXICAL_FIELDS = ['path', 'symbols', 'heading', 'body'] as const;
 export type LexicalField = (typeof LEXICAL_FIELDS)[number];
 
+/** An append-only list of terms that chunk statistics point into (shared by many chunks). */
+export interface TermList {
+  readonly terms: readonly string[];
+}
+
+/**
+ * Per-chunk term statistics as the indexer makes them: the chunk's distinct terms as indexes
+ * into a list shared by the whole run, with their counts in flat typed arrays. Between
+ * threads only the arrays travel (the list's new terms are sent once, not with every chunk),
+ * and a store maps each list index to its term id once per run, not each chunk's strings.
+ */
 export interface ChunkTermStats {
   /** Token count of each field, in LEXICAL_FIELDS order. */
   fieldLengths: [number, number, number, number];
-  /** term → frequency in each field (LEXICAL_FIELDS order). */
-  terms: Map<string, [number, number, number, number]>;
+  /** The list `refs` point into. */
+  table: TermList;
+  /** The chunk's distinct terms, as indexes into `table.terms`, in first-seen order. */
+  refs: Uint32Array;
+  /** Frequency of each term in each field: `counts[4 * i + field]` for `refs[i]`. */
+  counts: Uint32Array;
 }
 
 export interface EncodedTerms {
@@ -23,34 +38,111 @@ export interface EncodedTerms {
   frequencies: Uint16Array;
 }
 
-/** Counts term frequencies per field from the fields' token lists. */
-export function countTerms(fields: Record<LexicalField, readonly string[]>): ChunkTermStats {
-  const terms = new Map<string, [number, number, number, number]>();
-  LEXICAL_FIELDS.forEach((field, index) => {
-    for (const token of fields[field]) {
-      let counts = terms.get(token);
-      if (!counts) terms.set(token, (counts = [0, 0, 0, 0]));
-      counts[index] = (counts[index] as number) + 1;
+/**
+ * The terms of an indexing run, each given the next index when first seen. Counting a chunk
+ * marks its terms in scratch arrays indexed by term, so no per-chunk map is made.
+ */
+export class TermTable implements TermList {
+  readonly terms: string[] = [];
+  private readonly refs = new Map<string, number>();
+  /** Per term: the chunk (by counting sequence) that last saw it, and its slot in that chunk. */
+  private seenIn = new Int32Array(1024).fill(-1);
+  private slotIn = new Int32Array(1024);
+  private chunkSequence = 0;
+  /** How many terms `drain` has handed out. */
+  private drained = 0;
+
+  refOf(term: string): number {
+    let ref = this.refs.get(term);
+    if (ref === undefined) {
+      ref = this.terms.length;
+      this.terms.push(term);
+      this.refs.set(term, ref);
+      if (ref >= this.seenIn.length) this.grow();
     }
-  });
-  return { fieldLengths: LEXICAL_FIELDS.map((field) => fields[field].length) as [number, number, number, number], terms };
+    return ref;
+  }
+
+  /** Terms added since the last call, in index order: what a copy of this table on another thread lacks. */
+  drain(): string[] {
+    const fresh = this.terms.slice(this.drained);
+    this.drained = this.terms.length;
+    return fresh;
+  }
+
+  /** Counts term frequencies per field from the fields' token lists. */
+  count(fields: Record<LexicalField, readonly string[]>): ChunkTermStats {
+    const chunk = this.chunkSequence++;
+    if (this.chunkSequence === 0x7fffffff) {
+      this.chunkSequence = 0;
+      this.seenIn.fill(-1);
+    }
+    const refs: number[] = [];
+    const counts: number[] = [];
+    const fieldLengths: [number, number, number, number] = [0, 0, 0, 0];
+    LEXICAL_FIELDS.forEach((field, index) => {
+      const tokens = fields[field];
+      fieldLengths[index] = tokens.length;
+      for (const token of tokens) {
+        const ref = this.refOf(token);
+        let slot: number;
+        if (this.seenIn[ref] === chunk) slot = this.slotIn[ref] as number;
+        else {
+          slot = refs.length;
+          refs.push(ref);
+          counts.push(0, 0, 0, 0);
+          this.seenIn[ref] = chunk;
+          this.slotIn[ref] = slot;
+        }
+        counts[slot * 4 + index] = (counts[slot * 4 + index] as number) + 1;
+      }
+    });
+    return { fieldLengths, table: this, refs: Uint32Array.from(refs), counts: Uint32Array.from(counts) };
+  }
+
+  private grow(): void {
+    const seenIn = new Int32Array(this.seenIn.length * 2).fill(-1);
+    seenIn.set(this.seenIn);
+    const slotIn = new Int32Array(this.slotIn.length * 2);
+    slotIn.set(this.slotIn);
+    this.seenIn = seenIn;
+    this.slotIn = slotIn;
+  }
 }
 
-export function encodeTerms(stats: ChunkTermStats, idOf: (term: string) => number): Uint8Array {
-  const entries: Array<{ id: number; counts: [number, number, number, number] }> = [];
-  for (const [term, counts] of stats.terms) entries.push({ id: idOf(term), counts });
-  entries.sort((a, b) => a.id - b.id);
+/** Counts term frequencies per field, in a list of its own (one-off callers; indexing runs share a TermTable). */
+export function countTerms(fields: Record<LexicalField, readonly string[]>): ChunkTermStats {
+  return new TermTable().count(fields);
+}
+
+/** The term at position `index` of the chunk's statistics. */
+export function termAt(stats: ChunkTermStats, index: number): string {
+  return stats.table.terms[stats.refs[index] as number] as string;
+}
+
+/** Encodes the statistics with store term ids: `idOf` is asked for each of the chunk's list indexes. */
+export function encodeTerms(stats: ChunkTermStats, idOf: (ref: number) => number): Uint8Array {
+  const { refs, counts } = stats;
+  const order: number[] = [];
+  const ids = new Float64Array(refs.length);
+  for (let index = 0; index < refs.length; index++) {
+    ids[index] = idOf(refs[index] as number);
+    order.push(index);
+  }
+  order.sort((a, b) => (ids[a] as number) - (ids[b] as number));
   // Worst case per entry: 5-byte id delta, 1-byte mask, 4 × 5-byte counts.
-  const writer = { bytes: new Uint8Array(30 + entries.length * 26), offset: 0 };
+  const writer = { bytes: new Uint8Array(30 + refs.length * 26), offset: 0 };
   for (const length of stats.fieldLengths) writeVarint(writer, length);
-  writeVarint(writer, entries.length);
+  writeVarint(writer, refs.length);
   let previous = 0;
-  for (const { id, counts } of entries) {
+  for (const index of order) {
+    const id = ids[index] as number;
     writeVarint(writer, id - previous);
     previous = id;
-    const mask = (counts[0] > 0 ? 1 : 0) | (counts[1] > 0 ? 2 : 0) | (counts[2] > 0 ? 4 : 0) | (counts[3] > 0 ? 8 : 0);
+    const at = index * 4;
+    const mask = ((counts[at] as number) > 0 ? 1 : 0) | ((counts[at + 1] as number) > 0 ? 2 : 0) | ((counts[at + 2] as number) > 0 ? 4 : 0) | ((counts[at + 3] as number) > 0 ? 8 : 0);
     writeVarint(writer, mask);
-    for (const count of counts) if (count > 0) writeVarint(writer, count);
+    for (let field = 0; field < 4; field++) if ((counts[at + field] as number) > 0) writeVarint(writer, counts[at + field] as number);
   }
   return writer.bytes.slice(0, writer.offset);
 }

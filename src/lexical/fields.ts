@@ -1,4 +1,4 @@
-import { countTerms, type ChunkTermStats } from './codec.js';
+import { countTerms, type ChunkTermStats, type TermTable } from './codec.js';
 import { tokenize } from './tokenize.js';
 
 /** Each field's tokens joined by spaces: the form the lexical index stores. */
@@ -25,11 +25,14 @@ export function fieldTokensOf(source: LexicalSource): FieldTokens {
   return { path: tokenize(source.path), symbols: tokenize(source.symbols), heading: tokenize(source.heading), body: tokenize(source.body) };
 }
 
-/** The stored lexical form of tokenized fields: the joined fields and the term statistics. */
-export function lexicalFieldsFrom(tokens: FieldTokens): { lexical: LexicalFields; termStats: ChunkTermStats } {
+/**
+ * The stored lexical form of tokenized fields: the joined fields and the term statistics,
+ * counted into `table` (an indexing run's shared one) or a list of their own.
+ */
+export function lexicalFieldsFrom(tokens: FieldTokens, table?: TermTable): { lexical: LexicalFields; termStats: ChunkTermStats } {
   return {
     lexical: { path: tokens.path.join(' '), symbols: tokens.symbols.join(' '), heading: tokens.heading.join(' '), body: tokens.body.join(' ') },
-    termStats: countTerms(tokens),
+    termStats: table ? table.count(tokens) : countTerms(tokens),
   };
 }
 

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { LociError, throwIfAborted } from '../errors/index.js';
-import { LEXICAL_FIELDS, type ChunkTermStats } from '../lexical/codec.js';
+import { LEXICAL_FIELDS, TermTable, type ChunkTermStats } from '../lexical/codec.js';
 import { describeLocation, openStore, type StoreLocation } from './location.js';
 import type { CatalogEntry, ChunkRecord, ChunkWrite, FileWrite, IndexRow, Store } from './spec.js';
 
@@ -59,6 +59,7 @@ export async function copyStore(from: Store, to: Store, options: CopyOptions = {
     return there !== undefined && there.contentHash === entry.contentHash && there.chunkCount === entry.chunkCount && there.attributes === entry.attributes;
   };
   const lexicon = new Map(await from.readLexicon(0));
+  const terms = new TermTable();
   const catalog = new Map((await from.listCatalog()).map((entry) => [entry.path, entry]));
   const summary: CopySummary = { files: 0, skipped: 0, chunks: 0, vectors: 0, state: 0, embedderId: meta.embedderId };
   const part = options.part ?? 'index';
@@ -95,7 +96,7 @@ export async function copyStore(from: Store, to: Store, options: CopyOptions = {
         else pending.push(current);
       }
       if (pending.at(-1) !== current) continue; // the target has this file already
-      current.chunks.push(chunkWrite(record, row, lexicon));
+      current.chunks.push(chunkWrite(record, row, lexicon, terms));
       summary.chunks++;
       if (row.vector) summary.vectors++;
     }
@@ -116,14 +117,19 @@ export async function copyStore(from: Store, to: Store, options: CopyOptions = {
   return summary;
 }
 
-function chunkWrite(record: ChunkRecord, row: IndexRow, lexicon: Map<number, string>): ChunkWrite {
-  const termStats: ChunkTermStats = { fieldLengths: [...row.terms.fieldLengths], terms: new Map() };
+function chunkWrite(record: ChunkRecord, row: IndexRow, lexicon: Map<number, string>, terms: TermTable): ChunkWrite {
+  const termStats: ChunkTermStats = {
+    fieldLengths: [...row.terms.fieldLengths],
+    table: terms,
+    refs: new Uint32Array(row.terms.termIds.length),
+    counts: Uint32Array.from(row.terms.frequencies),
+  };
   const fields: Record<(typeof LEXICAL_FIELDS)[number], string[]> = { path: [], symbols: [], heading: [], body: [] };
   row.terms.termIds.forEach((id, index) => {
     const term = lexicon.get(id);
     if (term === undefined) throw new LociError('STORE_CORRUPT', `Term id ${id} of chunk ${record.rowId} is missing from the lexicon of the source store.`);
-    const counts = Array.from(row.terms.frequencies.subarray(index * 4, index * 4 + 4)) as [number, number, number, number];
-    termStats.terms.set(term, counts);
+    const counts = row.terms.frequencies.subarray(index * 4, index * 4 + 4);
+    termStats.refs[index] = terms.refOf(term);
     LEXICAL_FIELDS.forEach((field, fieldIndex) => {
       for (let repeat = 0; repeat < (counts[fieldIndex] ?? 0); repeat++) fields[field].push(term);
     });

@@ -130,9 +130,22 @@ describe('the prepare worker', () => {
       chunking: { tokenBudget: 500, windowLines: 100, windowOverlap: 10 },
       pathIsContent: true,
     };
-    const [inWorker, inThread] = await Promise.all([preparer?.prepare(input), inProcessPreparer.prepare(input)]);
+    const [inWorker, inThread] = await Promise.all([preparer?.prepare(input), inProcessPreparer().prepare(input)]);
     expect(inWorker?.chunks.length).toBeGreaterThan(0);
-    expect(inWorker).toEqual(inThread);
+    // Term statistics point into each side's own list: compare the terms they name.
+    type Prepared = Awaited<ReturnType<ReturnType<typeof inProcessPreparer>['prepare']>>;
+    const named = (file: Prepared | undefined) => ({
+      ...file,
+      chunks: file?.chunks.map((chunk) => {
+        const { table, refs, ...rest } = chunk.write.termStats;
+        return { ...chunk, write: { ...chunk.write, termStats: { ...rest, terms: Array.from(refs, (ref) => table.terms[ref]) } } };
+      }),
+    });
+    expect(named(inWorker)).toEqual(named(inThread));
+    expect(named(inWorker).chunks?.[0]?.write.termStats.terms).toContain('parserecord');
+    // Later answers point into the same list on this side, with the terms the worker added meanwhile.
+    const later = await preparer?.prepare({ ...input, path: 'src/other.ts', text: 'export function parseRecord(): void {}\nexport const freshTermHere = 1;\n' });
+    expect(named(later).chunks?.flatMap((chunk) => chunk.write.termStats.terms)).toEqual(expect.arrayContaining(['parserecord', 'freshtermhere', 'fresh']));
     // Many at once come back to the right callers.
     const many = await Promise.all(Array.from({ length: 50 }, (_, index) => preparer?.prepare({ ...input, path: `src/p${index}.ts`, text: `export const value${index} = ${index};\n` })));
     expect(many.map((file) => file?.chunks[0]?.write.text)).toEqual(Array.from({ length: 50 }, (_, index) => `export const value${index} = ${index};`));

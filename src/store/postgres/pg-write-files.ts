@@ -1,5 +1,5 @@
 import { LociError } from '../../errors/index.js';
-import { encodeTerms } from '../../lexical/codec.js';
+import { encodeTerms, termAt, type ChunkTermStats } from '../../lexical/codec.js';
 import type { FileWrite } from '../spec.js';
 import { symbolKeys } from '../rows.js';
 import type { PgClient } from './connection.js';
@@ -33,6 +33,10 @@ export class Lexicon {
   }
 }
 
+function* termsOf(stats: ChunkTermStats): Iterable<string> {
+  for (let index = 0; index < stats.refs.length; index++) yield termAt(stats, index);
+}
+
 export async function insertVectors(client: PgClient, s: string, rows: Array<[string, string, string]>, now: number): Promise<void> {
   await client.query(
     `INSERT INTO ${s}.embeddings (embedder, content_hash, vector, created_at)
@@ -53,7 +57,7 @@ export async function writeFileGroup(client: PgClient, s: string, files: FileWri
   const ids = await lexicon.idsFor(
     client,
     s,
-    chunks.map(({ chunk }) => chunk.termStats.terms.keys()),
+    chunks.map(({ chunk }) => termsOf(chunk.termStats)),
   );
   const now = Date.now();
   if (chunks.length > 0) {
@@ -78,7 +82,7 @@ export async function writeFileGroup(client: PgClient, s: string, files: FileWri
         column(({ chunk }) => JSON.stringify(chunk.headingPath ?? [])),
         column(({ chunk }) => (typeof chunk.text === 'string' ? pgText(chunk.text) : chunk.text)),
         column(({ chunk }) => tsvectorLiteral(chunk.lexical)),
-        column(({ chunk }) => Buffer.from(encodeTerms(chunk.termStats, (term) => ids.get(term) as number))),
+        column(({ chunk }) => Buffer.from(encodeTerms(chunk.termStats, (ref) => ids.get(chunk.termStats.table.terms[ref] as string) as number))),
       ],
     );
     // Identity values follow the insertion order (ORDER BY ord), so the nth id is the nth chunk's.

@@ -11,6 +11,7 @@ import { assertQuickCheck } from './damaged-store.js';
 import { decodeVector, encodeVector } from './vector-codec.js';
 import { scanVectors } from './vector-scan.js';
 import { TokenCache } from '../token-cache.js';
+import { ListTermIds } from '../list-term-ids.js';
 
 export interface SqliteStoreOptions {
   /** Path of the database file. */
@@ -38,6 +39,7 @@ class SqliteStore implements Store {
   private readonly statements: Statements;
   /** Lexicon ids are immutable once assigned, so a cached id is always right. */
   private termIds: Map<string, number> | undefined;
+  private readonly listTermIds = new ListTermIds();
   private writes = 0;
   /** Catalog-only writes (no chunks change): they move the catalog cache's token, not changeToken. */
   private touches = 0;
@@ -164,7 +166,10 @@ class SqliteStore implements Store {
       const rowId = Number(result.lastInsertRowid);
       this.statements.insertTerms.run(
         rowId,
-        encodeTerms(chunk.termStats, (term) => this.termIdOf(term)),
+        encodeTerms(
+          chunk.termStats,
+          this.listTermIds.resolver(chunk.termStats.table, (term) => this.termIdOf(term)),
+        ),
       );
       for (const name of symbolKeys(chunk.symbols ?? (chunk.symbol ? [chunk.symbol] : []))) this.statements.insertSymbol.run(name, rowId);
       if (chunk.vector) this.statements.insertVector.run(entry.embedder, chunk.contentHash, encodeVector(chunk.vector), now);
@@ -386,6 +391,7 @@ class SqliteStore implements Store {
     } catch (error) {
       // A rolled-back write may have cached term ids that were never committed.
       this.termIds = undefined;
+      this.listTermIds.clear();
       throw wrapSqliteError(error, this.location);
     }
   }
