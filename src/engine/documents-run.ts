@@ -3,7 +3,7 @@ import type { LociConfig } from '../config/schema.js';
 import { embedderIdOf, type EmbeddingModel } from '../embed/spec.js';
 import type { IndexSummary } from '../indexing/events.js';
 import { indexDocuments, type LociDocument } from '../indexing/index-documents.js';
-import { saveIndexFiles, withBackgroundGraph } from '../indexing/index-job.js';
+import { lazyWarmIndex, withBackgroundGraph } from '../indexing/index-job.js';
 import { ensureStoreInstance, type WarmIndex } from '../retrieve/warm/warm-index.js';
 import type { Store } from '../store/spec.js';
 import type { RunOptions } from './engine-types.js';
@@ -38,23 +38,33 @@ export async function runDocuments(run: DocumentsRun): Promise<IndexSummary> {
     graphFile: threads ? cacheFiles.graphFile : undefined,
     ...(runOptions.onProgress ? { onProgress: runOptions.onProgress } : {}),
   };
-  const summary = await withBackgroundGraph(graph, (onProgress) =>
-    indexDocuments({
-      documents: run.documents,
-      store,
-      model,
-      embedderId,
-      chunker: CHUNKER_FINGERPRINT,
-      chunking: config.chunking,
-      prepareInWorker: threads,
-      ...runOptions,
-      ...(onProgress ? { onProgress } : {}),
-    }),
-  );
-  // As after a folder run: the segment file (and, when large enough, the vector graph) for the next process.
-  if (summary.files.indexed + summary.files.removed > 0 && !runOptions.signal?.aborted) {
-    const options = { weights: config.search.fieldWeights, embedderId, dimensions: model?.dimensions ?? 0, ...cacheFiles };
-    await saveIndexFiles(store, options, run.warm);
+  // The index the files are saved from: the engine's own, or one made for the save.
+  const options = { weights: config.search.fieldWeights, embedderId, dimensions: model?.dimensions ?? 0, ...cacheFiles };
+  const engines = run.warm;
+  const saving = lazyWarmIndex(store, options, engines ? async () => engines : undefined);
+  try {
+    const summary = await withBackgroundGraph(
+      graph,
+      (onProgress) =>
+        indexDocuments({
+          documents: run.documents,
+          store,
+          model,
+          embedderId,
+          chunker: CHUNKER_FINGERPRINT,
+          chunking: config.chunking,
+          prepareInWorker: threads,
+          ...runOptions,
+          ...(onProgress ? { onProgress } : {}),
+        }),
+      async () => (await saving.get()).persist({ withoutGraph: true }),
+    );
+    // As after a folder run: the segment file (and, when large enough, the vector graph) for the next process.
+    if (summary.files.indexed + summary.files.removed > 0 && !runOptions.signal?.aborted) {
+      await (await saving.get()).persist();
+    }
+    return summary;
+  } finally {
+    saving.close();
   }
-  return summary;
 }

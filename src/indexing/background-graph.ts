@@ -47,6 +47,7 @@ export class BackgroundGraph {
   private worker: Worker | undefined;
   private chunks: number;
   private failed = false;
+  private added = 0;
   private readonly done: Promise<number | undefined>;
   private resolveDone: (rows: number | undefined) => void = () => undefined;
 
@@ -91,6 +92,11 @@ export class BackgroundGraph {
     return this.done;
   }
 
+  /** Rows the worker has added to the graph so far (as it last reported). */
+  get rowsAdded(): number {
+    return this.added;
+  }
+
   /** Whether the worker was started (the run reached its share of the threshold). */
   get started(): boolean {
     return this.worker !== undefined;
@@ -109,7 +115,8 @@ export class BackgroundGraph {
     const worker = new Worker(WORKER_FILE, { workerData: this.data });
     this.worker = worker;
     worker.on('message', (message: GraphWorkerReply) => {
-      if (message.type === 'saved') this.resolveDone(message.rows);
+      if (message.type === 'progress') this.added = message.rows;
+      else if (message.type === 'saved') this.resolveDone(message.rows);
       else if (message.type === 'failed') this.fail();
     });
     worker.on('error', () => this.fail());

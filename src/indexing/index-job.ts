@@ -97,15 +97,40 @@ export async function runIndexJob(spec: IndexJobSpec, resources: IndexJobResourc
     deferVectors: progressive,
     ...(resources.onProgress ? { onProgress: resources.onProgress } : {}),
   };
-  const summary = await withBackgroundGraph(graph, (onProgress) => {
-    const withEvents = { ...base, ...(onProgress ? { onProgress } : {}) };
-    return spec.paths ? indexPaths({ ...withEvents, paths: spec.paths }) : indexFolder({ ...withEvents, progressive, keepUnreferenced: config.cache.maxUnreferencedVectors });
-  });
-  if (summary.files.indexed + summary.files.removed > 0) {
-    if (spec.mergePastThreshold) await mergeSegment(spec, resources, embedderId, model?.dimensions ?? 0);
-    else if (spec.graphFile || spec.segmentFile) await saveWarmIndex(spec, resources, embedderId, model?.dimensions ?? 0);
+  // The index the run's files are saved from: the engine's own, or one made for the save.
+  const dimensions = model?.dimensions ?? 0;
+  const engines = resources.warmIndex;
+  const saving = lazyWarmIndex(store, warmIndexOptions(spec, embedderId, dimensions), engines ? () => engines(embedderId, dimensions) : undefined);
+  try {
+    const summary = await withBackgroundGraph(
+      graph,
+      (onProgress) => {
+        const withEvents = { ...base, ...(onProgress ? { onProgress } : {}) };
+        return spec.paths ? indexPaths({ ...withEvents, paths: spec.paths }) : indexFolder({ ...withEvents, progressive, keepUnreferenced: config.cache.maxUnreferencedVectors });
+      },
+      async () => (await saving.get()).persist({ withoutGraph: true }),
+    );
+    if (summary.files.indexed + summary.files.removed > 0) {
+      if (spec.mergePastThreshold) await mergeSegment(spec, resources, embedderId, dimensions);
+      else if (spec.graphFile || spec.segmentFile) await saveWarmIndex(spec, resources, embedderId, dimensions, saving);
+    }
+    return summary;
+  } finally {
+    saving.close();
   }
-  return summary;
+}
+
+/**
+ * A warm index made on first use: the engine's own when it has one (left open), else a transient
+ * one for saving a run's files, closed by `close` (its segment file is not read again).
+ */
+export function lazyWarmIndex(store: Store, options: WarmIndexOptions, existing?: () => Promise<WarmIndex>): { get(): Promise<WarmIndex>; close(): void } {
+  let made: Promise<WarmIndex> | undefined;
+  let transient: WarmIndex | undefined;
+  return {
+    get: () => (made ??= existing ? existing() : Promise.resolve((transient = new WarmIndex(store, options)))),
+    close: () => transient?.close(),
+  };
 }
 
 /**
@@ -116,6 +141,7 @@ export async function runIndexJob(spec: IndexJobSpec, resources: IndexJobResourc
 export async function withBackgroundGraph<T>(
   options: Omit<BackgroundGraphOptions, 'chunksBefore'> & { onProgress?: IndexProgressListener },
   run: (onProgress: IndexProgressListener | undefined) => Promise<T>,
+  whileFinishing?: () => Promise<unknown>,
 ): Promise<T> {
   const graph = options.graphFile ? BackgroundGraph.forRun({ ...options, chunksBefore: await options.store.countChunks() }) : undefined;
   if (!graph) return run(options.onProgress);
@@ -125,7 +151,10 @@ export async function withBackgroundGraph<T>(
       graph.observe(event);
       listener?.(event);
     });
-    await graph.finish();
+    // While the worker adds the rows it has not reached (the run's last ones), the caller reads
+    // the run's rows into the index it will save, instead of waiting and then reading them.
+    const overlapped = graph.started && whileFinishing ? whileFinishing().catch(() => undefined) : undefined;
+    await Promise.all([graph.finish(), overlapped]);
     return result;
   } finally {
     await graph.stop();
@@ -150,29 +179,19 @@ async function mergeSegment(spec: IndexJobSpec, resources: IndexJobResources, em
  * After a run that changed files: the segment file (the whole index, so the next process
  * reads one file instead of every row) and, above the graph threshold, the vector graph.
  */
-async function saveWarmIndex(spec: IndexJobSpec, resources: IndexJobResources, embedderId: string, dimensions: number): Promise<void> {
+async function saveWarmIndex(spec: IndexJobSpec, resources: IndexJobResources, embedderId: string, dimensions: number, saving: { get(): Promise<WarmIndex> }): Promise<void> {
   const graph = embedderId !== 'none' && dimensions > 0 && spec.graphFile !== undefined && (await resources.store.counts()).chunks >= defaultHnswOptions.threshold;
   // Below the threshold searches scan exactly and no graph is built: without a segment file there is nothing to save.
   if (!graph && !spec.segmentFile) return;
-  const options = {
+  await (await saving.get()).persist();
+}
+
+function warmIndexOptions(spec: IndexJobSpec, embedderId: string, dimensions: number): WarmIndexOptions {
+  return {
     weights: spec.config.search.fieldWeights,
     embedderId,
     dimensions,
     ...(spec.graphFile ? { graphFile: spec.graphFile } : {}),
     ...(spec.segmentFile ? { segmentFile: spec.segmentFile } : {}),
   };
-  await saveIndexFiles(resources.store, options, resources.warmIndex ? await resources.warmIndex(embedderId, dimensions) : undefined);
-}
-
-/**
- * Brings a warm index up to date and saves its files (segment, graph): the engine's own when
- * it has one, else a transient one, closed after (its segment file is not read again).
- */
-export async function saveIndexFiles(store: Store, options: WarmIndexOptions, existing?: WarmIndex): Promise<void> {
-  const warm = existing ?? new WarmIndex(store, options);
-  try {
-    await warm.persist();
-  } finally {
-    if (!existing) warm.close();
-  }
 }

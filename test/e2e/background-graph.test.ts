@@ -77,6 +77,39 @@ describe('background vector graph', () => {
     await store.close();
   });
 
+  it('adds the rows left at finish on every core, after a run that grew the graph step by step', async () => {
+    const { BackgroundGraph } = (await dist('indexing/background-graph.js')) as BackgroundGraphModule;
+    const { openSqliteStore } = (await dist('store/sqlite/sqlite-store.js')) as StoreModule;
+    const { catalogEntry, chunk } = (await import('../../src/store/test-support/store-contract.js')) as Contract;
+    const store = openSqliteStore({ file: join(folder, 'index.db'), create: true });
+    await store.setEmbedder(EMBEDDER, DIMENSIONS);
+    const graphFile = join(folder, 'vectors.hnsw');
+    const next = random(11);
+    let file = 0;
+    const writeFiles = async (count: number) => {
+      const writes = Array.from({ length: count }, () => {
+        const path = `f${file++}.ts`;
+        const chunks = Array.from({ length: 10 }, (_, index) => chunk(path, index * 5 + 1, `${path} part ${index}`, { vector: Float32Array.from({ length: DIMENSIONS }, next) }));
+        return { entry: catalogEntry(path, { embedder: EMBEDDER, chunkCount: 10 }), chunks };
+      });
+      await store.writeFiles(writes);
+    };
+    const build = BackgroundGraph.forRun({ store, embedderId: EMBEDDER, dimensions: DIMENSIONS, graphFile, chunksBefore: 10_000, threshold: 200 });
+    expect(build?.started).toBe(true);
+    // The run's rows reach the graph while it runs (one thread, the graph growing as they come)...
+    await writeFiles(150);
+    const deadline = Date.now() + 60_000;
+    while ((build?.rowsAdded ?? 0) < 1_500 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(build?.rowsAdded).toBe(1_500);
+    // ...and the last ones, which fit in the room the graph has, are added at finish on every
+    // core (an add on more threads than the graph last reserved for fails in usearch).
+    await writeFiles(30);
+    expect(await build?.finish()).toBe(1_800);
+    await build?.stop();
+    expect(existsSync(graphFile)).toBe(true);
+    await store.close();
+  });
+
   it('does not start for a store that already has a graph, and a stopped worker saves nothing', async () => {
     const { BackgroundGraph } = (await dist('indexing/background-graph.js')) as BackgroundGraphModule;
     const { openSqliteStore } = (await dist('store/sqlite/sqlite-store.js')) as StoreModule;

@@ -12,6 +12,8 @@ export interface UsearchIndex {
   search(vector: Float32Array, k: number, threads?: number): { keys: BigUint64Array; distances: Float32Array };
   remove(keys: bigint | BigUint64Array): number;
   size(): number;
+  /** Vectors it holds room for; an add past it reserves more (and sets how many threads later adds may use). */
+  capacity(): number;
   save(path: string): void;
   load(path: string): void;
   /** Memory-maps a saved graph: nothing is read up front, and the graph is read-only. */

@@ -327,6 +327,37 @@ describe('segment files', () => {
     }
   });
 
+  it("saves the segment while a run's graph is finished elsewhere, then maps that graph instead of building one", async () => {
+    const next = random(31);
+    for (let file = 0; file < 30; file++) await writeRandomFile(next, `src/g/file${file}.ts`);
+    const graphFile = join(folder, 'vectors.hnsw');
+    const warm = new WarmIndex(store, options({ graphFile, graphThreshold: 10 }));
+    // What an indexing run does while its graph worker adds the last rows: rows and segment, no graph.
+    await warm.persist({ withoutGraph: true });
+    expect(warm.usesVectorGraph).toBe(false);
+    expect(existsSync(graphFile)).toBe(false);
+    expect(readSegmentHeader(segment)?.watermark).toBe(warm.size > 0 ? Math.max(...(await store.liveRowIds())) : 0);
+    // The graph worker's file (here: another index that builds and saves it).
+    const elsewhere = new WarmIndex(store, { ...options({ graphFile, graphThreshold: 10 }), segmentFile: undefined });
+    await elsewhere.persist();
+    elsewhere.close();
+    const saved = statSync(graphFile).mtimeMs;
+    const segmentSaved = statSync(segment).mtimeMs;
+    await warm.persist();
+    expect(warm.usesVectorGraph).toBe(true);
+    // Mapped, not built and saved again; the segment was already current.
+    expect(statSync(graphFile).mtimeMs).toBe(saved);
+    expect(statSync(segment).mtimeMs).toBe(segmentSaved);
+    expect(
+      warm.searchVectors(
+        Float32Array.from({ length: DIMENSIONS }, () => next() - 0.5),
+        5,
+        undefined,
+      ),
+    ).toHaveLength(5);
+    warm.close();
+  });
+
   it('a lexical-only index (no embedder) round-trips too', async () => {
     const next = random(29);
     for (let file = 0; file < 20; file++) await writeRandomFile(next, `src/${file % 2 ? 'a' : 'b'}/file${file}.ts`, false);

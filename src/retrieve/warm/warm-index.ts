@@ -66,6 +66,8 @@ export class WarmIndex {
   /** The store's instance id, once read (absent: the store has none yet, so no segment is used). */
   private instance: string | undefined;
   private segmentTried = false;
+  /** While set, a catch-up leaves the vector graph alone (persist withoutGraph). */
+  private graphDeferred = false;
   /** The watermark of the segment file this index was read from or last wrote (-1: none). */
   private segmentWatermark = -1;
   /** Rows added or removed since then. */
@@ -149,11 +151,24 @@ export class WarmIndex {
     return this.vectors?.usesGraph ?? false;
   }
 
-  /** Catches up with the store, then saves what is expensive to rebuild (the segment file, the HNSW graph) for the next process, if it changed. */
-  async persist(options: { pastThresholdOnly?: boolean } = {}): Promise<void> {
-    await this.refresh();
+  /**
+   * Catches up with the store, then saves what is expensive to rebuild (the segment file, the
+   * HNSW graph) for the next process, if it changed. `withoutGraph`: neither build, map nor
+   * save the graph — while an indexing run's graph worker finishes the graph file, the run
+   * reads its rows into this index and saves the segment; the next refresh maps the file
+   * instead of building the graph here (searches sharing this catch-up answer exactly).
+   */
+  async persist(options: { pastThresholdOnly?: boolean; withoutGraph?: boolean } = {}): Promise<void> {
+    if (options.withoutGraph) {
+      this.graphDeferred = true;
+      try {
+        await this.refresh();
+      } finally {
+        this.graphDeferred = false;
+      }
+    } else await this.refresh();
     if (this.options.segmentFile && this.instance === undefined) this.instance = (await this.store.readState(STORE_INSTANCE_STATE)) || undefined;
-    this.vectors?.persist();
+    if (!options.withoutGraph) this.vectors?.persist();
     this.saveSegment(!options.pastThresholdOnly);
   }
 
@@ -321,7 +336,11 @@ export class WarmIndex {
 
   private async catchUp(): Promise<void> {
     const token = await this.store.changeToken();
-    if (token === this.token) return;
+    if (token === this.token) {
+      // Caught up while the graph was left for later (persist withoutGraph): build or map it now.
+      if (!this.graphDeferred) this.vectors?.ensureGraph();
+      return;
+    }
     if (!this.segmentTried) {
       this.segmentTried = true;
       if (this.options.segmentFile) {
@@ -373,7 +392,7 @@ export class WarmIndex {
     }
     // Vectors attached to rows already held (the store joins vectors by content hash).
     if (this.vectors && this.withoutVector.size > 0) await this.attachVectors(this.vectors);
-    this.vectors?.ensureGraph();
+    if (!this.graphDeferred) this.vectors?.ensureGraph();
     this.token = token;
   }
 
