@@ -32,15 +32,16 @@ export async function indexDocuments(options: IndexDocumentsOptions): Promise<In
     if (!document.id) throw new LociError('INVALID_ARGUMENT', 'Every document needs a non-empty id.');
     if (seen.has(document.id)) throw new LociError('INVALID_ARGUMENT', `Document id ${document.id} appears twice.`);
     seen.add(document.id);
-    // The title is part of what is hashed, so a retitled document is re-indexed.
-    const bytes = encoder.encode(`${document.title ?? ''}\n${document.text}`);
+    // The title is part of what is hashed, so a retitled document is re-indexed. Its bytes are
+    // made when the run reaches it (a few hundred ahead), not for every document up front.
+    const hashed = () => `${document.title ?? ''}\n${document.text}`;
     const previous = catalog.get(document.id);
     const item: IndexItem = {
       path: document.id,
       language: document.language ?? sniffLanguage(document.text),
-      size: bytes.length,
+      size: Buffer.byteLength(document.title ?? '') + 1 + Buffer.byteLength(document.text),
       mtimeMs: 0,
-      load: async () => ({ ok: true, text: document.text, bytes, invalidUtf8: false }),
+      load: async () => ({ ok: true, text: document.text, bytes: encoder.encode(hashed()), invalidUtf8: false }),
     };
     if (document.title) item.title = document.title;
     if (previous) item.previous = previous;
