@@ -5,7 +5,7 @@ import { embedderIdOf, type EmbeddingModel } from '../embed/spec.js';
 import { isProviderFailure, LociError } from '../errors/index.js';
 import type { SourceReader } from '../memory/knowledge-source.js';
 import { Memory } from '../memory/memory.js';
-import { ensureStoreInstance } from '../retrieve/warm/warm-index.js';
+import { ensureStoreInstance } from '../retrieve/warm/warm-segment.js';
 import { MEMORY_DATABASE, openStore, segmentFile, vectorGraphFile, type StoreLocation } from '../store/location.js';
 import type { Store } from '../store/spec.js';
 

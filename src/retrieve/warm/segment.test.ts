@@ -8,7 +8,8 @@ import { openSqliteStore } from '../../store/sqlite/sqlite-store.js';
 import type { Store } from '../../store/spec.js';
 import { catalogEntry, chunk } from '../../store/test-support/store-contract.js';
 import { readSegmentHeader, SegmentError, type SegmentHeader, SegmentReader, sortTerms, writeSegment } from '../../store/segment-file.js';
-import { type SegmentEvent, STORE_INSTANCE_STATE, WarmIndex, type WarmIndexOptions } from './warm-index.js';
+import { type SegmentEvent, WarmIndex, type WarmIndexOptions } from './warm-index.js';
+import { STORE_INSTANCE_STATE } from './warm-segment.js';
 import { pick, random, vocabulary } from './test-words.js';
 
 const weights = { path: 1.5, symbols: 2, heading: 1.5, body: 1 };

@@ -1,19 +1,11 @@
 import { rmSync } from 'node:fs';
-import { randomUUID } from 'node:crypto';
 import type { LexicalWeights, ScoredRow, SearchFilter, Store, TermStatistics } from '../../store/spec.js';
 import { compileFilter } from '../../store/filter-match.js';
 import { LexicalIndex } from './lexical-index.js';
 import { defaultHnswOptions, ExactOrGraphVectorIndex } from './exact-or-graph-vector-index.js';
-import { readSegmentHeader, SegmentError, SegmentReader, sortTerms, writeSegment } from '../../store/segment-file.js';
+import { readSegmentHeader, SegmentError, SegmentReader, writeSegment } from '../../store/segment-file.js';
+import { segmentContents, STORE_INSTANCE_STATE } from './warm-segment.js';
 import { Lexicon } from './lexicon.js';
-
-/** Named store state holding a random id of the store, so a segment file is never read against another store. */
-export const STORE_INSTANCE_STATE = 'store-instance';
-
-/** Gives the store an instance id if it has none (indexing calls this; readers never write). */
-export async function ensureStoreInstance(store: Store): Promise<void> {
-  if (!(await store.readState(STORE_INSTANCE_STATE))) await store.writeState(STORE_INSTANCE_STATE, randomUUID());
-}
 
 /** Row changes (added or removed) since the segment file was read or written above which closing rewrites it. */
 const SEGMENT_REWRITE_MIN = 1_000;
@@ -159,14 +151,12 @@ export class WarmIndex {
    * instead of building the graph here (searches sharing this catch-up answer exactly).
    */
   async persist(options: { pastThresholdOnly?: boolean; withoutGraph?: boolean } = {}): Promise<void> {
-    if (options.withoutGraph) {
-      this.graphDeferred = true;
-      try {
-        await this.refresh();
-      } finally {
-        this.graphDeferred = false;
-      }
-    } else await this.refresh();
+    if (options.withoutGraph) this.graphDeferred = true;
+    try {
+      await this.refresh();
+    } finally {
+      if (options.withoutGraph) this.graphDeferred = false;
+    }
     if (this.options.segmentFile && this.instance === undefined) this.instance = (await this.store.readState(STORE_INSTANCE_STATE)) || undefined;
     if (!options.withoutGraph) this.vectors?.persist();
     this.saveSegment(!options.pastThresholdOnly);
@@ -202,34 +192,16 @@ export class WarmIndex {
     if (onDisk && onDisk.storeInstance === this.instance && onDisk.embedderId === this.options.embedderId && onDisk.watermark > this.watermark) return;
     const started = performance.now();
     try {
-      const lexical = this.lexical.snapshot();
-      const metaIds = new Map<string, number>(lexical.metas.map((meta, index) => [`${meta.language}\u0000${meta.path}`, index]));
-      const metaId = (meta: { path: string; language: string }): number => {
-        const key = `${meta.language}\u0000${meta.path}`;
-        let id = metaIds.get(key);
-        if (id === undefined) {
-          id = lexical.metas.length;
-          lexical.metas.push({ path: meta.path, language: meta.language });
-          metaIds.set(key, id);
-        }
-        return id;
+      const header = {
+        storeInstance: this.instance,
+        embedderId: this.options.embedderId,
+        dimensions: this.vectors ? this.vectors.dimensions : 0,
+        weights: this.options.weights,
+        watermark: this.watermark,
+        lastLexiconId: this.lastLexiconId,
+        ...(this.deletionsSeen !== undefined ? { chunkDeletions: this.deletionsSeen } : {}),
       };
-      const vectors = this.vectors ? { ...this.vectors.snapshot(metaId), metas: lexical.metas } : undefined;
-      writeSegment(file, {
-        header: {
-          storeInstance: this.instance,
-          embedderId: this.options.embedderId,
-          dimensions: this.vectors ? this.vectors.dimensions : 0,
-          weights: this.options.weights,
-          watermark: this.watermark,
-          lastLexiconId: this.lastLexiconId,
-          ...(this.deletionsSeen !== undefined ? { chunkDeletions: this.deletionsSeen } : {}),
-        },
-        lexical,
-        vectors,
-        lexicon: sortTerms(this.termIds.entries()),
-        pending: [...this.withoutVector].map(([rowId, { contentHash, ...meta }]) => ({ rowId, meta, contentHash })),
-      });
+      writeSegment(file, segmentContents({ header, lexical: this.lexical, vectors: this.vectors, termIds: this.termIds, withoutVector: this.withoutVector }));
       this.segmentWatermark = this.watermark;
       this.changesSinceSegment = 0;
       this.options.onSegment?.({ type: 'segment-saved', file, rows: this.lexical.size, ms: performance.now() - started });
