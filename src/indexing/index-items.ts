@@ -241,6 +241,8 @@ export async function indexItems(items: readonly IndexItem[], context: IndexItem
     return { kind: 'changed', loaded, contentHash, ...(prepared ? { prepared } : {}) };
   };
   const staged = preparer.parallel ? prefetch(items, stage, PREPARE_AHEAD, (item) => item.size, PREPARE_AHEAD_BYTES) : prefetch(items, stage, READ_AHEAD);
+  const bulk = items.length >= PREPARE_WORKER_MIN_ITEMS && context.store.bulkWrites !== undefined;
+  if (bulk) await context.store.bulkWrites?.(true);
   try {
     await indexStaged(items, staged, context, tally, {
       skipItem,
@@ -256,6 +258,7 @@ export async function indexItems(items: readonly IndexItem[], context: IndexItem
     await flush();
   } finally {
     await worker?.close();
+    if (bulk) await context.store.bulkWrites?.(false).catch(() => undefined);
   }
 }
 

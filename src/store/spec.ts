@@ -270,6 +270,13 @@ export interface Store extends Partial<SelfRankingStore> {
    * also returns the freed space to the file system.
    */
   collectGarbage(options: { keepUnreferenced: number; compact?: boolean }): Promise<{ removedVectors: number; keptUnreferenced: number }>;
+  /**
+   * A run that writes many groups is starting (`true`) or has ended (`false`): the store may
+   * put off housekeeping meanwhile (SQLite checkpoints its write-ahead log every 256 MB instead
+   * of every 4 MB: each checkpoint copies every page the commits since the last one touched,
+   * and a group's random hashes touch most index pages). Stores without such work omit it.
+   */
+  bulkWrites?(active: boolean): Promise<void>;
   /** A fast structural check (SQLite quick_check); throws STORE_CORRUPT with what to do. Stores without one omit it. */
   quickCheck?(): Promise<void>;
   close(): Promise<void>;

@@ -1,17 +1,17 @@
 import { statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
-import { decodeTerms, encodeTerms } from '../../lexical/codec.js';
+import { decodeTerms } from '../../lexical/codec.js';
 import type { CatalogEntry, ChunkRecord, FileWrite, IndexMeta, IndexRow, MentionQuery, ScanOptions, ScoredRow, Store, StoreCounts, VectorQuery } from '../spec.js';
 import { findMentionsSql } from './queries.js';
 import { sqliteLanguages } from './ranking-stats.js';
-import { groupOutline, inRequestedOrder, symbolKeys, toCatalogEntry, toChunkRecord, type CatalogRow, type ChunkRow } from '../rows.js';
+import { groupOutline, inRequestedOrder, toCatalogEntry, toChunkRecord, type CatalogRow, type ChunkRow } from '../rows.js';
 import { prepareStatements, type Statements } from './statements.js';
 import { openDatabase, wrapSqliteError } from './open-database.js';
 import { assertQuickCheck } from './damaged-store.js';
 import { decodeVector, encodeVector } from './vector-codec.js';
 import { scanVectors } from './vector-scan.js';
 import { TokenCache } from '../token-cache.js';
-import { ListTermIds } from '../list-term-ids.js';
+import { RowWriter } from './row-writer.js';
 
 export interface SqliteStoreOptions {
   /** Path of the database file. */
@@ -23,6 +23,14 @@ export interface SqliteStoreOptions {
   /** Run PRAGMA quick_check on open (default: when `create`, i.e. opening to write). */
   quickCheck?: boolean;
 }
+
+/**
+ * Write-ahead log pages between automatic checkpoints: SQLite's default, and during a bulk
+ * run (256 MB). Writing 100k chunks in groups of 2,048: 23.7 s with the default, 19.3 s at
+ * 64 MB, 16.0 s at 256 MB, 18.3 s never checkpointing until the end (a 1.7 GB log).
+ */
+const DEFAULT_CHECKPOINT_PAGES = 1000;
+const BULK_CHECKPOINT_PAGES = 65_536;
 
 export function openSqliteStore(options: SqliteStoreOptions): Store {
   const database = openDatabase({ file: options.file, create: options.create ?? false, ...(options.quickCheck !== undefined ? { quickCheck: options.quickCheck } : {}) });
@@ -37,9 +45,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
 class SqliteStore implements Store {
   readonly kind = 'sqlite';
   private readonly statements: Statements;
-  /** Lexicon ids are immutable once assigned, so a cached id is always right. */
-  private termIds: Map<string, number> | undefined;
-  private readonly listTermIds = new ListTermIds();
+  private readonly rows: RowWriter;
   private writes = 0;
   /** Catalog-only writes (no chunks change): they move the catalog cache's token, not changeToken. */
   private touches = 0;
@@ -52,6 +58,7 @@ class SqliteStore implements Store {
     keepCatalogEntries: number,
   ) {
     this.statements = prepareStatements(db);
+    this.rows = new RowWriter(this.statements);
     this.catalogCache = keepCatalogEntries > 0 ? new TokenCache(keepCatalogEntries) : undefined;
   }
 
@@ -125,7 +132,7 @@ class SqliteStore implements Store {
 
   async writeFiles(writes: FileWrite[]): Promise<void> {
     if (writes.length === 0) return;
-    this.guard(() => this.db.transaction(() => writes.forEach((write) => this.writeOne(write))).immediate());
+    this.guard(() => this.db.transaction(() => writes.forEach((write) => this.rows.writeFile(write))).immediate());
     this.writes++;
   }
 
@@ -135,7 +142,7 @@ class SqliteStore implements Store {
       this.db
         .transaction(() => {
           for (const path of paths) {
-            this.removeChunksOfPath(path);
+            this.rows.removeChunksOfPath(path);
             this.statements.deleteFile.run(path);
           }
         })
@@ -144,37 +151,12 @@ class SqliteStore implements Store {
     this.writes++;
   }
 
-  /** Runs inside the caller's transaction: replaces one file's rows. */
-  private writeOne(write: FileWrite): void {
-    const { entry, chunks } = write;
-    const now = Date.now();
-    this.removeChunksOfPath(entry.path);
-    for (const chunk of chunks) {
-      const result = this.statements.insertChunk.run({
-        chunkId: chunk.chunkId,
-        contentHash: chunk.contentHash,
-        path: entry.path,
-        startLine: chunk.startLine,
-        endLine: chunk.endLine,
-        language: chunk.language,
-        kind: chunk.kind,
-        symbol: chunk.symbol ?? null,
-        symbols: JSON.stringify(chunk.symbols ?? []),
-        headingPath: JSON.stringify(chunk.headingPath ?? []),
-        text: chunk.text,
-      });
-      const rowId = Number(result.lastInsertRowid);
-      this.statements.insertTerms.run(
-        rowId,
-        encodeTerms(
-          chunk.termStats,
-          this.listTermIds.resolver(chunk.termStats.table, (term) => this.termIdOf(term)),
-        ),
-      );
-      for (const name of symbolKeys(chunk.symbols ?? (chunk.symbol ? [chunk.symbol] : []))) this.statements.insertSymbol.run(name, rowId);
-      if (chunk.vector) this.statements.insertVector.run(entry.embedder, chunk.contentHash, encodeVector(chunk.vector), now);
-    }
-    this.statements.upsertFile.run({ ...entry, chunkCount: chunks.length, attributes: entry.attributes ?? null });
+  async bulkWrites(active: boolean): Promise<void> {
+    this.guard(() => {
+      this.db.pragma(`wal_autocheckpoint = ${active ? BULK_CHECKPOINT_PAGES : DEFAULT_CHECKPOINT_PAGES}`);
+      // What the run left in the log goes to the database now, without waiting on readers.
+      if (!active) this.db.pragma('wal_checkpoint(PASSIVE)');
+    });
   }
 
   async touchFile(path: string, size: number, mtimeMs: number): Promise<void> {
@@ -360,38 +342,12 @@ class SqliteStore implements Store {
     this.db.close();
   }
 
-  private removeChunksOfPath(path: string): void {
-    const ids = this.statements.chunkIdsOfPath.all(path) as number[];
-    for (const id of ids) {
-      this.statements.deleteTerms.run(id);
-      this.statements.deleteSymbols.run(id);
-    }
-    this.statements.deleteChunksOfPath.run(path);
-  }
-
-  /** Runs inside a write transaction: a new term gets its id in the same commit. */
-  private termIdOf(term: string): number {
-    if (!this.termIds) {
-      this.termIds = new Map();
-      for (const [id, text] of this.statements.lexiconAfter.all(0) as Array<[number, string]>) this.termIds.set(text, id);
-    }
-    let id = this.termIds.get(term);
-    if (id === undefined) {
-      // A new term's id is the insert's rowid; another process may have added it since the cache was read.
-      const inserted = this.statements.insertTerm.run(term);
-      id = inserted.changes === 1 ? Number(inserted.lastInsertRowid) : (this.statements.termId.get(term) as number);
-      this.termIds.set(term, id);
-    }
-    return id;
-  }
-
   private guard<T>(action: () => T): T {
     try {
       return action();
     } catch (error) {
       // A rolled-back write may have cached term ids that were never committed.
-      this.termIds = undefined;
-      this.listTermIds.clear();
+      this.rows.forgetTermIds();
       throw wrapSqliteError(error, this.location);
     }
   }
