@@ -39,17 +39,35 @@ export interface SortedTerms {
   ids: Uint32Array;
 }
 
-/** Builds the sorted table of a lexicon (at save time: one sort of the terms' bytes). */
+/** Builds the sorted table of a lexicon (at save time: one sort of the terms, in UTF-8 byte order). */
 export function sortTerms(entries: ReadonlyArray<readonly [string, number]>): SortedTerms {
+  // UTF-16 code-unit order (JavaScript's string comparison) is UTF-8 byte order unless a term
+  // holds a surrogate or a character from U+E000 up: only then (rare in a lexicon) are the
+  // terms' bytes compared, which costs ~3x as much.
+  if (entries.some(([term]) => WIDE_UNITS.test(term))) return sortTermsByBytes(entries);
+  const sorted = [...entries].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const offsets = new Uint32Array(sorted.length + 1);
+  const joined = sorted.map(([term]) => term).join('');
+  let bytes = Buffer.from(joined, 'utf8');
+  if (bytes.length === joined.length) {
+    // Every term is ASCII: one byte per character.
+    sorted.forEach(([term], index) => (offsets[index + 1] = (offsets[index] as number) + term.length));
+  } else {
+    sorted.forEach(([term], index) => (offsets[index + 1] = (offsets[index] as number) + Buffer.byteLength(term, 'utf8')));
+    bytes = Buffer.allocUnsafe(offsets[sorted.length] as number);
+    sorted.forEach(([term], index) => bytes.write(term, offsets[index] as number, 'utf8'));
+  }
+  return { bytes, offsets, ids: Uint32Array.from(sorted, (entry) => entry[1]) };
+}
+
+const WIDE_UNITS = /[\uD800-\uFFFF]/;
+
+function sortTermsByBytes(entries: ReadonlyArray<readonly [string, number]>): SortedTerms {
   const encoded = entries.map(([term, id]) => ({ bytes: Buffer.from(term, 'utf8'), id }));
   encoded.sort((a, b) => Buffer.compare(a.bytes, b.bytes));
   const offsets = new Uint32Array(encoded.length + 1);
-  let total = 0;
-  encoded.forEach((entry, index) => {
-    total += entry.bytes.length;
-    offsets[index + 1] = total;
-  });
-  const bytes = Buffer.allocUnsafe(total);
+  encoded.forEach((entry, index) => (offsets[index + 1] = (offsets[index] as number) + entry.bytes.length));
+  const bytes = Buffer.allocUnsafe(offsets[encoded.length] as number);
   encoded.forEach((entry, index) => entry.bytes.copy(bytes, offsets[index] as number));
   return { bytes, offsets, ids: Uint32Array.from(encoded, (entry) => entry.id) };
 }
