@@ -9,25 +9,26 @@ export interface SegmentRowMeta {
 }
 
 /**
- * A lexical index as flat arrays (live rows only, renumbered 0..n-1 in slot order). A
- * reader adopts the arrays as they are (views, no copy): a row's terms and a term's
- * postings are slices of one array each.
+ * A lexical index as the segment writer reads it: live rows only, renumbered 0..n-1 in slot
+ * order. The row and term tables are arrays; each row's terms and each term's postings are
+ * read one at a time (views of the index's own arrays where no row was removed, so saving a
+ * segment holds no second copy of them). A reader adopts the file's arrays as they are.
  */
 export interface LexicalSnapshot {
   rowIds: Float64Array;
   lengths: Float64Array;
-  /** Row r's terms are termIds[termOffsets[r] .. termOffsets[r + 1]] (sorted), with their weighted frequencies. */
+  /** Row r has termOffsets[r + 1] − termOffsets[r] terms. */
   termOffsets: Uint32Array;
-  termIds: Uint32Array;
-  weighted: Float32Array;
+  /** Row r's term ids (sorted) and their weighted frequencies. */
+  rowTerms(row: number): { termIds: Uint32Array; weighted: Float32Array };
   /** Row r's metadata is metas[metaIndex[r]] (one entry per distinct path and language). */
   metaIndex: Uint32Array;
   metas: SegmentRowMeta[];
-  /** Term postingTerms[t]'s postings are postingSlots/postingWeighted[postingOffsets[t] .. postingOffsets[t + 1]]. */
+  /** Term postingTerms[t] has postingOffsets[t + 1] − postingOffsets[t] postings. */
   postingTerms: Uint32Array;
   postingOffsets: Uint32Array;
-  postingSlots: Int32Array;
-  postingWeighted: Float32Array;
+  /** Term postingTerms[t]'s postings: ascending rows and their weighted frequencies. */
+  postings(index: number): { slots: Int32Array; weighted: Float32Array };
   /** The largest weighted frequency in each term's postings (its MaxScore bound). */
   postingMax: Float32Array;
 }

@@ -59,9 +59,10 @@ export function writeSegment(file: string, contents: SegmentContents): number {
   const terms = lexical.postingTerms.length;
   const postingCrc = new Uint32Array(terms);
   for (let index = 0; index < terms; index++) {
-    const start = lexical.postingOffsets[index] as number;
-    const end = lexical.postingOffsets[index + 1] as number;
-    postingCrc[index] = crc32(bytesOf(lexical.postingWeighted.subarray(start, end)), crc32(bytesOf(lexical.postingSlots.subarray(start, end))));
+    const postings = lexical.postings(index);
+    const count = (lexical.postingOffsets[index + 1] as number) - (lexical.postingOffsets[index] as number);
+    if (postings.slots.length !== count || postings.weighted.length !== count) throw new Error(`segment snapshot: term ${lexical.postingTerms[index]} has ${postings.slots.length} postings, its offsets ${count}`);
+    postingCrc[index] = crc32(bytesOf(postings.weighted), crc32(bytesOf(postings.slots)));
   }
   const arrays: Arrays = {
     rowIds: lexical.rowIds,
@@ -90,16 +91,17 @@ export function writeSegment(file: string, contents: SegmentContents): number {
   }
   const stringsAt = offset;
   const eagerEnd = align(stringsAt + stringBytes.length);
-  const postingBytes = 8 * lexical.postingSlots.length;
+  const postingBytes = 8 * (lexical.postingOffsets[terms] as number);
   const forwardAt = eagerEnd + postingBytes;
-  const forwardBytes = 8 * lexical.termIds.length;
+  const forwardBytes = 8 * (lexical.termOffsets[lexical.rowIds.length] as number);
   const matrixAt = forwardAt + forwardBytes;
   const matrix = vectors?.matrix ?? new Float32Array(0);
   let forwardCrc = 0;
   for (let row = 0; row < lexical.rowIds.length; row++) {
-    const start = lexical.termOffsets[row] as number;
-    const end = lexical.termOffsets[row + 1] as number;
-    forwardCrc = crc32(bytesOf(lexical.weighted.subarray(start, end)), crc32(bytesOf(lexical.termIds.subarray(start, end)), forwardCrc));
+    const terms = lexical.rowTerms(row);
+    const count = (lexical.termOffsets[row + 1] as number) - (lexical.termOffsets[row] as number);
+    if (terms.termIds.length !== count || terms.weighted.length !== count) throw new Error(`segment snapshot: row ${row} has ${terms.termIds.length} terms, its offsets ${count}`);
+    forwardCrc = crc32(bytesOf(terms.weighted), crc32(bytesOf(terms.termIds), forwardCrc));
   }
   const matrixCrc = crc32(bytesOf(matrix));
   const draft = (base: number): Buffer =>
@@ -156,17 +158,16 @@ export function writeSegment(file: string, contents: SegmentContents): number {
     }
     out.write(stringBytes);
     out.pad();
+    // Each term's and row's entries as checksummed above: a snapshot is read while nothing changes it.
     for (let index = 0; index < terms; index++) {
-      const start = lexical.postingOffsets[index] as number;
-      const end = lexical.postingOffsets[index + 1] as number;
-      out.write(bytesOf(lexical.postingSlots.subarray(start, end)));
-      out.write(bytesOf(lexical.postingWeighted.subarray(start, end)));
+      const postings = lexical.postings(index);
+      out.write(bytesOf(postings.slots));
+      out.write(bytesOf(postings.weighted));
     }
     for (let row = 0; row < lexical.rowIds.length; row++) {
-      const start = lexical.termOffsets[row] as number;
-      const end = lexical.termOffsets[row + 1] as number;
-      out.write(bytesOf(lexical.termIds.subarray(start, end)));
-      out.write(bytesOf(lexical.weighted.subarray(start, end)));
+      const terms = lexical.rowTerms(row);
+      out.write(bytesOf(terms.termIds));
+      out.write(bytesOf(terms.weighted));
     }
     out.write(bytesOf(matrix));
     out.flush();

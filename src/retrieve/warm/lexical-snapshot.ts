@@ -13,34 +13,39 @@ export interface SnapshotSource {
   postings: ReadonlyArray<Postings | undefined>;
 }
 
-/** The live rows as flat arrays, renumbered 0..n-1 in slot order (what a segment file holds). */
+/**
+ * The live rows renumbered 0..n-1 in slot order (what a segment file holds). Row and term
+ * tables are built here; each row's terms and each term's postings are handed out one at a
+ * time, as views of the index's arrays when no slot is dead (a fresh build: nothing copied),
+ * else as renumbered copies of one term's postings at a time. Valid until the index changes.
+ */
 export function snapshotRows(state: SnapshotSource): LexicalSnapshot {
-  const remap = new Int32Array(state.slotCount).fill(-1);
   let rows = 0;
   let entries = 0;
   for (let slot = 0; slot < state.slotCount; slot++) {
     if (!state.alive[slot]) continue;
-    remap[slot] = rows++;
+    rows++;
     entries += state.rowTerms.count(slot);
   }
+  // Row r lives in slot slotOfRow[r]; with no dead slot, row r is slot r.
+  const dense = rows === state.slotCount;
+  const slotOfRow = new Int32Array(dense ? 0 : rows);
+  const remap = dense ? undefined : new Int32Array(state.slotCount).fill(-1);
   const rowIds = new Float64Array(rows);
   const lengths = new Float64Array(rows);
   const termOffsets = new Uint32Array(rows + 1);
-  const termIds = new Uint32Array(entries);
-  const weighted = new Float32Array(entries);
   const metaIndex = new Uint32Array(rows);
   const metas: SegmentRowMeta[] = [];
   const metaIds = new Map<string, Map<string, number>>();
-  let at = 0;
-  for (let slot = 0; slot < state.slotCount; slot++) {
-    const row = remap[slot] as number;
-    if (row < 0) continue;
+  for (let slot = 0, row = 0, at = 0; slot < state.slotCount; slot++) {
+    if (!state.alive[slot]) continue;
+    if (remap) {
+      remap[slot] = row;
+      slotOfRow[row] = slot;
+    }
     rowIds[row] = state.rowIds[slot] as number;
     lengths[row] = state.lengths[slot] as number;
-    const terms = state.rowTerms.of(slot);
-    termIds.set(terms.termIds, at);
-    weighted.set(terms.weighted, at);
-    at += terms.termIds.length;
+    at += state.rowTerms.count(slot);
     termOffsets[row + 1] = at;
     const meta = state.meta[slot] as SegmentRowMeta;
     let byLanguage = metaIds.get(meta.path);
@@ -52,32 +57,50 @@ export function snapshotRows(state: SnapshotSource): LexicalSnapshot {
       byLanguage.set(meta.language, id);
     }
     metaIndex[row] = id;
+    row++;
   }
-  // Postings of live rows only, in slot order (renumbering keeps it).
+  if ((termOffsets[rows] as number) !== entries) throw new Error('lexical snapshot: row term counts changed while reading');
+  // Terms with live postings; each one's live entries (its document frequency) and largest weight.
   const postingTermList: number[] = [];
-  let postingEntries = 0;
   state.postings.forEach((postings, termId) => {
-    if (!postings || postings.documentFrequency <= 0) return;
-    postingTermList.push(termId);
-    postingEntries += postings.documentFrequency;
+    if (postings && postings.documentFrequency > 0) postingTermList.push(termId);
   });
   const postingTerms = Uint32Array.from(postingTermList);
   const postingOffsets = new Uint32Array(postingTerms.length + 1);
-  const postingSlots = new Int32Array(postingEntries);
-  const postingWeighted = new Float32Array(postingEntries);
   const postingMax = new Float32Array(postingTerms.length);
-  let write = 0;
-  postingTerms.forEach((termId, index) => {
-    const postings = state.postings[termId] as Postings;
+  const postingsOf = (index: number): { slots: Int32Array; weighted: Float32Array } => {
+    const postings = state.postings[postingTerms[index] as number] as Postings;
+    if (!remap) return { slots: postings.slots.subarray(0, postings.length), weighted: postings.weighted.subarray(0, postings.length) };
+    const slots = new Int32Array(postings.documentFrequency);
+    const weighted = new Float32Array(postings.documentFrequency);
+    let write = 0;
     for (let read = 0; read < postings.length; read++) {
       const target = remap[postings.slots[read] as number] as number;
       if (target < 0) continue;
-      postingSlots[write] = target;
-      postingWeighted[write] = postings.weighted[read] as number;
-      if ((postings.weighted[read] as number) > (postingMax[index] as number)) postingMax[index] = postings.weighted[read] as number;
-      write++;
+      slots[write] = target;
+      weighted[write++] = postings.weighted[read] as number;
     }
-    postingOffsets[index + 1] = write;
-  });
-  return { rowIds, lengths, termOffsets, termIds, weighted, metaIndex, metas, postingTerms, postingOffsets, postingSlots, postingWeighted, postingMax };
+    if (write !== slots.length) throw new Error(`lexical snapshot: term ${postingTerms[index]} has ${write} live postings, counted ${slots.length}`);
+    return { slots, weighted };
+  };
+  for (let index = 0, at = 0; index < postingTerms.length; index++) {
+    const { weighted } = postingsOf(index);
+    let max = 0;
+    for (let entry = 0; entry < weighted.length; entry++) if ((weighted[entry] as number) > max) max = weighted[entry] as number;
+    postingMax[index] = max;
+    at += weighted.length;
+    postingOffsets[index + 1] = at;
+  }
+  return {
+    rowIds,
+    lengths,
+    termOffsets,
+    rowTerms: (row) => state.rowTerms.of(remap ? (slotOfRow[row] as number) : row),
+    metaIndex,
+    metas,
+    postingTerms,
+    postingOffsets,
+    postings: postingsOf,
+    postingMax,
+  };
 }

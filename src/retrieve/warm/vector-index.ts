@@ -97,9 +97,14 @@ export class FlatVectorIndex {
   /** The live vectors as flat arrays; `metaId` numbers each row's metadata (shared with the lexical snapshot). */
   snapshot(metaId: (meta: VectorRowMeta) => number): Omit<VectorSnapshot, 'metas'> {
     const rows = this.slotOfRow.size;
+    const metaIndex = new Uint32Array(rows);
+    if (rows === this.slotCount) {
+      // No free slot (a fresh build): the matrix as it is, a view valid until the next add.
+      for (let slot = 0; slot < rows; slot++) metaIndex[slot] = metaId(this.slotMeta[slot] as VectorRowMeta);
+      return { rowIds: this.slotRowIds.slice(0, rows), matrix: this.matrix.subarray(0, rows * this.dimensions), metaIndex };
+    }
     const rowIds = new Float64Array(rows);
     const matrix = new Float32Array(rows * this.dimensions);
-    const metaIndex = new Uint32Array(rows);
     let row = 0;
     for (let slot = 0; slot < this.slotCount; slot++) {
       const rowId = this.slotRowIds[slot] as number;
