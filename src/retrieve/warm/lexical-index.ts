@@ -26,6 +26,9 @@ export type { LexicalSnapshot };
  * over typed arrays with block-max top-k pruning (bm25-scoring.ts): ~1 ms for a query over
  * 100k chunks instead of ~70.
  */
+/** Entries one addMany call sorts at once (its keys hold an entry's index below this). */
+const BATCH_ENTRIES = 2 ** 24;
+
 export class LexicalIndex {
   /** Postings by lexicon id (ids are dense: an array beats a Map on the load path). */
   private readonly postings: Array<Postings | undefined> = [];
@@ -156,8 +159,69 @@ export class LexicalIndex {
     return this.slotOfRow.keys();
   }
 
+  /**
+   * Adds many new rows (a catch-up's slice) as add() would, appending postings term by term
+   * instead of row by row: a term's list is looked up and grown once per call, and written
+   * in order. Rows already held (or twice in `rows`) go through add() one at a time.
+   */
+  addMany(rows: ReadonlyArray<{ rowId: number; meta: LexicalRowMeta; terms: EncodedTerms }>): void {
+    let total = 0;
+    const seen = new Set<number>();
+    for (const row of rows) {
+      if (this.slotOfRow.has(row.rowId) || seen.has(row.rowId)) {
+        for (const each of rows) this.add(each.rowId, each.meta, each.terms);
+        return;
+      }
+      seen.add(row.rowId);
+      total += row.terms.termIds.length;
+    }
+    if (total >= BATCH_ENTRIES) {
+      for (const each of rows) this.add(each.rowId, each.meta, each.terms);
+      return;
+    }
+    // Entry e is keyed termId·2^24 + e, so one numeric sort groups entries by term in row order.
+    const keys = new Float64Array(total);
+    const slots = new Int32Array(total);
+    const weights = new Float32Array(total);
+    let entry = 0;
+    for (const { rowId, meta, terms } of rows) {
+      const slot = this.addRow(rowId, meta, terms);
+      const slotWeights = this.rowTerms.of(slot).weighted;
+      for (let index = 0; index < slotWeights.length; index++) {
+        keys[entry] = (terms.termIds[index] as number) * BATCH_ENTRIES + entry;
+        slots[entry] = slot;
+        weights[entry] = slotWeights[index] as number;
+        entry++;
+      }
+    }
+    keys.sort();
+    for (let start = 0; start < total; ) {
+      const termId = Math.floor((keys[start] as number) / BATCH_ENTRIES);
+      let end = start + 1;
+      while (end < total && Math.floor((keys[end] as number) / BATCH_ENTRIES) === termId) end++;
+      const postings = this.postingsFor(termId, end - start);
+      for (let at = start; at < end; at++) {
+        const from = (keys[at] as number) - termId * BATCH_ENTRIES;
+        const weighted = weights[from] as number;
+        postings.slots[postings.length] = slots[from] as number;
+        postings.weighted[postings.length] = weighted;
+        postings.length++;
+        if (weighted > postings.maxWeighted) postings.maxWeighted = weighted;
+      }
+      postings.documentFrequency += end - start;
+      start = end;
+    }
+  }
+
   add(rowId: number, meta: LexicalRowMeta, terms: EncodedTerms): void {
     if (this.slotOfRow.has(rowId)) this.remove(rowId);
+    const slot = this.addRow(rowId, meta, terms);
+    const { termIds, weighted } = this.rowTerms.of(slot);
+    for (let entry = 0; entry < termIds.length; entry++) this.append(termIds[entry] as number, slot, weighted[entry] as number);
+  }
+
+  /** A new row's slot, length, metadata and weighted term frequencies; its postings are the caller's. */
+  private addRow(rowId: number, meta: LexicalRowMeta, terms: EncodedTerms): number {
     const slot = this.slotCount++;
     this.ensureCapacity(this.slotCount);
     const fieldWeights = this.fieldWeights;
@@ -174,10 +238,10 @@ export class LexicalIndex {
       let weighted = 0;
       for (let field = 0; field < 4; field++) weighted += (fieldWeights[field] as number) * (terms.frequencies[entry * 4 + field] as number);
       slotWeights[entry] = weighted;
-      this.append(terms.termIds[entry] as number, slot, weighted);
     }
     this.folders.add(meta.path, slot);
     this.languageCounts.set(meta.language, (this.languageCounts.get(meta.language) ?? 0) + 1);
+    return slot;
   }
 
   remove(rowId: number): void {
@@ -299,22 +363,30 @@ export class LexicalIndex {
     return slot === undefined ? undefined : this.rowTerms.of(slot).termIds;
   }
 
-  private append(termId: number, slot: number, weighted: number): void {
+  /** A term's postings with room for `more` entries (made or grown as needed). */
+  private postingsFor(termId: number, more: number): Postings {
     let postings = this.postingsOf(termId);
     if (!postings) {
-      postings = { slots: new Int32Array(4), weighted: new Float32Array(4), length: 0, documentFrequency: 0, maxWeighted: 0 };
+      const size = Math.max(4, more);
+      postings = { slots: new Int32Array(size), weighted: new Float32Array(size), length: 0, documentFrequency: 0, maxWeighted: 0 };
       // Grown one by one, never by a jump, so the array keeps fast (non-dictionary) elements.
       while (this.postings.length < termId) this.postings.push(undefined);
       this.postings[termId] = postings;
     }
-    if (postings.length === postings.slots.length) {
-      const slots = new Int32Array(postings.length * 2);
-      slots.set(postings.slots);
-      const weights = new Float32Array(postings.length * 2);
-      weights.set(postings.weighted);
+    if (postings.length + more > postings.slots.length) {
+      const size = Math.max(postings.length * 2, postings.length + more);
+      const slots = new Int32Array(size);
+      slots.set(postings.slots.subarray(0, postings.length));
+      const weights = new Float32Array(size);
+      weights.set(postings.weighted.subarray(0, postings.length));
       postings.slots = slots;
       postings.weighted = weights;
     }
+    return postings;
+  }
+
+  private append(termId: number, slot: number, weighted: number): void {
+    const postings = this.postingsFor(termId, 1);
     postings.slots[postings.length] = slot;
     postings.weighted[postings.length] = weighted;
     postings.length++;

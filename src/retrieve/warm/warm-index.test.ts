@@ -162,3 +162,51 @@ describe('LexicalIndex prefix filters', () => {
     }
   });
 });
+
+describe('LexicalIndex.addMany', () => {
+  it('holds and scores exactly what adding the same rows one at a time does, re-added rows included', async () => {
+    const { LexicalIndex } = await import('./lexical-index.js');
+    const termIds = new Map<string, number>();
+    const words = Array.from({ length: 300 }, (_, index) => `w${index}`);
+    words.forEach((word, index) => termIds.set(word, index + 1));
+    let seed = 29;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    // Skewed term choice, so some lists grow past several doublings within one batch.
+    const row = (rowId: number) => {
+      const chosen = [...new Set(Array.from({ length: 1 + Math.floor(random() * 12) }, () => 1 + Math.floor(random() ** 3 * words.length)))].sort((a, b) => a - b);
+      const frequencies = new Uint16Array(chosen.length * 4).map(() => Math.floor(random() * 4));
+      const fieldLengths: [number, number, number, number] = [1, 2, 3, 10 + Math.floor(random() * 40)];
+      return { rowId, meta: { path: `src/d${rowId % 9}/f${rowId}.ts`, language: 'typescript' }, terms: { termIds: Uint32Array.from(chosen), frequencies, fieldLengths } };
+    };
+    const rows = Array.from({ length: 3000 }, (_, index) => row(index + 1));
+    // Rows written again later (a rewrite): the batch holding them takes add()'s path.
+    const rewrites = [5, 700, 2999].map((rowId) => row(rowId));
+    const weights = { path: 1, symbols: 2, heading: 0.5, body: 1 };
+    const extra = row(5000);
+    const one = new LexicalIndex(weights, termIds);
+    for (const each of [...rows, extra, ...rewrites]) one.add(each.rowId, each.meta, each.terms as never);
+    const many = new LexicalIndex(weights, termIds);
+    for (let start = 0; start < rows.length; ) {
+      const size = 1 + Math.floor(random() * 400);
+      many.addMany(rows.slice(start, start + size) as never);
+      start += size;
+    }
+    many.addMany([extra, ...rewrites] as never);
+    expect(many.size).toBe(one.size);
+    const snapshot = (index: InstanceType<typeof LexicalIndex>) => {
+      const taken = index.snapshot();
+      return {
+        rowIds: [...taken.rowIds],
+        postingTerms: [...taken.postingTerms],
+        postingMax: [...taken.postingMax],
+        postings: [...taken.postingTerms.keys()].map((term) => ({ slots: [...taken.postings(term).slots], weighted: [...taken.postings(term).weighted] })),
+        rowTerms: [...taken.rowIds.keys()].map((rowIndex) => [...taken.rowTerms(rowIndex).termIds]),
+      };
+    };
+    expect(snapshot(many)).toEqual(snapshot(one));
+    for (let query = 0; query < 40; query++) {
+      const terms = Array.from({ length: 1 + Math.floor(random() * 4) }, () => words[Math.floor(random() * words.length)] as string);
+      expect(many.search(terms, 10)).toEqual(one.search(terms, 10));
+    }
+  });
+});
