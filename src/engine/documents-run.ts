@@ -3,7 +3,7 @@ import type { LociConfig } from '../config/schema.js';
 import { embedderIdOf, type EmbeddingModel } from '../embed/spec.js';
 import type { IndexSummary } from '../indexing/events.js';
 import { indexDocuments, type LociDocument } from '../indexing/index-documents.js';
-import { lazyWarmIndex, withBackgroundGraph } from '../indexing/index-job.js';
+import { lazyWarmIndex, saveWhileGraphFinishes, withBackgroundGraph } from '../indexing/index-job.js';
 import type { WarmIndex } from '../retrieve/warm/warm-index.js';
 import { ensureStoreInstance } from '../retrieve/warm/warm-segment.js';
 import type { Store } from '../store/spec.js';
@@ -58,7 +58,7 @@ export async function runDocuments(run: DocumentsRun): Promise<IndexSummary> {
           ...runOptions,
           ...(onProgress ? { onProgress } : {}),
         }),
-      async () => (await saving.get()).persist({ withoutGraph: true }),
+      saveWhileGraphFinishes(saving),
     );
     // As after a folder run: the segment file (and, when large enough, the vector graph) for the next process.
     if (summary.files.indexed + summary.files.removed > 0 && !runOptions.signal?.aborted) {

@@ -241,9 +241,12 @@ export async function indexItems(items: readonly IndexItem[], context: IndexItem
     return { kind: 'changed', loaded, contentHash, ...(prepared ? { prepared } : {}) };
   };
   const staged = preparer.parallel ? prefetch(items, stage, PREPARE_AHEAD, (item) => item.size, PREPARE_AHEAD_BYTES) : prefetch(items, stage, READ_AHEAD);
-  const bulk = items.length >= PREPARE_WORKER_MIN_ITEMS && context.store.bulkWrites !== undefined;
-  if (bulk) await context.store.bulkWrites?.(true);
+  let bulk = false;
   try {
+    if (items.length >= PREPARE_WORKER_MIN_ITEMS && context.store.bulkWrites) {
+      await context.store.bulkWrites(true);
+      bulk = true;
+    }
     await indexStaged(items, staged, context, tally, {
       skipItem,
       flush,
@@ -257,8 +260,12 @@ export async function indexItems(items: readonly IndexItem[], context: IndexItem
     });
     await flush();
   } finally {
-    await worker?.close();
-    if (bulk) await context.store.bulkWrites?.(false).catch(() => undefined);
+    try {
+      await worker?.close();
+    } finally {
+      // A failure here only leaves the log to its usual checkpoints; the run's own error wins.
+      if (bulk) await context.store.bulkWrites?.(false).catch(() => undefined);
+    }
   }
 }
 

@@ -109,7 +109,7 @@ export async function runIndexJob(spec: IndexJobSpec, resources: IndexJobResourc
         const withEvents = { ...base, ...(onProgress ? { onProgress } : {}) };
         return spec.paths ? indexPaths({ ...withEvents, paths: spec.paths }) : indexFolder({ ...withEvents, progressive, keepUnreferenced: config.cache.maxUnreferencedVectors });
       },
-      async () => (await saving.get()).persist({ withoutGraph: true }),
+      saveWhileGraphFinishes(saving),
     );
     if (summary.files.indexed + summary.files.removed > 0) {
       if (spec.mergePastThreshold) await mergeSegment(spec, resources, embedderId, dimensions);
@@ -135,6 +135,24 @@ export function lazyWarmIndex(store: Store, options: WarmIndexOptions, existing?
 }
 
 /**
+ * What a run does while its graph is finished on another thread: reads the run's rows into the
+ * index it saves and writes the segment, then holds off that index's own graph (a search
+ * meanwhile would build the same graph on this thread) until the worker's graph is saved.
+ */
+export function saveWhileGraphFinishes(saving: { get(): Promise<WarmIndex> }): (finished: Promise<unknown>) => Promise<void> {
+  return async (finished) => {
+    const warm = await saving.get();
+    const release = warm.deferGraph();
+    try {
+      await warm.persist({ withoutGraph: true });
+      await finished;
+    } finally {
+      release();
+    }
+  };
+}
+
+/**
  * Runs an indexing run with the vector graph built beside it when the run qualifies (see
  * BackgroundGraph): the graph file is saved before this returns, so the warm index that saves
  * the run's files maps it instead of building it. A failed or cancelled run saves no graph.
@@ -142,7 +160,7 @@ export function lazyWarmIndex(store: Store, options: WarmIndexOptions, existing?
 export async function withBackgroundGraph<T>(
   options: Omit<BackgroundGraphOptions, 'chunksBefore'> & { onProgress?: IndexProgressListener },
   run: (onProgress: IndexProgressListener | undefined) => Promise<T>,
-  whileFinishing?: () => Promise<unknown>,
+  whileFinishing?: (finished: Promise<unknown>) => Promise<unknown>,
 ): Promise<T> {
   const graph = options.graphFile ? BackgroundGraph.forRun({ ...options, chunksBefore: await options.store.countChunks() }) : undefined;
   if (!graph) return run(options.onProgress);
@@ -154,8 +172,10 @@ export async function withBackgroundGraph<T>(
     });
     // While the worker adds the rows it has not reached (the run's last ones), the caller reads
     // the run's rows into the index it will save, instead of waiting and then reading them.
-    const overlapped = graph.started && whileFinishing ? whileFinishing().catch(() => undefined) : undefined;
-    await Promise.all([graph.finish(), overlapped]);
+    // Its failure is not the run's: the save after the run does the same work again.
+    const finished = graph.finish();
+    const overlapped = graph.started && whileFinishing ? whileFinishing(finished).catch(() => undefined) : undefined;
+    await Promise.all([finished, overlapped]);
     return result;
   } finally {
     await graph.stop();

@@ -80,15 +80,21 @@ export function snapshotRows(state: SnapshotSource): LexicalSnapshot {
       slots[write] = target;
       weighted[write++] = postings.weighted[read] as number;
     }
-    if (write !== slots.length) throw new Error(`lexical snapshot: term ${postingTerms[index]} has ${write} live postings, counted ${slots.length}`);
     return { slots, weighted };
   };
+  // Each term's live count and largest weight, read in place (the writer takes each list twice more: checksum, write).
   for (let index = 0, at = 0; index < postingTerms.length; index++) {
-    const { weighted } = postingsOf(index);
+    const postings = state.postings[postingTerms[index] as number] as Postings;
     let max = 0;
-    for (let entry = 0; entry < weighted.length; entry++) if ((weighted[entry] as number) > max) max = weighted[entry] as number;
+    let live = 0;
+    for (let entry = 0; entry < postings.length; entry++) {
+      if (remap && (remap[postings.slots[entry] as number] as number) < 0) continue;
+      live++;
+      if ((postings.weighted[entry] as number) > max) max = postings.weighted[entry] as number;
+    }
+    if (live !== postings.documentFrequency) throw new Error(`lexical snapshot: term ${postingTerms[index]} has ${live} live postings, counted ${postings.documentFrequency}`);
     postingMax[index] = max;
-    at += weighted.length;
+    at += live;
     postingOffsets[index + 1] = at;
   }
   return {

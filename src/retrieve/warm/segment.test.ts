@@ -338,8 +338,13 @@ describe('segment files', () => {
     for (let file = 0; file < 30; file++) await writeRandomFile(next, `src/g/file${file}.ts`);
     const graphFile = join(folder, 'vectors.hnsw');
     const warm = new WarmIndex(store, options({ graphFile, graphThreshold: 10 }));
-    // What an indexing run does while its graph worker adds the last rows: rows and segment, no graph.
+    // What an indexing run does while its graph worker adds the last rows: rows and segment, no
+    // graph, and none until the worker is done (a search meanwhile answers exactly, building none).
+    const release = warm.deferGraph();
     await warm.persist({ withoutGraph: true });
+    expect(warm.usesVectorGraph).toBe(false);
+    await warm.refresh();
+    expect(warm.searchVectors(Float32Array.from({ length: DIMENSIONS }, () => next() - 0.5), 5, undefined)).toHaveLength(5);
     expect(warm.usesVectorGraph).toBe(false);
     expect(existsSync(graphFile)).toBe(false);
     expect(readSegmentHeader(segment)?.watermark).toBe(warm.size > 0 ? Math.max(...(await store.liveRowIds())) : 0);
@@ -349,6 +354,7 @@ describe('segment files', () => {
     elsewhere.close();
     const saved = statSync(graphFile).mtimeMs;
     const segmentSaved = statSync(segment).mtimeMs;
+    release();
     await warm.persist();
     expect(warm.usesVectorGraph).toBe(true);
     // Mapped, not built and saved again; the segment was already current.

@@ -58,8 +58,8 @@ export class WarmIndex {
   /** The store's instance id, once read (absent: the store has none yet, so no segment is used). */
   private instance: string | undefined;
   private segmentTried = false;
-  /** While set, a catch-up leaves the vector graph alone (persist withoutGraph). */
-  private graphDeferred = false;
+  /** While any holds, a catch-up leaves the vector graph alone (see deferGraph). */
+  private graphDeferrals = 0;
   /** The watermark of the segment file this index was read from or last wrote (-1: none). */
   private segmentWatermark = -1;
   /** Rows added or removed since then. */
@@ -151,15 +151,31 @@ export class WarmIndex {
    * instead of building the graph here (searches sharing this catch-up answer exactly).
    */
   async persist(options: { pastThresholdOnly?: boolean; withoutGraph?: boolean } = {}): Promise<void> {
-    if (options.withoutGraph) this.graphDeferred = true;
+    const release = options.withoutGraph ? this.deferGraph() : undefined;
     try {
       await this.refresh();
     } finally {
-      if (options.withoutGraph) this.graphDeferred = false;
+      release?.();
     }
     if (this.options.segmentFile && this.instance === undefined) this.instance = (await this.store.readState(STORE_INSTANCE_STATE)) || undefined;
     if (!options.withoutGraph) this.vectors?.persist();
     this.saveSegment(!options.pastThresholdOnly);
+  }
+
+  /**
+   * Until the returned release is called, catch-ups (a search's included) leave the vector
+   * graph alone: neither build nor map it, answering vector queries exactly instead. A run
+   * whose graph another thread is finishing holds this until that graph is saved, so no
+   * search builds the same graph here meanwhile.
+   */
+  deferGraph(): () => void {
+    this.graphDeferrals++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.graphDeferrals--;
+    };
   }
 
   /**
@@ -310,7 +326,7 @@ export class WarmIndex {
     const token = await this.store.changeToken();
     if (token === this.token) {
       // Caught up while the graph was left for later (persist withoutGraph): build or map it now.
-      if (!this.graphDeferred) this.vectors?.ensureGraph();
+      if (this.graphDeferrals === 0) this.vectors?.ensureGraph();
       return;
     }
     if (!this.segmentTried) {
@@ -324,9 +340,10 @@ export class WarmIndex {
     // write never holds other requests for long.
     for (;;) {
       const fresh = await this.store.scanIndexRows({ afterRowId: this.watermark, limit: CATCH_UP_SLICE, ...(this.vectors ? { embedderId: this.options.embedderId } : {}) });
-      for (const row of fresh) {
-        const meta = { path: row.path, language: row.language };
-        this.lexical.add(row.rowId, meta, row.terms);
+      const added = fresh.map((row) => ({ rowId: row.rowId, meta: { path: row.path, language: row.language }, terms: row.terms }));
+      this.lexical.addMany(added);
+      for (const [index, row] of fresh.entries()) {
+        const meta = (added[index] as (typeof added)[number]).meta;
         if (this.vectors && row.vector && row.vector.length === this.vectors.dimensions) this.vectors.add(row.rowId, row.vector, meta);
         else if (this.vectors && row.contentHash) this.withoutVector.set(row.rowId, { ...meta, contentHash: row.contentHash });
         this.watermark = Math.max(this.watermark, row.rowId);
@@ -364,7 +381,7 @@ export class WarmIndex {
     }
     // Vectors attached to rows already held (the store joins vectors by content hash).
     if (this.vectors && this.withoutVector.size > 0) await this.attachVectors(this.vectors);
-    if (!this.graphDeferred) this.vectors?.ensureGraph();
+    if (this.graphDeferrals === 0) this.vectors?.ensureGraph();
     this.token = token;
   }
 

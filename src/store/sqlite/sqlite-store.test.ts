@@ -180,6 +180,16 @@ describe('sqlite store: bulk writes', () => {
       const bulk = await walBytes(true);
       // Checkpointed at every commit, the log is reused from its start; in a bulk run it grows.
       expect(bulk).toBeGreaterThan(2.5 * plain);
+      // Two runs on one connection: bulk mode lasts until both have ended.
+      const shared = openSqliteStore({ file: join(folder, 'shared.db'), create: true });
+      const pages = () => (shared as unknown as { db: Database.Database }).db.pragma('wal_autocheckpoint', { simple: true });
+      await shared.bulkWrites?.(true);
+      await shared.bulkWrites?.(true);
+      await shared.bulkWrites?.(false);
+      expect(pages()).toBe(65_536);
+      await shared.bulkWrites?.(false);
+      expect(pages()).toBe(1000);
+      await shared.close();
     } finally {
       await rm(folder, { recursive: true, force: true });
     }

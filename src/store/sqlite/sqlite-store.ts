@@ -47,6 +47,8 @@ class SqliteStore implements Store {
   private readonly statements: Statements;
   private readonly rows: RowWriter;
   private writes = 0;
+  /** Runs between bulkWrites(true) and bulkWrites(false). */
+  private bulkRuns = 0;
   /** Catalog-only writes (no chunks change): they move the catalog cache's token, not changeToken. */
   private touches = 0;
   /** Catalog entries (frozen: callers share them); searches ask for the same files again and again. */
@@ -152,9 +154,13 @@ class SqliteStore implements Store {
   }
 
   async bulkWrites(active: boolean): Promise<void> {
+    // Counted: two runs sharing this connection (a documents run beside a folder run) end bulk mode once both have.
+    const before = this.bulkRuns;
+    this.bulkRuns = Math.max(0, before + (active ? 1 : -1));
+    if ((before === 0) === (this.bulkRuns === 0)) return;
     this.guard(() => {
       this.db.pragma(`wal_autocheckpoint = ${active ? BULK_CHECKPOINT_PAGES : DEFAULT_CHECKPOINT_PAGES}`);
-      // What the run left in the log goes to the database now, without waiting on readers.
+      // What the runs left in the log goes to the database now, without waiting on readers.
       if (!active) this.db.pragma('wal_checkpoint(PASSIVE)');
     });
   }
