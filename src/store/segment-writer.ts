@@ -61,7 +61,8 @@ export function writeSegment(file: string, contents: SegmentContents): number {
   for (let index = 0; index < terms; index++) {
     const postings = lexical.postings(index);
     const count = (lexical.postingOffsets[index + 1] as number) - (lexical.postingOffsets[index] as number);
-    if (postings.slots.length !== count || postings.weighted.length !== count) throw new Error(`segment snapshot: term ${lexical.postingTerms[index]} has ${postings.slots.length} postings, its offsets ${count}`);
+    if (postings.slots.length !== count || postings.weighted.length !== count)
+      throw new Error(`segment snapshot: term ${lexical.postingTerms[index]} has ${postings.slots.length} postings, its offsets ${count}`);
     postingCrc[index] = crc32(bytesOf(postings.weighted), crc32(bytesOf(postings.slots)));
   }
   const arrays: Arrays = {

@@ -31,18 +31,21 @@ for (let row = 0; row < rows; row++)
     postingSlots[position] = row;
     at.set(id, position + 1);
   }
+const postingWeighted = new Float32Array(termIds.length).fill(1);
+const postingOffsetArray = Uint32Array.from(postingOffsets);
 const lexical = {
   rowIds: Float64Array.from({ length: rows }, (_, row) => row + 1),
   lengths: new Float64Array(rows).fill(perRow),
   termOffsets,
-  termIds,
-  weighted,
+  rowTerms: (row) => ({ termIds: termIds.subarray(termOffsets[row], termOffsets[row + 1]), weighted: weighted.subarray(termOffsets[row], termOffsets[row + 1]) }),
   metaIndex: new Uint32Array(rows),
   metas: [{ path: 'a.ts', language: 'typescript' }],
   postingTerms: Uint32Array.from(postingTerms),
-  postingOffsets: Uint32Array.from(postingOffsets),
-  postingSlots,
-  postingWeighted: new Float32Array(termIds.length).fill(1),
+  postingOffsets: postingOffsetArray,
+  postings: (index) => ({
+    slots: postingSlots.subarray(postingOffsetArray[index], postingOffsetArray[index + 1]),
+    weighted: postingWeighted.subarray(postingOffsetArray[index], postingOffsetArray[index + 1]),
+  }),
   postingMax: new Float32Array(postingTerms.length).fill(1),
 };
 const lexicon = sortTerms(postingTerms.map((id) => [`term${id}`, id]));

@@ -344,7 +344,13 @@ describe('segment files', () => {
     await warm.persist({ withoutGraph: true });
     expect(warm.usesVectorGraph).toBe(false);
     await warm.refresh();
-    expect(warm.searchVectors(Float32Array.from({ length: DIMENSIONS }, () => next() - 0.5), 5, undefined)).toHaveLength(5);
+    expect(
+      warm.searchVectors(
+        Float32Array.from({ length: DIMENSIONS }, () => next() - 0.5),
+        5,
+        undefined,
+      ),
+    ).toHaveLength(5);
     expect(warm.usesVectorGraph).toBe(false);
     expect(existsSync(graphFile)).toBe(false);
     expect(readSegmentHeader(segment)?.watermark).toBe(warm.size > 0 ? Math.max(...(await store.liveRowIds())) : 0);
