@@ -2,10 +2,10 @@ import type { EncodedTerms } from '../../lexical/codec.js';
 import type { LexicalWeights, ScoredRow, TermStatistics } from '../../store/spec.js';
 import type { RowFilter } from '../../store/filter-match.js';
 import type { LexicalBase, LexicalSnapshot } from '../../store/segment-file.js';
-import { scoreSlots, scoreTopK, WINDOW_SHIFT, type Postings, type QueryTerm, type RowScore, type ScoringView } from './bm25-scoring.js';
+import { scoreSlots, scoreTopK, WINDOW_SHIFT, type QueryTerm, type RowScore, type ScoringView } from './bm25-scoring.js';
 import { FolderSlots } from './folder-slots.js';
 import type { TermLookup } from './lexicon.js';
-import { RestoredPostings } from './restored-postings.js';
+import { BATCH_ENTRIES, PostingLists } from './posting-lists.js';
 import { RowTerms } from './row-terms.js';
 import { snapshotRows } from './lexical-snapshot.js';
 import { RowSlots } from './row-slots.js';
@@ -26,14 +26,9 @@ export type { LexicalSnapshot };
  * over typed arrays with block-max top-k pruning (bm25-scoring.ts): ~1 ms for a query over
  * 100k chunks instead of ~70.
  */
-/** Entries one addMany call sorts at once (its keys hold an entry's index below this). */
-const BATCH_ENTRIES = 2 ** 24;
-
 export class LexicalIndex {
-  /** Postings by lexicon id (ids are dense: an array beats a Map on the load path). */
-  private readonly postings: Array<Postings | undefined> = [];
-  /** A restored base's postings not read yet (read when a term is first touched). */
-  private restored: RestoredPostings | undefined;
+  /** Each term's postings by lexicon id. */
+  private readonly lists = new PostingLists();
   private slotRowIds = new Float64Array(1024);
   private slotLengths = new Float64Array(1024);
   private slotAlive = new Uint8Array(1024);
@@ -71,7 +66,7 @@ export class LexicalIndex {
   /** The live rows as flat arrays (see LexicalSnapshot); the index itself is not changed. */
   snapshot(): LexicalSnapshot {
     this.rowTerms.materialize();
-    this.materializeAll();
+    this.lists.materializeAll();
     return snapshotRows({
       slotCount: this.slotCount,
       alive: this.slotAlive,
@@ -79,7 +74,7 @@ export class LexicalIndex {
       lengths: this.slotLengths,
       meta: this.slotMeta,
       rowTerms: this.rowTerms,
-      postings: this.postings,
+      postings: this.lists.all,
     });
   }
 
@@ -119,19 +114,7 @@ export class LexicalIndex {
       for (let slot = 0; slot < this.slotCount; slot++) if (this.slotAlive[slot]) out.push([(this.slotMeta[slot] as LexicalRowMeta).path, slot]);
       return out;
     });
-    this.restored = new RestoredPostings(base);
-  }
-
-  /** A term's postings, read from the restored base on first use. */
-  private postingsOf(termId: number): Postings | undefined {
-    const postings = this.postings[termId];
-    if (postings || !this.restored) return postings;
-    const made = this.restored.take(termId);
-    if (!made) return undefined;
-    // Grown one by one, never by a jump, so the array keeps fast (non-dictionary) elements.
-    while (this.postings.length < termId) this.postings.push(undefined);
-    this.postings[termId] = made;
-    return made;
+    this.lists.restore(base);
   }
 
   /**
@@ -139,16 +122,7 @@ export class LexicalIndex {
    * the background, so no later query pays a first read). False once none are left.
    */
   prefetch(terms: number): boolean {
-    if (!this.restored) return false;
-    for (const termId of this.restored.next(terms)) this.postingsOf(termId);
-    return !this.restored.done;
-  }
-
-  /** Every restored term's postings read (before walking them all: snapshot, compaction). */
-  private materializeAll(): void {
-    if (!this.restored) return;
-    for (const termId of this.restored.next()) this.postingsOf(termId);
-    this.restored = undefined;
+    return this.lists.prefetch(terms);
   }
 
   has(rowId: number): boolean {
@@ -179,7 +153,7 @@ export class LexicalIndex {
       for (const each of rows) this.add(each.rowId, each.meta, each.terms);
       return;
     }
-    // Entry e is keyed termId·2^24 + e, so one numeric sort groups entries by term in row order.
+    // Entry e is keyed termId·BATCH_ENTRIES + e: appendByTerm sorts them into runs by term, in row order.
     const keys = new Float64Array(total);
     const slots = new Int32Array(total);
     const weights = new Float32Array(total);
@@ -194,30 +168,14 @@ export class LexicalIndex {
         entry++;
       }
     }
-    keys.sort();
-    for (let start = 0; start < total; ) {
-      const termId = Math.floor((keys[start] as number) / BATCH_ENTRIES);
-      let end = start + 1;
-      while (end < total && Math.floor((keys[end] as number) / BATCH_ENTRIES) === termId) end++;
-      const postings = this.postingsFor(termId, end - start);
-      for (let at = start; at < end; at++) {
-        const from = (keys[at] as number) - termId * BATCH_ENTRIES;
-        const weighted = weights[from] as number;
-        postings.slots[postings.length] = slots[from] as number;
-        postings.weighted[postings.length] = weighted;
-        postings.length++;
-        if (weighted > postings.maxWeighted) postings.maxWeighted = weighted;
-      }
-      postings.documentFrequency += end - start;
-      start = end;
-    }
+    this.lists.appendByTerm(keys, slots, weights);
   }
 
   add(rowId: number, meta: LexicalRowMeta, terms: EncodedTerms): void {
     if (this.slotOfRow.has(rowId)) this.remove(rowId);
     const slot = this.addRow(rowId, meta, terms);
     const { termIds, weighted } = this.rowTerms.of(slot);
-    for (let entry = 0; entry < termIds.length; entry++) this.append(termIds[entry] as number, slot, weighted[entry] as number);
+    for (let entry = 0; entry < termIds.length; entry++) this.lists.append(termIds[entry] as number, slot, weighted[entry] as number);
   }
 
   /** A new row's slot, length, metadata and weighted term frequencies; its postings are the caller's. */
@@ -252,7 +210,7 @@ export class LexicalIndex {
     this.liveTokens -= this.slotLengths[slot] as number;
     const { termIds } = this.rowTerms.of(slot);
     for (let entry = 0; entry < termIds.length; entry++) {
-      const postings = this.postingsOf(termIds[entry] as number);
+      const postings = this.lists.get(termIds[entry] as number);
       if (postings) postings.documentFrequency--;
     }
     const meta = this.slotMeta[slot];
@@ -311,7 +269,7 @@ export class LexicalIndex {
     const query: QueryTerm[] = [];
     for (const term of new Set(terms)) {
       const termId = this.termIds.get(term);
-      const postings = termId === undefined ? undefined : this.postingsOf(termId);
+      const postings = termId === undefined ? undefined : this.lists.get(termId);
       if (termId === undefined || !postings || postings.documentFrequency <= 0) continue;
       const hits = postings.documentFrequency;
       let idf = Math.log((rows - hits + 0.5) / (hits + 0.5));
@@ -347,7 +305,7 @@ export class LexicalIndex {
     const frequencies = new Map<string, number>();
     for (const term of terms) {
       const termId = this.termIds.get(term);
-      frequencies.set(term, termId === undefined ? 0 : Math.max(0, this.postingsOf(termId)?.documentFrequency ?? 0));
+      frequencies.set(term, termId === undefined ? 0 : Math.max(0, this.lists.get(termId)?.documentFrequency ?? 0));
     }
     return { chunks: this.slotOfRow.size, frequencies };
   }
@@ -361,37 +319,6 @@ export class LexicalIndex {
   termsOf(rowId: number): Uint32Array | undefined {
     const slot = this.slotOfRow.get(rowId);
     return slot === undefined ? undefined : this.rowTerms.of(slot).termIds;
-  }
-
-  /** A term's postings with room for `more` entries (made or grown as needed). */
-  private postingsFor(termId: number, more: number): Postings {
-    let postings = this.postingsOf(termId);
-    if (!postings) {
-      const size = Math.max(4, more);
-      postings = { slots: new Int32Array(size), weighted: new Float32Array(size), length: 0, documentFrequency: 0, maxWeighted: 0 };
-      // Grown one by one, never by a jump, so the array keeps fast (non-dictionary) elements.
-      while (this.postings.length < termId) this.postings.push(undefined);
-      this.postings[termId] = postings;
-    }
-    if (postings.length + more > postings.slots.length) {
-      const size = Math.max(postings.length * 2, postings.length + more);
-      const slots = new Int32Array(size);
-      slots.set(postings.slots.subarray(0, postings.length));
-      const weights = new Float32Array(size);
-      weights.set(postings.weighted.subarray(0, postings.length));
-      postings.slots = slots;
-      postings.weighted = weights;
-    }
-    return postings;
-  }
-
-  private append(termId: number, slot: number, weighted: number): void {
-    const postings = this.postingsFor(termId, 1);
-    postings.slots[postings.length] = slot;
-    postings.weighted[postings.length] = weighted;
-    postings.length++;
-    postings.documentFrequency++;
-    if (weighted > postings.maxWeighted) postings.maxWeighted = weighted;
   }
 
   private ensureCapacity(slots: number): void {
@@ -411,26 +338,10 @@ export class LexicalIndex {
 
   /** Drops dead slots by renumbering live ones; postings are rebuilt in slot order. */
   private compact(): void {
-    this.materializeAll();
     const remap = new Int32Array(this.slotCount).fill(-1);
     let next = 0;
     for (let slot = 0; slot < this.slotCount; slot++) if (this.slotAlive[slot]) remap[slot] = next++;
-    for (const postings of this.postings) {
-      if (!postings) continue;
-      postings.blocks = undefined; // slots are renumbered: the window summary no longer holds
-      let write = 0;
-      for (let read = 0; read < postings.length; read++) {
-        const target = remap[postings.slots[read] as number] as number;
-        if (target < 0) continue;
-        postings.slots[write] = target;
-        postings.weighted[write] = postings.weighted[read] as number;
-        write++;
-      }
-      postings.length = write;
-    }
-    this.postings.forEach((postings, termId) => {
-      if (postings?.length === 0) this.postings[termId] = undefined;
-    });
+    this.lists.compact(remap);
     const rowIds = new Float64Array(Math.max(1024, next));
     const lengths = new Float64Array(rowIds.length);
     const alive = new Uint8Array(rowIds.length);

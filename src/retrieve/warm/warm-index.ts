@@ -4,7 +4,7 @@ import { compileFilter } from '../../store/filter-match.js';
 import { LexicalIndex } from './lexical-index.js';
 import { defaultHnswOptions, ExactOrGraphVectorIndex } from './exact-or-graph-vector-index.js';
 import { readSegmentHeader, SegmentError, SegmentReader, writeSegment } from '../../store/segment-file.js';
-import { segmentContents, STORE_INSTANCE_STATE } from './warm-segment.js';
+import { prefetchInBackground, segmentContents, segmentMismatch, STORE_INSTANCE_STATE } from './warm-segment.js';
 import { Lexicon } from './lexicon.js';
 
 /** Row changes (added or removed) since the segment file was read or written above which closing rewrites it. */
@@ -243,7 +243,8 @@ export class WarmIndex {
     // file claiming more than the store holds is not trusted.
     const lastTerm = reader.header.lastLexiconId;
     const lexiconKnown = lastTerm === 0 || (await this.store.readLexicon(lastTerm - 1))[0]?.[0] === lastTerm;
-    const mismatch = this.mismatch(reader) ?? (lexiconKnown ? undefined : "its lexicon is not the store's");
+    const expected = { storeInstance: this.instance, embedderId: this.options.embedderId, dimensions: this.vectors ? this.vectors.dimensions : 0, weights: this.options.weights };
+    const mismatch = segmentMismatch(reader.header, expected) ?? (lexiconKnown ? undefined : "its lexicon is not the store's");
     if (mismatch) {
       reader.close();
       this.options.onSegment?.({ type: 'segment-rejected', file, rows: 0, ms: performance.now() - started, reason: mismatch });
@@ -261,39 +262,16 @@ export class WarmIndex {
     this.reader = reader;
     openReaders.register(this, reader);
     this.options.onSegment?.({ type: 'segment-loaded', file, rows: this.lexical.size, ms: performance.now() - started });
-    if (this.options.prefetch) this.prefetchInBackground();
-  }
-
-  /**
-   * Postings, then the vector matrix, read a slice at a time between other work (a few
-   * milliseconds each), never keeping the process alive: later searches read nothing from the
-   * file (at 1M rows, rescoring a graph's 400 candidates row by row from the file took ~1.5 ms).
-   */
-  private prefetchInBackground(): void {
-    const lexical = this.lexical;
-    const vectors = this.vectors;
-    const step = (): void => {
-      if (lexical !== this.lexical || vectors !== this.vectors) return; // rebuilt meanwhile
-      let more: boolean;
-      try {
-        more = lexical.prefetch(PREFETCH_SLICE) || (vectors?.prefetchMatrix(PREFETCH_MATRIX_BYTES) ?? false);
-      } catch (error) {
-        if (!(error instanceof SegmentError)) throw error;
-        this.reset(error); // the next refresh rebuilds from the store
-        return;
-      }
-      if (more) setTimeout(step, 0).unref();
-    };
-    setTimeout(step, 0).unref();
-  }
-
-  /** Why a segment cannot stand for this index (another store, embedder or weights), if it cannot. */
-  private mismatch(reader: SegmentReader): string | undefined {
-    const { header } = reader;
-    if (header.storeInstance !== this.instance) return 'written from another store';
-    if (header.embedderId !== this.options.embedderId || header.dimensions !== (this.vectors ? this.vectors.dimensions : 0)) return 'written for another embedder';
-    if (JSON.stringify(header.weights) !== JSON.stringify(this.options.weights)) return 'written with other field weights';
-    return undefined;
+    if (this.options.prefetch) {
+      const { lexical, vectors } = this;
+      // Stops when this index is rebuilt meanwhile; damage found resets it (the next refresh rebuilds from the store).
+      prefetchInBackground(
+        lexical,
+        vectors,
+        () => lexical === this.lexical && vectors === this.vectors,
+        (error) => this.reset(error),
+      );
+    }
   }
 
   searchLexical(terms: readonly string[], limit: number, filter: SearchFilter | undefined): ScoredRow[] {
@@ -403,11 +381,6 @@ export class WarmIndex {
 
 /** A warm index dropped without close() still closes its segment file. */
 const openReaders = new FinalizationRegistry<SegmentReader>((reader) => reader.close());
-
-/** Terms whose postings one background step reads. */
-const PREFETCH_SLICE = 2_000;
-/** Bytes of the vector matrix one background step reads (and checksums): a few milliseconds. */
-const PREFETCH_MATRIX_BYTES = 8 * 1024 * 1024;
 
 /** Rows read per step of a catch-up (a few milliseconds of work). */
 const CATCH_UP_SLICE = 1000;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sortTerms } from '../../store/segment-file.js';
-import type { SegmentContents } from '../../store/segment-format.js';
+import { SegmentError, type SegmentContents, type SegmentHeader } from '../../store/segment-format.js';
 import type { Store } from '../../store/spec.js';
 import type { ExactOrGraphVectorIndex } from './exact-or-graph-vector-index.js';
 import type { LexicalIndex } from './lexical-index.js';
@@ -50,4 +50,39 @@ export function segmentContents(parts: WarmParts): SegmentContents {
     lexicon: sortTerms(parts.termIds.entries()),
     pending: [...parts.withoutVector].map(([rowId, { contentHash, ...meta }]) => ({ rowId, meta, contentHash })),
   };
+}
+
+/** Why a segment cannot stand for an index (another store, embedder or weights), if it cannot. */
+export function segmentMismatch(header: SegmentHeader, expected: Pick<SegmentHeader, 'storeInstance' | 'embedderId' | 'dimensions' | 'weights'>): string | undefined {
+  if (header.storeInstance !== expected.storeInstance) return 'written from another store';
+  if (header.embedderId !== expected.embedderId || header.dimensions !== expected.dimensions) return 'written for another embedder';
+  if (JSON.stringify(header.weights) !== JSON.stringify(expected.weights)) return 'written with other field weights';
+  return undefined;
+}
+
+/** Terms whose postings one background step reads. */
+const PREFETCH_SLICE = 2_000;
+/** Bytes of the vector matrix one background step reads (and checksums): a few milliseconds. */
+const PREFETCH_MATRIX_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Postings, then the vector matrix, read a slice at a time between other work (a few
+ * milliseconds each), never keeping the process alive: later searches read nothing from the
+ * file (at 1M rows, rescoring a graph's 400 candidates row by row from the file took ~1.5 ms).
+ * Stops once `current` says the index was replaced; damage found goes to `damaged`.
+ */
+export function prefetchInBackground(lexical: LexicalIndex, vectors: ExactOrGraphVectorIndex | undefined, current: () => boolean, damaged: (error: SegmentError) => void): void {
+  const step = (): void => {
+    if (!current()) return;
+    let more: boolean;
+    try {
+      more = lexical.prefetch(PREFETCH_SLICE) || (vectors?.prefetchMatrix(PREFETCH_MATRIX_BYTES) ?? false);
+    } catch (error) {
+      if (!(error instanceof SegmentError)) throw error;
+      damaged(error);
+      return;
+    }
+    if (more) setTimeout(step, 0).unref();
+  };
+  setTimeout(step, 0).unref();
 }

@@ -1,0 +1,130 @@
+import type { LexicalBase } from '../../store/segment-file.js';
+import type { Postings } from './bm25-scoring.js';
+import { RestoredPostings } from './restored-postings.js';
+
+/** Entries one grouped append takes at once (a key holds an entry's index below this). */
+export const BATCH_ENTRIES = 2 ** 24;
+
+/**
+ * Each term's postings by lexicon id (ids are dense: an array beats a Map on the load path),
+ * in ascending slots; a restored base's lists are read from it when a term is first touched.
+ */
+export class PostingLists {
+  private readonly lists: Array<Postings | undefined> = [];
+  /** A restored base's postings not read yet. */
+  private restored: RestoredPostings | undefined;
+
+  /** Adopts a base's postings (read on first use). */
+  restore(base: LexicalBase): void {
+    this.restored = new RestoredPostings(base);
+  }
+
+  /** Every list held; call materializeAll first to include the base's. */
+  get all(): ReadonlyArray<Postings | undefined> {
+    return this.lists;
+  }
+
+  /** A term's postings, read from the restored base on first use. */
+  get(termId: number): Postings | undefined {
+    const postings = this.lists[termId];
+    if (postings || !this.restored) return postings;
+    const made = this.restored.take(termId);
+    if (!made) return undefined;
+    this.place(termId, made);
+    return made;
+  }
+
+  /** Reads up to `terms` more of the restored lists; false once none are left. */
+  prefetch(terms: number): boolean {
+    if (!this.restored) return false;
+    for (const termId of this.restored.next(terms)) this.get(termId);
+    return !this.restored.done;
+  }
+
+  /** Every restored list read (before walking them all: snapshot, compaction). */
+  materializeAll(): void {
+    if (!this.restored) return;
+    for (const termId of this.restored.next()) this.get(termId);
+    this.restored = undefined;
+  }
+
+  append(termId: number, slot: number, weighted: number): void {
+    const postings = this.withRoom(termId, 1);
+    postings.slots[postings.length] = slot;
+    postings.weighted[postings.length] = weighted;
+    postings.length++;
+    postings.documentFrequency++;
+    if (weighted > postings.maxWeighted) postings.maxWeighted = weighted;
+  }
+
+  /**
+   * Appends entries grouped by term: entry e is keyed termId·BATCH_ENTRIES + e (slots[e],
+   * weights[e]), so one numeric sort puts each term's entries together in slot order; each
+   * term's list is then looked up and grown once.
+   */
+  appendByTerm(keys: Float64Array, slots: Int32Array, weights: Float32Array): void {
+    keys.sort();
+    const total = keys.length;
+    for (let start = 0; start < total; ) {
+      const termId = Math.floor((keys[start] as number) / BATCH_ENTRIES);
+      let end = start + 1;
+      while (end < total && Math.floor((keys[end] as number) / BATCH_ENTRIES) === termId) end++;
+      const postings = this.withRoom(termId, end - start);
+      for (let at = start; at < end; at++) {
+        const from = (keys[at] as number) - termId * BATCH_ENTRIES;
+        const weighted = weights[from] as number;
+        postings.slots[postings.length] = slots[from] as number;
+        postings.weighted[postings.length] = weighted;
+        postings.length++;
+        if (weighted > postings.maxWeighted) postings.maxWeighted = weighted;
+      }
+      postings.documentFrequency += end - start;
+      start = end;
+    }
+  }
+
+  /** Renumbers every list's slots by `remap` (−1: the slot is gone), dropping emptied lists. */
+  compact(remap: Int32Array): void {
+    this.materializeAll();
+    this.lists.forEach((postings, termId) => {
+      if (!postings) return;
+      postings.blocks = undefined; // slots are renumbered: the window summary no longer holds
+      let write = 0;
+      for (let read = 0; read < postings.length; read++) {
+        const target = remap[postings.slots[read] as number] as number;
+        if (target < 0) continue;
+        postings.slots[write] = target;
+        postings.weighted[write] = postings.weighted[read] as number;
+        write++;
+      }
+      postings.length = write;
+      if (write === 0) this.lists[termId] = undefined;
+    });
+  }
+
+  /** A term's list with room for `more` entries (made or grown as needed). */
+  private withRoom(termId: number, more: number): Postings {
+    let postings = this.get(termId);
+    if (!postings) {
+      const size = Math.max(4, more);
+      postings = { slots: new Int32Array(size), weighted: new Float32Array(size), length: 0, documentFrequency: 0, maxWeighted: 0 };
+      this.place(termId, postings);
+    }
+    if (postings.length + more > postings.slots.length) {
+      const size = Math.max(postings.length * 2, postings.length + more);
+      const slots = new Int32Array(size);
+      slots.set(postings.slots.subarray(0, postings.length));
+      const weights = new Float32Array(size);
+      weights.set(postings.weighted.subarray(0, postings.length));
+      postings.slots = slots;
+      postings.weighted = weights;
+    }
+    return postings;
+  }
+
+  private place(termId: number, postings: Postings): void {
+    // Grown one by one, never by a jump, so the array keeps fast (non-dictionary) elements.
+    while (this.lists.length < termId) this.lists.push(undefined);
+    this.lists[termId] = postings;
+  }
+}
