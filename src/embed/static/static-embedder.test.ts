@@ -1,9 +1,9 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeEmbedderContract } from '../test-support/embedder-contract.js';
-import { createStaticEmbedder, DEFAULT_STATIC_MODEL_FILE } from './static-embedder.js';
+import { createStaticEmbedder, DEFAULT_STATIC_MODEL_DIGEST, DEFAULT_STATIC_MODEL_FILE } from './static-embedder.js';
 import { loadStaticModel } from './static-model.js';
 
 describeEmbedderContract('static (shipped model)', async () => ({ model: createStaticEmbedder() }), { semantic: true });
@@ -42,6 +42,38 @@ describe('static embedder', () => {
     other.embed(long, 'document');
     expect(other.embed(query, 'query')).toEqual(scanned);
     expect(scanned.some((value) => value !== 0)).toBe(true);
+  });
+
+  it('knows the shipped model by its digest, and reads its rows on demand to the same vectors', async () => {
+    const eager = loadStaticModel(DEFAULT_STATIC_MODEL_FILE);
+    // The digest a start takes on trust is the file's own (retraining the model without updating it fails here).
+    expect(eager.digest).toBe(DEFAULT_STATIC_MODEL_DIGEST);
+    expect(createStaticEmbedder().revision).toBe(DEFAULT_STATIC_MODEL_DIGEST);
+    const lazy = loadStaticModel(DEFAULT_STATIC_MODEL_FILE, { digest: DEFAULT_STATIC_MODEL_DIGEST });
+    const query = 'how does the scheduler flush pending jobs';
+    // Rows read one at a time, then (past the budget of single reads) every row at once.
+    expect(lazy.embed(query, 'query')).toEqual(eager.embed(query, 'query'));
+    const texts = Array.from({ length: 60 }, (_, index) => `function parseConfig${index}(text) { return JSON.parse(text); } // reads settings, writes caches, retries requests ${index}`);
+    texts.push('the quick brown fox jumps over the lazy dog while compilers optimise loops and allocators reuse memory');
+    // Real source text: hundreds of distinct words, past the single-read budget.
+    for (const file of ['./static-model.ts', '../../retrieve/warm/warm-index.ts', '../../context/build-context.ts']) texts.push(await readFile(new URL(file, import.meta.url), 'utf8'));
+    for (const text of texts) expect(lazy.embed(text, 'document')).toEqual(eager.embed(text, 'document'));
+    expect(lazy.embed(query, 'query')).toEqual(eager.embed(query, 'query'));
+  });
+
+  it('refuses a truncated model read on demand', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'loci-static-'));
+    try {
+      const bytes = await readFile(DEFAULT_STATIC_MODEL_FILE);
+      await writeFile(join(folder, 'short.bin'), bytes.subarray(0, bytes.length - 100));
+      expect(() => loadStaticModel(join(folder, 'short.bin'), { digest: DEFAULT_STATIC_MODEL_DIGEST })).toThrow(
+        expect.objectContaining({ code: 'EMBEDDER_UNAVAILABLE', message: expect.stringContaining('truncated') }),
+      );
+      await writeFile(join(folder, 'tiny.bin'), 'LOCISTAT');
+      expect(() => loadStaticModel(join(folder, 'tiny.bin'), { digest: DEFAULT_STATIC_MODEL_DIGEST })).toThrow(expect.objectContaining({ code: 'EMBEDDER_UNAVAILABLE' }));
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
   });
 
   it('gives a zero vector for text with no known words, and refuses a file that is not a model', async () => {

@@ -5,6 +5,11 @@ import { packageFile } from '../../package-files.js';
 /** The model shipped in the package (built by scripts/embedder/, see docs/embedder.md). */
 export const DEFAULT_STATIC_MODEL_FILE = packageFile('models/loci-static-v1.bin');
 export const DEFAULT_STATIC_MODEL_ID = 'loci-static-v1';
+/**
+ * The first 12 hex digits of the shipped model's sha256 (its embedder revision), so a start
+ * need not hash 9 MB; the tests hash the file and fail when this is stale.
+ */
+export const DEFAULT_STATIC_MODEL_DIGEST = '289e0216a3f1';
 
 const loaded = new Map<string, StaticModel>();
 
@@ -23,7 +28,7 @@ export function createStaticEmbedder(options: StaticEmbedderOptions = {}): Embed
   const file = options.file ?? DEFAULT_STATIC_MODEL_FILE;
   let model = loaded.get(file);
   if (!model) {
-    model = loadStaticModel(file);
+    model = loadStaticModel(file, file === DEFAULT_STATIC_MODEL_FILE ? { digest: DEFAULT_STATIC_MODEL_DIGEST } : {});
     loaded.set(file, model);
   }
   const ready = model;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { LociError } from '../../errors/index.js';
 import { tokenize } from '../../lexical/tokenize.js';
 
@@ -26,50 +26,28 @@ const MAGIC = 'LOCISTAT';
 /** Token lookups answered by scanning the vocabulary before the lookup map is built. */
 const SCANS_BEFORE_MAP = 32;
 
+/** Rows read one at a time (a one-shot process embeds one query) before the whole table is read. */
+const ROW_READS_BEFORE_LOAD = 256;
+
+export interface LoadStaticModelOptions {
+  /**
+   * The file's digest when it is already known (the model shipped with loci, checked by its
+   * tests): the file is then not hashed, and its rows are read as lookups need them until
+   * enough have been (a one-shot search reads ~100 KB of a 9 MB file). Without it the whole
+   * file is read and hashed at load.
+   */
+  digest?: string;
+}
+
 /**
  * Reads the file written by scripts/embedder/train.py: magic, header and vocabulary
  * lengths, JSON header, newline-separated vocabulary, padding to 4 bytes, then float32
  * row scales, float32 query-side and document-side token importance, and int8 rows. A
  * text's vector is the importance-weighted sum of its tokens' rows, L2-normalised.
  */
-export function loadStaticModel(file: string): StaticModel {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(file);
-  } catch (error) {
-    throw new LociError('EMBEDDER_UNAVAILABLE', `Cannot read the static embedding model at ${file}: ${(error as Error).message}.`, { cause: error });
-  }
-  if (bytes.length < 16 || bytes.toString('latin1', 0, 8) !== MAGIC) {
-    throw new LociError('EMBEDDER_UNAVAILABLE', `${file} is not a loci static embedding model.`);
-  }
-  const headerLength = bytes.readUInt32LE(8);
-  const vocabularyLength = bytes.readUInt32LE(12);
-  const header = JSON.parse(bytes.toString('utf8', 16, 16 + headerLength)) as Header;
-  if (header.format !== 'loci-static-embedder' || header.version !== 2 || header.quantization !== 'int8-rowwise') {
-    throw new LociError('EMBEDDER_UNAVAILABLE', `${file} has an unsupported static model format (${header.format} v${header.version}).`);
-  }
-  const vocabularyStart = 16 + headerLength;
-  const tokens = bytes.toString('utf8', vocabularyStart, vocabularyStart + vocabularyLength).split('\n');
-  let offset = vocabularyStart + vocabularyLength;
-  offset += (4 - (offset % 4)) % 4;
-  const { dimensions, vocabularySize } = header;
-  if (tokens.length !== vocabularySize || bytes.length !== offset + vocabularySize * 12 + vocabularySize * dimensions) {
-    throw new LociError('EMBEDDER_UNAVAILABLE', `${file} is truncated or inconsistent.`);
-  }
-  // Views straight into the file's bytes when they are 4-byte aligned (a large read is its own
-  // allocation, so they are): no 9 MB copy on every start.
-  let buffer = bytes.buffer;
-  let base = bytes.byteOffset + offset;
-  if (base % 4 !== 0) {
-    const copy = new Uint8Array(bytes.length - offset);
-    copy.set(bytes.subarray(offset));
-    buffer = copy.buffer;
-    base = 0;
-  }
-  const scales = new Float32Array(buffer, base, vocabularySize);
-  const queryWeights = new Float32Array(buffer, base + vocabularySize * 4, vocabularySize);
-  const documentWeights = new Float32Array(buffer, base + vocabularySize * 8, vocabularySize);
-  const rows = new Int8Array(buffer, base + vocabularySize * 12, vocabularySize * dimensions);
+export function loadStaticModel(file: string, options: LoadStaticModelOptions = {}): StaticModel {
+  const source = options.digest ? lazyTable(file, options.digest) : eagerTable(file);
+  const { dimensions, vocabularySize, tokens, scales, queryWeights, documentWeights } = source;
   // The token → row map takes ~13 ms to build (60k tokens); a one-shot search embeds one
   // query, so the first few lookups scan the vocabulary (~0.2 ms each) and the map is built
   // once lookups add up. lastIndexOf: a repeated token maps to its last row, as the map does.
@@ -86,7 +64,7 @@ export function loadStaticModel(file: string): StaticModel {
     const id = tokens.lastIndexOf(token);
     return id < 0 ? undefined : id;
   };
-  const digest = createHash('sha256').update(bytes).digest('hex').slice(0, 12);
+  const { digest, row } = source;
 
   // A token repeated in a text adds its row once, times its count: code repeats its words (the
   // peer bench's code chunks: 2.0 tokens per distinct one), and the rows are the whole cost.
@@ -105,7 +83,7 @@ export function loadStaticModel(file: string): StaticModel {
     for (const id of seen) {
       const scale = (scales[id] as number) * (weights[id] as number) * (counts[id] as number);
       counts[id] = 0;
-      const base = id * dimensions;
+      const { rows, base } = row(id);
       for (let index = 0; index < dimensions; index++) vector[index] = (vector[index] as number) + scale * (rows[base + index] as number);
     }
     let norm = 0;
@@ -122,4 +100,168 @@ export function loadStaticModel(file: string): StaticModel {
     embed: (text, purpose) => embedTokens(tokenize(text), purpose),
     embedTokens,
   };
+}
+
+interface Table {
+  dimensions: number;
+  vocabularySize: number;
+  tokens: string[];
+  scales: Float32Array;
+  queryWeights: Float32Array;
+  documentWeights: Float32Array;
+  digest: string;
+  /** Token `id`'s int8 row: `rows[base .. base + dimensions)`. */
+  row(id: number): { rows: Int8Array; base: number };
+}
+
+/** Where a model file's parts lie, from its first bytes (throws EMBEDDER_UNAVAILABLE when they are not a model's). */
+function layoutOf(file: string, front: Buffer, size: number): { header: Header; vocabularyStart: number; vocabularyLength: number; tables: number } {
+  if (front.length < 16 || front.toString('latin1', 0, 8) !== MAGIC) {
+    throw new LociError('EMBEDDER_UNAVAILABLE', `${file} is not a loci static embedding model.`);
+  }
+  const headerLength = front.readUInt32LE(8);
+  const vocabularyLength = front.readUInt32LE(12);
+  if (16 + headerLength > front.length) throw new LociError('EMBEDDER_UNAVAILABLE', `${file} is truncated or inconsistent.`);
+  let header: Header;
+  try {
+    header = JSON.parse(front.toString('utf8', 16, 16 + headerLength)) as Header;
+  } catch {
+    throw new LociError('EMBEDDER_UNAVAILABLE', `${file} has an unreadable static model header.`);
+  }
+  if (header.format !== 'loci-static-embedder' || header.version !== 2 || header.quantization !== 'int8-rowwise') {
+    throw new LociError('EMBEDDER_UNAVAILABLE', `${file} has an unsupported static model format (${header.format} v${header.version}).`);
+  }
+  const vocabularyStart = 16 + headerLength;
+  let tables = vocabularyStart + vocabularyLength;
+  tables += (4 - (tables % 4)) % 4;
+  const { dimensions, vocabularySize } = header;
+  if (!(Number.isSafeInteger(dimensions) && dimensions > 0 && Number.isSafeInteger(vocabularySize) && vocabularySize > 0) || size !== tables + vocabularySize * 12 + vocabularySize * dimensions) {
+    throw new LociError('EMBEDDER_UNAVAILABLE', `${file} is truncated or inconsistent.`);
+  }
+  return { header, vocabularyStart, vocabularyLength, tables };
+}
+
+function vocabulary(file: string, bytes: Buffer, start: number, length: number, size: number): string[] {
+  const tokens = bytes.toString('utf8', start, start + length).split('\n');
+  if (tokens.length !== size) throw new LociError('EMBEDDER_UNAVAILABLE', `${file} is truncated or inconsistent.`);
+  return tokens;
+}
+
+function unreadable(file: string, error: unknown): LociError {
+  return new LociError('EMBEDDER_UNAVAILABLE', `Cannot read the static embedding model at ${file}: ${(error as Error).message}.`, { cause: error });
+}
+
+/** The whole file read and hashed at once. */
+function eagerTable(file: string): Table {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch (error) {
+    throw unreadable(file, error);
+  }
+  const { header, vocabularyStart, vocabularyLength, tables } = layoutOf(file, bytes, bytes.length);
+  const { dimensions, vocabularySize } = header;
+  const tokens = vocabulary(file, bytes, vocabularyStart, vocabularyLength, vocabularySize);
+  // Views straight into the file's bytes when they are 4-byte aligned (a large read is its own
+  // allocation, so they are): no 9 MB copy on every start.
+  let buffer = bytes.buffer;
+  let base = bytes.byteOffset + tables;
+  if (base % 4 !== 0) {
+    const copy = new Uint8Array(bytes.length - tables);
+    copy.set(bytes.subarray(tables));
+    buffer = copy.buffer;
+    base = 0;
+  }
+  const rows = new Int8Array(buffer, base + vocabularySize * 12, vocabularySize * dimensions);
+  const at: { rows: Int8Array; base: number } = { rows, base: 0 };
+  return {
+    dimensions,
+    vocabularySize,
+    tokens,
+    scales: new Float32Array(buffer, base, vocabularySize),
+    queryWeights: new Float32Array(buffer, base + vocabularySize * 4, vocabularySize),
+    documentWeights: new Float32Array(buffer, base + vocabularySize * 8, vocabularySize),
+    digest: createHash('sha256').update(bytes).digest('hex').slice(0, 12),
+    row: (id) => {
+      at.base = id * dimensions;
+      return at;
+    },
+  };
+}
+
+/**
+ * The vocabulary and per-token weights read at load (~1 MB), each row when first looked up,
+ * and every row at once after ROW_READS_BEFORE_LOAD lookups (the file stays open until then).
+ */
+function lazyTable(file: string, digest: string): Table {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, 'r');
+    const size = fstatSync(fd).size;
+    const prefix = Buffer.alloc(16);
+    readFully(fd, prefix, 0);
+    const headerEnd = 16 + prefix.readUInt32LE(8);
+    const vocabularyEnd = headerEnd + prefix.readUInt32LE(12);
+    // Header and vocabulary first (their lengths are in the prefix), then the weight tables.
+    const front = Buffer.allocUnsafe(Math.min(size, vocabularyEnd));
+    readFully(fd, front, 0);
+    const { header, vocabularyStart, vocabularyLength, tables } = layoutOf(file, front, size);
+    const { dimensions, vocabularySize } = header;
+    const tokens = vocabulary(file, front, vocabularyStart, vocabularyLength, vocabularySize);
+    const weights = new Float32Array(vocabularySize * 3);
+    readFully(fd, new Uint8Array(weights.buffer), tables);
+    const rowsAt = tables + vocabularySize * 12;
+    const open = fd;
+    let all: Int8Array | undefined;
+    let reads = 0;
+    const cached = new Map<number, Int8Array>();
+    const at: { rows: Int8Array; base: number } = { rows: new Int8Array(0), base: 0 };
+    const row = (id: number): { rows: Int8Array; base: number } => {
+      if (all) {
+        at.rows = all;
+        at.base = id * dimensions;
+        return at;
+      }
+      let one = cached.get(id);
+      if (!one) {
+        if (++reads > ROW_READS_BEFORE_LOAD) {
+          const every = new Int8Array(vocabularySize * dimensions);
+          readFully(open, new Uint8Array(every.buffer), rowsAt);
+          closeSync(open);
+          all = every;
+          cached.clear();
+          return row(id);
+        }
+        one = new Int8Array(dimensions);
+        readFully(open, new Uint8Array(one.buffer), rowsAt + id * dimensions);
+        cached.set(id, one);
+      }
+      at.rows = one;
+      at.base = 0;
+      return at;
+    };
+    return {
+      dimensions,
+      vocabularySize,
+      tokens,
+      scales: weights.subarray(0, vocabularySize),
+      queryWeights: weights.subarray(vocabularySize, 2 * vocabularySize),
+      documentWeights: weights.subarray(2 * vocabularySize),
+      digest,
+      row,
+    };
+  } catch (error) {
+    if (fd !== undefined) closeSync(fd);
+    throw error instanceof LociError ? error : unreadable(file, error);
+  }
+}
+
+/** Fills `bytes` from `position` (throws on a short file). */
+function readFully(fd: number, bytes: Uint8Array, position: number): void {
+  let done = 0;
+  while (done < bytes.length) {
+    const read = readSync(fd, bytes, done, bytes.length - done, position + done);
+    if (read === 0) throw new Error('unexpected end of file');
+    done += read;
+  }
 }
