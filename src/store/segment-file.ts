@@ -11,10 +11,11 @@ import {
   SegmentError,
   type SegmentHeader,
   type SegmentRowMeta,
-  type SortedTerms,
+  type TermTable,
   type Strings,
   type VectorBase,
 } from './segment-format.js';
+import { blockMetaTable, blockTermTable, LEXICON_BLOCK, PATH_BLOCK } from './segment-tables.js';
 
 export * from './segment-format.js';
 export { writeSegment } from './segment-writer.js';
@@ -46,7 +47,7 @@ export class SegmentReader {
   readonly header: SegmentHeader;
   readonly lexical: LexicalBase;
   readonly vectors: VectorBase | undefined;
-  readonly lexicon: SortedTerms;
+  readonly lexicon: TermTable;
   readonly pending: Array<{ rowId: number; meta: SegmentRowMeta; contentHash: string }>;
   private fd: number | undefined;
   private readonly postingCrc: Uint32Array;
@@ -55,13 +56,9 @@ export class SegmentReader {
     this.fd = fd;
     this.header = header;
     this.postingCrc = arrays.postingCrc;
-    const { metaPathEnds, metaLanguage } = arrays;
-    const metas: SegmentRowMeta[] = new Array(metaPathEnds.length);
-    for (let meta = 0, start = 0; meta < metaPathEnds.length; meta++) {
-      const end = metaPathEnds[meta] as number;
-      metas[meta] = { path: strings.paths.slice(start, end), language: strings.languages[metaLanguage[meta] as number] as string };
-      start = end;
-    }
+    const read = (position: number, length: number): Uint8Array => this.read(position, length);
+    const { languages } = strings;
+    const metas = blockMetaTable(read, header.paths, arrays.metaPathEnds, arrays.metaPathBlockCrc, (index) => languages[arrays.metaLanguage[index] as number] as string);
     const { postingOffsets, termOffsets } = arrays;
     const rows = header.rows;
     this.lexical = {
@@ -119,7 +116,8 @@ export class SegmentReader {
             },
           }
         : undefined;
-    this.lexicon = { bytes: Buffer.from(arrays.lexiconBytes.buffer, arrays.lexiconBytes.byteOffset, arrays.lexiconBytes.byteLength), offsets: arrays.lexiconOffsets, ids: arrays.lexiconIds };
+    const blocks = { heads: arrays.lexiconHeads, headEnds: arrays.lexiconHeadEnds, starts: arrays.lexiconBlocks, crc: arrays.lexiconBlockCrc, body: new Uint8Array(0) };
+    this.lexicon = blockTermTable(read, header.lexicon, blocks, header.lexicon.terms, header.lastLexiconId);
     this.pending = strings.pending.map(([rowId, path, language, contentHash]) => ({ rowId, meta: { path, language }, contentHash }));
   }
 
@@ -141,7 +139,7 @@ export class SegmentReader {
         throw new SegmentError('unreadable header');
       }
       if (header.version !== SEGMENT_VERSION) throw new SegmentError(`segment version ${header.version}, expected ${SEGMENT_VERSION}`);
-      if (!(header.eagerEnd > PREFIX + headerBytes) || header.matrix.offset + header.matrix.bytes > size) throw new SegmentError('truncated file');
+      if (!(header.eagerEnd > PREFIX + headerBytes) || !header.lexicon || !header.paths || header.lexicon.offset + header.lexicon.bytes > size) throw new SegmentError('truncated file');
       // One read of the eager region (from the start of the file, so offsets index it directly).
       // Its own ArrayBuffer (offsets index it directly), not zero-filled: every byte is read next.
       const eager = Buffer.allocUnsafeSlow(header.eagerEnd);
@@ -164,8 +162,10 @@ export class SegmentReader {
     }
   }
 
-  /** Reads and checks everything (loci doctor): every term's postings, every row's terms, the vectors. */
+  /** Reads and checks everything (loci doctor): the lexicon and path blocks, every term's postings, every row's terms, the vectors. */
   verifyAll(): void {
+    this.lexicon.prefetch?.(Number.MAX_SAFE_INTEGER);
+    this.lexical.metas.prefetch?.(Number.MAX_SAFE_INTEGER);
     for (let index = 0; index < this.lexical.postingTerms.length; index++) this.lexical.postings(index);
     this.lexical.allRowTerms();
     this.vectors?.matrix();
@@ -220,16 +220,16 @@ function checkShape(header: SegmentHeader, arrays: Arrays, strings: Strings): vo
   const fail = (what: string): never => {
     throw new SegmentError(`inconsistent segment: ${what}`);
   };
-  const { termOffsets, metaIndex, postingOffsets, postingTerms, vectorMetaIndex, lexiconOffsets } = arrays;
+  const { termOffsets, metaIndex, postingOffsets, postingTerms, vectorMetaIndex } = arrays;
   if (arrays.rowIds.length !== rows || arrays.lengths.length !== rows || metaIndex.length !== rows || termOffsets.length !== rows + 1) fail('row arrays');
   const { metaPathEnds, metaLanguage } = arrays;
   const metaCount = metaPathEnds.length;
-  if (metaLanguage.length !== metaCount || !Array.isArray(strings.languages) || typeof strings.paths !== 'string') fail('row metadata');
+  if (metaLanguage.length !== metaCount || !Array.isArray(strings.languages)) fail('row metadata');
   const languageCount = strings.languages.length;
   for (let meta = 0; meta < metaCount; meta++) {
     if ((metaLanguage[meta] as number) >= languageCount || (meta > 0 && (metaPathEnds[meta] as number) < (metaPathEnds[meta - 1] as number))) fail('row metadata');
   }
-  if (metaCount > 0 && metaPathEnds[metaCount - 1] !== strings.paths.length) fail('row metadata');
+  if ((metaCount > 0 ? metaPathEnds[metaCount - 1] : 0) !== header.paths.bytes || arrays.metaPathBlockCrc.length !== Math.ceil(metaCount / PATH_BLOCK)) fail('row metadata');
   if (!strings.languages.every((language) => typeof language === 'string')) fail('row metadata');
   const { rowIds } = arrays;
   const watermark = header.watermark;
@@ -254,12 +254,17 @@ function checkShape(header: SegmentHeader, arrays: Arrays, strings: Strings): vo
   const vectors = header.vectors;
   if (arrays.vectorRowIds.length !== vectors || vectorMetaIndex.length !== vectors || header.matrix.bytes !== 4 * vectors * header.dimensions) fail('vectors');
   for (let index = 0; index < vectors; index++) if ((vectorMetaIndex[index] as number) >= metaCount) fail('vector metadata');
-  const { lexiconIds } = arrays;
-  const lexicon = lexiconIds.length;
-  if (lexiconOffsets.length !== lexicon + 1 || lexiconOffsets[lexicon] !== arrays.lexiconBytes.length) fail('lexicon');
-  for (let index = 0; index < lexicon; index++) {
-    const id = lexiconIds[index] as number;
-    if ((lexiconOffsets[index] as number) > (lexiconOffsets[index + 1] as number) || id < 1 || id > lastTerm) fail('lexicon');
+  if (header.paths.offset !== header.matrix.offset + header.matrix.bytes || header.lexicon.offset !== header.paths.offset + header.paths.bytes) fail('sections');
+  // Lexicon blocks: LEXICON_BLOCK terms each (the last one the rest), each long enough for its ids and ends.
+  const { lexiconHeadEnds, lexiconBlocks, lexiconBlockCrc } = arrays;
+  const lexiconTerms = header.lexicon.terms;
+  const blocks = Math.ceil(lexiconTerms / LEXICON_BLOCK);
+  if (!Number.isSafeInteger(lexiconTerms) || lexiconTerms < 0 || lexiconHeadEnds.length !== blocks || lexiconBlocks.length !== blocks + 1 || lexiconBlockCrc.length !== blocks) fail('lexicon');
+  if (lexiconBlocks[0] !== 0 || lexiconBlocks[blocks] !== header.lexicon.bytes || (blocks > 0 ? lexiconHeadEnds[blocks - 1] : 0) !== arrays.lexiconHeads.length) fail('lexicon');
+  for (let block = 0; block < blocks; block++) {
+    const count = Math.min(LEXICON_BLOCK, lexiconTerms - block * LEXICON_BLOCK);
+    if ((lexiconBlocks[block + 1] as number) - (lexiconBlocks[block] as number) < 8 * count || (block > 0 && (lexiconHeadEnds[block] as number) < (lexiconHeadEnds[block - 1] as number)))
+      fail('lexicon');
   }
   for (const entry of strings.pending) if (entry.length !== 4 || typeof entry[3] !== 'string') fail('pending rows');
 }

@@ -40,6 +40,36 @@ export interface SortedTerms {
   ids: Uint32Array;
 }
 
+/** A lexicon as a reader holds it: looked up by a term's UTF-8 bytes, listed whole when saved again. */
+export interface TermTable {
+  readonly count: number;
+  find(key: Buffer): number | undefined;
+  entries(): Array<[string, number]>;
+  /** Reads (and checks) up to `blocks` more of what is read on demand; false once all is read. */
+  prefetch?(blocks: number): boolean;
+}
+
+/** A TermTable over a sorted table in memory (binary search). */
+export function termTableOf(table: SortedTerms): TermTable {
+  const { bytes, offsets, ids } = table;
+  return {
+    count: ids.length,
+    find(key) {
+      let low = 0;
+      let high = ids.length - 1;
+      while (low <= high) {
+        const middle = (low + high) >>> 1;
+        const order = key.compare(bytes, offsets[middle] as number, offsets[middle + 1] as number);
+        if (order === 0) return ids[middle] as number;
+        if (order < 0) high = middle - 1;
+        else low = middle + 1;
+      }
+      return undefined;
+    },
+    entries: () => Array.from(ids, (id, index) => [bytes.toString('utf8', offsets[index] as number, offsets[index + 1] as number), id]),
+  };
+}
+
 /** Builds the sorted table of a lexicon (at save time: one sort of the terms, in UTF-8 byte order). */
 export function sortTerms(entries: ReadonlyArray<readonly [string, number]>): SortedTerms {
   // UTF-16 code-unit order (JavaScript's string comparison) is UTF-8 byte order unless a term
@@ -83,13 +113,30 @@ export interface VectorSnapshot {
   metas: SegmentRowMeta[];
 }
 
+/**
+ * Row metadata as a reader holds it: entry `index`'s path decoded when asked for (a start
+ * makes no object per path; a search decodes only the paths it returns or filters on).
+ */
+export interface MetaTable {
+  readonly count: number;
+  get(index: number): SegmentRowMeta;
+  language(index: number): string;
+  /** Reads (and checks) up to `blocks` more of what is read on demand; false once all is read. */
+  prefetch?(blocks: number): boolean;
+}
+
+/** A MetaTable over metadata already in memory. */
+export function metaTableOf(metas: readonly SegmentRowMeta[]): MetaTable {
+  return { count: metas.length, get: (index) => metas[index] as SegmentRowMeta, language: (index) => (metas[index] as SegmentRowMeta).language };
+}
+
 /** What a reader restores a lexical index from: the row and term tables, and the postings and row terms read on demand. */
 export interface LexicalBase {
   rowIds: Float64Array;
   lengths: Float64Array;
   termOffsets: Uint32Array;
   metaIndex: Uint32Array;
-  metas: SegmentRowMeta[];
+  metas: MetaTable;
   postingTerms: Uint32Array;
   postingOffsets: Uint32Array;
   postingMax: Float32Array;
@@ -105,7 +152,7 @@ export interface LexicalBase {
 export interface VectorBase {
   rowIds: Float64Array;
   metaIndex: Uint32Array;
-  metas: SegmentRowMeta[];
+  metas: MetaTable;
   matrix(): Float32Array;
   /**
    * One row of the matrix read from the file alone (a graph's candidates rescored before the
@@ -129,21 +176,24 @@ export interface VectorBase {
  * file in place.
  *
  * Opening reads only what every search needs (row table, term table with each term's
- * posting range and MaxScore bound, the lexicon sorted by bytes, row metadata): about a
- * tenth of the file. A term's postings are read (and checked against their own CRC) when a
- * query first uses the term, a row's terms when the row is removed, and the vector matrix
- * when an exact vector scan first needs it; the file descriptor stays open, so a file
- * replaced meanwhile by another process (a rename) does not change what this reader sees.
+ * posting range and MaxScore bound, the first term of each lexicon block, each row's path
+ * end and language): about a twentieth of the file. A term's postings are read (and checked
+ * against their own CRC) when a query first uses the term, a lexicon block when a query
+ * term falls in it, a block of paths when a search returns or filters on one of them, a
+ * row's terms when the row is removed, and the vector matrix when an exact vector scan first
+ * needs it; the file descriptor stays open, so a file replaced meanwhile by another process
+ * (a rename) does not change what this reader sees.
  *
- * Layout (little-endian): "LOCISEG4", u32 header bytes, u32 CRC-32 of the eager region
+ * Layout (little-endian): "LOCISEG5", u32 header bytes, u32 CRC-32 of the eager region
  * (everything from byte 16 up to `eagerEnd`), the header as JSON, the eager arrays and the
- * strings JSON, then three sections: postings (per term: slots i32 × df, then weights
- * f32 × df), row terms (per row: term ids u32 × len, then weights f32 × len) and the
- * vector matrix (f32). Arrays start 8-byte aligned.
+ * strings JSON, then five sections: postings (per term: slots i32 × df, then weights
+ * f32 × df), row terms (per row: term ids u32 × len, then weights f32 × len), the vector
+ * matrix (f32), the row paths (UTF-8) and the lexicon blocks (segment-tables.ts). Arrays
+ * start 8-byte aligned.
  */
-export const MAGIC = 'LOCISEG4';
+export const MAGIC = 'LOCISEG5';
 export const PREFIX = 16;
-export const SEGMENT_VERSION = 4;
+export const SEGMENT_VERSION = 5;
 
 export interface SegmentHeader {
   version: number;
@@ -162,13 +212,17 @@ export interface SegmentHeader {
   vectors: number;
   /** Byte offset and element count of each eager array. */
   arrays: Record<ArrayName, { offset: number; length: number }>;
-  /** Byte offset and length of the JSON with the strings (paths, pending vectors). */
+  /** Byte offset and length of the JSON with the strings (languages, pending vectors). */
   strings: { offset: number; length: number };
   /** End of the eager region (what the prefix CRC covers). */
   eagerEnd: number;
   postings: { offset: number; bytes: number };
   forward: { offset: number; bytes: number; crc: number };
   matrix: { offset: number; bytes: number; crc: number };
+  /** Every row path's UTF-8 bytes (checked a block of PATH_BLOCK paths at a time). */
+  paths: { offset: number; bytes: number };
+  /** The lexicon's blocks of LEXICON_BLOCK terms (see segment-tables.ts), `terms` in all. */
+  lexicon: { offset: number; bytes: number; terms: number };
 }
 
 export type ArrayName = keyof typeof ARRAY_TYPES;
@@ -187,9 +241,11 @@ export const ARRAY_TYPES = {
   vectorMetaIndex: Uint32Array,
   metaPathEnds: Uint32Array,
   metaLanguage: Uint32Array,
-  lexiconOffsets: Uint32Array,
-  lexiconIds: Uint32Array,
-  lexiconBytes: Uint8Array,
+  metaPathBlockCrc: Uint32Array,
+  lexiconHeadEnds: Uint32Array,
+  lexiconBlocks: Uint32Array,
+  lexiconBlockCrc: Uint32Array,
+  lexiconHeads: Uint8Array,
 } as const;
 
 export type Arrays = {
@@ -203,19 +259,21 @@ export type Arrays = {
 };
 
 /**
- * Row metadata is stored flat, for a fast start: every path in one string (meta m's path
- * ends at `metaPathEnds[m]`, in UTF-16 units) and its language as an index into
- * `languages`. (Version 3 held a JSON pair per meta: parsing 100k of them took ~50 ms.)
+ * Row metadata is stored flat, for a fast start: every path's UTF-8 bytes in one lazily read
+ * section (meta m's path ends at byte `metaPathEnds[m]`, checked a block at a time and
+ * decoded only when a search returns or filters on it), and its language as an index into
+ * `languages`. (Version 3 held a JSON pair per meta: parsing 100k of them took ~50 ms;
+ * version 4 one JSON string of every path, which a start read, parsed and cut into an object
+ * per path: ~0.4 s of a first search at 1M rows. Version 5 also reads the lexicon by blocks.)
  */
 export interface Strings {
-  paths: string;
   languages: string[];
   /** Rows held without a vector: row id, path, language, content hash. */
   pending: Array<[number, string, string, string]>;
 }
 
 export interface SegmentContents {
-  header: Omit<SegmentHeader, 'arrays' | 'strings' | 'version' | 'rows' | 'vectors' | 'eagerEnd' | 'postings' | 'forward' | 'matrix'>;
+  header: Omit<SegmentHeader, 'arrays' | 'strings' | 'version' | 'rows' | 'vectors' | 'eagerEnd' | 'postings' | 'forward' | 'matrix' | 'paths' | 'lexicon'>;
   lexical: LexicalSnapshot;
   vectors: VectorSnapshot | undefined;
   lexicon: SortedTerms;

@@ -1,4 +1,5 @@
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { lexiconBlocks, pathBlockCrc } from './segment-tables.js';
 import { align, ARRAY_TYPES, type ArrayName, type Arrays, bytesOf, crc32, MAGIC, PREFIX, SEGMENT_VERSION, type SegmentContents, type SegmentHeader, type Strings } from './segment-format.js';
 
 /** Buffered sequential writes with a running position. */
@@ -39,6 +40,10 @@ export function writeSegment(file: string, contents: SegmentContents): number {
   const languageIndex = new Map<string, number>();
   const metaPathEnds = new Uint32Array(lexical.metas.length);
   const metaLanguage = new Uint32Array(lexical.metas.length);
+  const joined = lexical.metas.map((meta) => meta.path).join('');
+  const metaPaths = Buffer.from(joined, 'utf8');
+  // Every path ASCII (nearly always): a byte per character, so ends count characters.
+  const ascii = metaPaths.length === joined.length;
   let pathsLength = 0;
   lexical.metas.forEach((meta, index) => {
     let language = languageIndex.get(meta.language);
@@ -48,14 +53,14 @@ export function writeSegment(file: string, contents: SegmentContents): number {
       languageIndex.set(meta.language, language);
     }
     metaLanguage[index] = language;
-    pathsLength += meta.path.length;
+    pathsLength += ascii ? meta.path.length : Buffer.byteLength(meta.path, 'utf8');
     metaPathEnds[index] = pathsLength;
   });
   const strings: Strings = {
-    paths: lexical.metas.map((meta) => meta.path).join(''),
     languages,
     pending: contents.pending.map(({ rowId, meta, contentHash }) => [rowId, meta.path, meta.language, contentHash]),
   };
+  const lexicon = lexiconBlocks(contents.lexicon);
   const terms = lexical.postingTerms.length;
   const postingCrc = new Uint32Array(terms);
   for (let index = 0; index < terms; index++) {
@@ -78,9 +83,11 @@ export function writeSegment(file: string, contents: SegmentContents): number {
     vectorMetaIndex: vectors?.metaIndex ?? new Uint32Array(0),
     metaPathEnds,
     metaLanguage,
-    lexiconOffsets: contents.lexicon.offsets,
-    lexiconIds: contents.lexicon.ids,
-    lexiconBytes: contents.lexicon.bytes,
+    metaPathBlockCrc: pathBlockCrc(metaPaths, metaPathEnds),
+    lexiconHeadEnds: lexicon.headEnds,
+    lexiconBlocks: lexicon.starts,
+    lexiconBlockCrc: lexicon.crc,
+    lexiconHeads: lexicon.heads,
   };
   const stringBytes = Buffer.from(JSON.stringify(strings));
   // Offsets relative to the body (after prefix and header), fixed up once the header's size is known.
@@ -105,6 +112,8 @@ export function writeSegment(file: string, contents: SegmentContents): number {
     forwardCrc = crc32(bytesOf(terms.weighted), crc32(bytesOf(terms.termIds), forwardCrc));
   }
   const matrixCrc = crc32(bytesOf(matrix));
+  const pathsAt = matrixAt + matrix.byteLength;
+  const lexiconAt = pathsAt + metaPaths.length;
   const draft = (base: number): Buffer =>
     Buffer.from(
       JSON.stringify({
@@ -118,6 +127,8 @@ export function writeSegment(file: string, contents: SegmentContents): number {
         postings: { offset: eagerEnd + base, bytes: postingBytes },
         forward: { offset: forwardAt + base, bytes: forwardBytes, crc: forwardCrc },
         matrix: { offset: matrixAt + base, bytes: matrix.byteLength, crc: matrixCrc },
+        paths: { offset: pathsAt + base, bytes: metaPaths.length },
+        lexicon: { offset: lexiconAt + base, bytes: lexicon.body.length, terms: contents.lexicon.ids.length },
       } satisfies SegmentHeader),
     );
   // The header's length depends on the offsets it holds: sized with the largest offsets first.
@@ -171,6 +182,8 @@ export function writeSegment(file: string, contents: SegmentContents): number {
       out.write(bytesOf(terms.weighted));
     }
     out.write(bytesOf(matrix));
+    out.write(metaPaths);
+    out.write(lexicon.body);
     out.flush();
     fsyncSync(fd);
   } catch (error) {
@@ -180,7 +193,7 @@ export function writeSegment(file: string, contents: SegmentContents): number {
   }
   closeSync(fd);
   renameSync(temporary, file);
-  return PREFIX + headerBytes + matrixAt + matrix.byteLength;
+  return PREFIX + headerBytes + lexiconAt + lexicon.body.length;
 }
 
 function writeAll(fd: number, bytes: Uint8Array): void {

@@ -49,7 +49,7 @@ describe('segment files through the CLI', () => {
     expect(await answers()).toBe(withSegment); // the store's own (FTS5 + stored vectors) path ranks the same
     renameSync(`${file}.away`, file);
 
-    // A damaged file: ignored (same answers) and rewritten by the process that rebuilt the index from the store.
+    // A damaged file (its tail: the last lexicon block): ignored (same answers) and rewritten by the process that rebuilt the index from the store.
     const good = readFileSync(file);
     const damaged = Buffer.from(good);
     damaged.fill(0, damaged.length - 64);
@@ -60,7 +60,7 @@ describe('segment files through the CLI', () => {
     // Flagged by doctor; rewritten by the next index run that changes something.
     writeFileSync(file, damaged);
     const doctor = await runLoci(['doctor', '--json'], { cwd: repo });
-    expect(doctor.stdout).toMatch(/segment-[0-9a-f]{12}\.seg is damaged \(vectors fail their checksum\)/);
+    expect(doctor.stdout).toMatch(/segment-[0-9a-f]{12}\.seg is damaged \(lexicon block \d+ fails its checksum\)/);
     await writeFile(join(repo, 'src', 'late.ts'), 'export function lateInvoiceFee(days: number): number {\n  return days * 150;\n}\n');
     expect((await runLoci(['index', '.'], { cwd: repo })).code).toBe(0);
     expect(readFileSync(file).equals(damaged)).toBe(false);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultHnswOptions, ExactOrGraphVectorIndex } from './exact-or-graph-vector-index.js';
 import { FlatVectorIndex } from './vector-index.js';
+import { metaTableOf } from '../../store/segment-format.js';
 
 // Clustered vectors (like real embeddings), not uniform noise, where HNSW recall is meaningful.
 function clusteredVectors(count: number, dimensions: number, seed: number): Float32Array[] {
@@ -134,7 +135,7 @@ describe('HNSW vector index', () => {
     restored.restore({
       rowIds: snapshot.rowIds,
       metaIndex: snapshot.metaIndex,
-      metas,
+      metas: metaTableOf(metas),
       matrix: () => {
         throw new Error('the whole matrix was read');
       },

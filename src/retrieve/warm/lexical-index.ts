@@ -8,6 +8,7 @@ import type { TermLookup } from './lexicon.js';
 import { BATCH_ENTRIES, PostingLists } from './posting-lists.js';
 import { RowTerms } from './row-terms.js';
 import { snapshotRows } from './lexical-snapshot.js';
+import { MetaSlots } from './meta-slots.js';
 import { RowSlots } from './row-slots.js';
 
 /** bench/lexical-scale.mjs: at 10k chunks (a few thousand postings a query) the plain walk is faster. */
@@ -36,7 +37,7 @@ export class LexicalIndex {
   private readonly rowTerms = new RowTerms();
   /** Live slots by the folder of their path, so a prefix filter can score only its rows. */
   private readonly folders = new FolderSlots();
-  private slotMeta: Array<LexicalRowMeta | undefined> = [];
+  private metas = new MetaSlots();
   private readonly slotOfRow = new RowSlots();
   private slotCount = 0;
   private deadSlots = 0;
@@ -72,7 +73,7 @@ export class LexicalIndex {
       alive: this.slotAlive,
       rowIds: this.slotRowIds,
       lengths: this.slotLengths,
-      meta: this.slotMeta,
+      meta: (slot) => this.metas.get(slot),
       rowTerms: this.rowTerms,
       postings: this.lists.all,
     });
@@ -94,24 +95,24 @@ export class LexicalIndex {
     this.accumulator = new Float64Array(capacity);
     const { metas, metaIndex } = base;
     this.rowTerms.restore(base, capacity);
-    const meta: Array<LexicalRowMeta | undefined> = new Array(rows);
-    const rowsOfMeta = new Uint32Array(metas.length);
+    const rowsOfMeta = new Uint32Array(metas.count);
     for (let row = 0; row < rows; row++) {
       const index = metaIndex[row] as number;
-      meta[row] = metas[index] as LexicalRowMeta;
       rowsOfMeta[index] = (rowsOfMeta[index] as number) + 1;
       this.liveTokens += base.lengths[row] as number;
     }
-    metas.forEach(({ language }, index) => {
+    for (let index = 0; index < metas.count; index++) {
       const count = rowsOfMeta[index] as number;
-      if (count > 0) this.languageCounts.set(language, (this.languageCounts.get(language) ?? 0) + count);
-    });
+      if (count === 0) continue;
+      const language = metas.language(index);
+      this.languageCounts.set(language, (this.languageCounts.get(language) ?? 0) + count);
+    }
     this.slotOfRow.restore(base.rowIds);
-    this.slotMeta = meta;
+    this.metas.restore(metas, metaIndex);
     this.slotCount = rows;
     this.folders.defer(() => {
       const out: Array<readonly [string, number]> = [];
-      for (let slot = 0; slot < this.slotCount; slot++) if (this.slotAlive[slot]) out.push([(this.slotMeta[slot] as LexicalRowMeta).path, slot]);
+      for (let slot = 0; slot < this.slotCount; slot++) if (this.slotAlive[slot]) out.push([(this.metas.get(slot) as LexicalRowMeta).path, slot]);
       return out;
     });
     this.lists.restore(base);
@@ -187,7 +188,7 @@ export class LexicalIndex {
     this.slotRowIds[slot] = rowId;
     this.slotLengths[slot] = length;
     this.slotAlive[slot] = 1;
-    this.slotMeta[slot] = meta;
+    this.metas.set(slot, meta);
     this.slotOfRow.set(rowId, slot);
     this.liveTokens += length;
     const count = terms.termIds.length;
@@ -213,14 +214,14 @@ export class LexicalIndex {
       const postings = this.lists.get(termIds[entry] as number);
       if (postings) postings.documentFrequency--;
     }
-    const meta = this.slotMeta[slot];
+    const meta = this.metas.get(slot);
     if (meta) {
       this.folders.remove(meta.path, slot);
       const left = (this.languageCounts.get(meta.language) ?? 1) - 1;
       if (left > 0) this.languageCounts.set(meta.language, left);
       else this.languageCounts.delete(meta.language);
     }
-    this.slotMeta[slot] = undefined;
+    this.metas.clear(slot);
     this.deadSlots++;
     // Dead postings are skipped while scoring; compact once they are a quarter of all.
     if (this.deadSlots > 1024 && this.deadSlots > this.slotCount / 4) this.compact();
@@ -284,14 +285,14 @@ export class LexicalIndex {
       rowIds: this.slotRowIds,
       alive: this.slotAlive,
       lengths: this.slotLengths,
-      paths: (slot) => this.slotMeta[slot] as LexicalRowMeta,
+      paths: (slot) => this.metas.get(slot) as LexicalRowMeta,
       accumulator: this.accumulator,
       slotCount: this.slotCount,
     };
   }
 
   private rows(scores: RowScore[]): ScoredRow[] {
-    return scores.map(({ rowId, score }) => ({ rowId, score, path: (this.slotMeta[this.slotOfRow.get(rowId) as number] as LexicalRowMeta).path }));
+    return scores.map(({ rowId, score }) => ({ rowId, score, path: (this.metas.get(this.slotOfRow.get(rowId) as number) as LexicalRowMeta).path }));
   }
 
   /** A zeroed byte per slot, reused across searches (callers clear what they set). */
@@ -346,7 +347,7 @@ export class LexicalIndex {
     const lengths = new Float64Array(rowIds.length);
     const alive = new Uint8Array(rowIds.length);
     this.rowTerms.compact(remap, rowIds.length);
-    const meta: Array<LexicalRowMeta | undefined> = [];
+    const metas = new MetaSlots();
     this.folders.clear();
     for (let slot = 0; slot < this.slotCount; slot++) {
       const target = remap[slot] as number;
@@ -354,14 +355,15 @@ export class LexicalIndex {
       rowIds[target] = this.slotRowIds[slot] as number;
       lengths[target] = this.slotLengths[slot] as number;
       alive[target] = 1;
-      meta[target] = this.slotMeta[slot];
-      this.folders.add((this.slotMeta[slot] as LexicalRowMeta).path, target);
+      const meta = this.metas.get(slot) as LexicalRowMeta;
+      metas.set(target, meta);
+      this.folders.add(meta.path, target);
       this.slotOfRow.set(rowIds[target] as number, target);
     }
     this.slotRowIds = rowIds;
     this.slotLengths = lengths;
     this.slotAlive = alive;
-    this.slotMeta = meta;
+    this.metas = metas;
     this.slotCount = next;
     this.deadSlots = 0;
     this.accumulator = new Float64Array(rowIds.length);

@@ -8,7 +8,7 @@ export interface SnapshotSource {
   alive: Uint8Array;
   rowIds: Float64Array;
   lengths: Float64Array;
-  meta: ReadonlyArray<SegmentRowMeta | undefined>;
+  meta(slot: number): SegmentRowMeta | undefined;
   rowTerms: RowTerms;
   postings: ReadonlyArray<Postings | undefined>;
 }
@@ -47,7 +47,7 @@ export function snapshotRows(state: SnapshotSource): LexicalSnapshot {
     lengths[row] = state.lengths[slot] as number;
     at += state.rowTerms.count(slot);
     termOffsets[row + 1] = at;
-    const meta = state.meta[slot] as SegmentRowMeta;
+    const meta = state.meta(slot) as SegmentRowMeta;
     let byLanguage = metaIds.get(meta.path);
     if (!byLanguage) metaIds.set(meta.path, (byLanguage = new Map()));
     let id = byLanguage.get(meta.language);

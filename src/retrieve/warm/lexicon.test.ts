@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { sortTerms } from '../../store/segment-file.js';
+import { SegmentError, sortTerms, termTableOf } from '../../store/segment-file.js';
+import { blockTermTable, LEXICON_BLOCK, lexiconBlocks } from '../../store/segment-tables.js';
 import { Lexicon } from './lexicon.js';
 
 // Terms whose UTF-16 order differs from their UTF-8 byte order: a surrogate pair (U+1F600)
@@ -17,9 +18,38 @@ describe('lexicon table', () => {
       // Each id still belongs to its term.
       for (const [index, id] of table.ids.entries()) expect(read[index]?.toString('utf8')).toBe(terms[id]);
       const lexicon = new Lexicon();
-      lexicon.adopt(table);
+      lexicon.adopt(termTableOf(table));
       for (const [id, term] of terms.entries()) expect(lexicon.get(term)).toBe(id);
       expect(lexicon.get('absent')).toBeUndefined();
     }
+  });
+
+  it('reads a lexicon a block at a time: every term found in its block, absent ones not, damage refused', () => {
+    // Ids from 1 (as the store's); enough terms for several blocks, with the awkward ones among them.
+    const words = [...TERMS, ...Array.from({ length: 5 * LEXICON_BLOCK + 7 }, (_, index) => `term${(index * 7919) % 10007}x`)];
+    const entries = [...new Set(words)].map((term, index) => [term, index + 1] as const);
+    const blocks = lexiconBlocks(sortTerms(entries));
+    let reads = 0;
+    const read = (position: number, length: number) => {
+      reads++;
+      return Uint8Array.from(blocks.body.subarray(position - 100, position - 100 + length)); // own buffer, as a file read gives
+    };
+    const table = blockTermTable(read, { offset: 100 }, blocks, entries.length, entries.length);
+    const lexicon = new Lexicon();
+    lexicon.adopt(table);
+    expect(lexicon.get('term7919x')).toBe(entries.find(([term]) => term === 'term7919x')?.[1]);
+    expect(reads).toBe(1); // one block read for one lookup
+    for (const [term, id] of entries) expect(lexicon.get(term)).toBe(id);
+    for (const absent of ['absent', 'term', 'zzzz', '\u0000', '😀y', 'term7919', 'term7919xx']) expect(lexicon.get(absent)).toBeUndefined();
+    expect(reads).toBe(Math.ceil(entries.length / LEXICON_BLOCK)); // each block read once
+    expect(new Map(lexicon.entries())).toEqual(new Map(entries));
+    // A damaged block fails its checksum; ids beyond the store's last fail the bound.
+    const damaged = { ...blocks, body: Uint8Array.from(blocks.body) };
+    const at = (damaged.starts[1] as number) + 3;
+    damaged.body[at] = (damaged.body[at] as number) ^ 0xff;
+    const broken = blockTermTable((position, length) => Uint8Array.from(damaged.body.subarray(position, position + length)), { offset: 0 }, damaged, entries.length, entries.length);
+    expect(() => broken.entries()).toThrow(SegmentError);
+    const bounded = blockTermTable((position, length) => Uint8Array.from(blocks.body.subarray(position, position + length)), { offset: 0 }, blocks, entries.length, 5);
+    expect(() => bounded.entries()).toThrow(/lexicon ids/);
   });
 });

@@ -281,6 +281,37 @@ describe('segment files', () => {
     expectSameAnswers(warm, reference, 32);
   });
 
+  it('lexicon and path blocks are read as searches need them: damage found by a search rebuilds the index, and a long-lived index finds it in the background', async () => {
+    const { header, reference } = await savedWithReference(37);
+    for (const [end, reason] of [
+      [header.lexicon.offset + header.lexicon.bytes, /lexicon block \d+ fails its checksum/],
+      [header.paths.offset + header.paths.bytes, /paths block \d+ fails its checksum/],
+    ] as const) {
+      const good = readFileSync(segment);
+      const { warm, events } = await damagedInBackground(end);
+      expect(events.map((event) => event.type)).toEqual(['segment-loaded', 'segment-rejected']);
+      expect(events[1]?.reason).toMatch(reason);
+      await warm.refresh(); // rebuilt from the store
+      expectSameAnswers(warm, reference, 44);
+      // Without the background read: the searches that reach the damaged block rebuild the index and answer the same.
+      const damaged = Buffer.from(good);
+      damaged.fill(0x7f, end - 8, end);
+      writeFileSync(segment, damaged);
+      const rejected: SegmentEvent[] = [];
+      const oneShot = new WarmIndex(store, options({ onSegment: (event) => rejected.push(event) }));
+      await oneShot.refresh();
+      expect(oneShot.fromSegment).toBe(true);
+      const retriever = { lexical: (terms: string[]) => oneShot.guard(() => oneShot.searchLexical(terms, 15, undefined)) };
+      for (const word of vocabulary) {
+        const terms = queryTerms(word);
+        expect(await retriever.lexical(terms)).toEqual(reference.searchLexical(terms, 15, undefined));
+      }
+      expect(rejected.map((event) => event.reason).join(' ')).toMatch(reason);
+      expect(oneShot.fromSegment).toBe(false);
+      writeFileSync(segment, good);
+    }
+  });
+
   it('a long-lived index reads the vector matrix in the background too: its searches no longer read the file, and damaged vectors are found without any search', async () => {
     const { header, reference } = await savedWithReference(41);
     const whole = new WarmIndex(store, options({ prefetch: true }));
@@ -374,6 +405,32 @@ describe('segment files', () => {
       ),
     ).toHaveLength(5);
     warm.close();
+  });
+
+  it('paths of any script round-trip: stored as UTF-8 bytes, decoded only when a search returns or filters on them', async () => {
+    const next = random(31);
+    const folders = ['src/a/', 'src/ü/naïve/', 'docs/日本語/', 'src/emoji-😀/', 'src/\uE000private/'];
+    for (let file = 0; file < 40; file++) await writeRandomFile(next, `${folders[file % folders.length]}file${file}.ts`);
+    await new WarmIndex(store, options()).persist();
+    const loaded = new WarmIndex(store, options());
+    await loaded.refresh();
+    expect(loaded.fromSegment).toBe(true);
+    const fresh = new WarmIndex(store, { ...options(), segmentFile: undefined });
+    await fresh.refresh();
+    expectSameAnswers(loaded, fresh, 32);
+    const vector = Float32Array.from({ length: DIMENSIONS }, () => next() - 0.5);
+    const paths = new Set<string>();
+    for (const folderName of folders) {
+      const filter = { pathPrefixes: [folderName] };
+      const found = loaded.searchVectors(vector, 50, filter);
+      expect(found).toEqual(fresh.searchVectors(vector, 50, filter));
+      expect(found.length).toBeGreaterThan(0);
+      for (const row of found) {
+        expect(row.path.startsWith(folderName)).toBe(true);
+        paths.add(row.path);
+      }
+    }
+    expect(paths.size).toBe(40);
   });
 
   it('a lexical-only index (no embedder) round-trips too', async () => {

@@ -4,6 +4,7 @@ import type { RowFilter } from '../../store/filter-match.js';
 import { FolderSlots, folderOf } from './folder-slots.js';
 import { TopK } from '../../store/top-k.js';
 import { SegmentError, type VectorBase, type VectorSnapshot } from '../../store/segment-file.js';
+import { MetaSlots } from './meta-slots.js';
 import { RowSlots } from './row-slots.js';
 
 export interface VectorRowMeta {
@@ -68,7 +69,7 @@ export class FlatVectorIndex {
     return false;
   }
   private slotRowIds: Float64Array;
-  private readonly slotMeta: Array<VectorRowMeta | undefined> = [];
+  private readonly metas = new MetaSlots();
   private readonly slotOfRow = new RowSlots();
   private readonly freeSlots: number[] = [];
   /** Slots by the folder of their path (for memory, the namespace), so a prefix filter visits only its rows. */
@@ -100,7 +101,7 @@ export class FlatVectorIndex {
     const metaIndex = new Uint32Array(rows);
     if (rows === this.slotCount) {
       // No free slot (a fresh build): the matrix as it is, a view valid until the next add.
-      for (let slot = 0; slot < rows; slot++) metaIndex[slot] = metaId(this.slotMeta[slot] as VectorRowMeta);
+      for (let slot = 0; slot < rows; slot++) metaIndex[slot] = metaId(this.metas.get(slot) as VectorRowMeta);
       return { rowIds: this.slotRowIds.slice(0, rows), matrix: this.matrix.subarray(0, rows * this.dimensions), metaIndex };
     }
     const rowIds = new Float64Array(rows);
@@ -111,7 +112,7 @@ export class FlatVectorIndex {
       if (rowId < 0) continue;
       rowIds[row] = rowId;
       matrix.set(this.matrix.subarray(slot * this.dimensions, (slot + 1) * this.dimensions), row * this.dimensions);
-      metaIndex[row] = metaId(this.slotMeta[slot] as VectorRowMeta);
+      metaIndex[row] = metaId(this.metas.get(slot) as VectorRowMeta);
       row++;
     }
     return { rowIds, matrix, metaIndex };
@@ -126,12 +127,12 @@ export class FlatVectorIndex {
     this.pendingReader = snapshot.matrixReader;
     this.slotRowIds = new Float64Array(rows);
     this.slotRowIds.set(snapshot.rowIds);
-    for (let row = 0; row < rows; row++) this.slotMeta[row] = snapshot.metas[snapshot.metaIndex[row] as number] as VectorRowMeta;
+    this.metas.restore(snapshot.metas, snapshot.metaIndex);
     this.slotOfRow.restore(snapshot.rowIds);
     this.slotCount = rows;
     this.folders.defer(() => {
       const out: Array<readonly [string, number]> = [];
-      for (let slot = 0; slot < this.slotCount; slot++) if ((this.slotRowIds[slot] as number) >= 0) out.push([(this.slotMeta[slot] as VectorRowMeta).path, slot]);
+      for (let slot = 0; slot < this.slotCount; slot++) if ((this.slotRowIds[slot] as number) >= 0) out.push([(this.metas.get(slot) as VectorRowMeta).path, slot]);
       return out;
     });
   }
@@ -149,7 +150,7 @@ export class FlatVectorIndex {
     const offset = slot * this.dimensions;
     for (let index = 0; index < vector.length; index++) this.matrix[offset + index] = (vector[index] as number) * scale;
     this.slotRowIds[slot] = rowId;
-    this.slotMeta[slot] = meta;
+    this.metas.set(slot, meta);
     this.slotOfRow.set(rowId, slot);
     this.folders.add(meta.path, slot);
     this.unpack(folderOf(meta.path));
@@ -187,7 +188,7 @@ export class FlatVectorIndex {
       const rowId = Number(rowIds[index]);
       const slot = this.slotOfRow.get(rowId);
       if (slot === undefined) continue;
-      const meta = this.slotMeta[slot] as VectorRowMeta;
+      const meta = this.metas.get(slot) as VectorRowMeta;
       if (accept && !accept(meta.path, meta.language)) continue;
       const vector = this.pendingMatrix && this.pendingRow ? this.pendingRow(slot) : this.matrix.subarray(slot * dimensions, (slot + 1) * dimensions);
       let score = 0;
@@ -209,7 +210,7 @@ export class FlatVectorIndex {
       const rowId = rowIds[slot] as number;
       if (rowId < 0) continue;
       if (accept !== undefined) {
-        const meta = this.slotMeta[slot] as VectorRowMeta;
+        const meta = this.metas.get(slot) as VectorRowMeta;
         if (!accept(meta.path, meta.language)) continue;
       }
       const offset = row * dimensions;
@@ -267,7 +268,7 @@ export class FlatVectorIndex {
     let seen = 0;
     let passed = 0;
     for (let slot = 0; slot < this.slotCount; slot += step) {
-      const meta = this.slotMeta[slot];
+      const meta = this.metas.get(slot);
       if (!meta) continue;
       seen++;
       if (accept(meta.path, meta.language)) passed++;
@@ -280,12 +281,12 @@ export class FlatVectorIndex {
     if (slot === undefined) return;
     this.slotOfRow.delete(rowId);
     this.slotRowIds[slot] = -1;
-    const meta = this.slotMeta[slot];
+    const meta = this.metas.get(slot);
     if (meta) {
       this.folders.remove(meta.path, slot);
       this.unpack(folderOf(meta.path));
     }
-    this.slotMeta[slot] = undefined;
+    this.metas.clear(slot);
     this.freeSlots.push(slot);
   }
 
@@ -306,7 +307,7 @@ export class FlatVectorIndex {
     } else {
       this.scan(query, scale, top, accept, matrix, undefined, this.slotCount);
     }
-    return top.sorted().map(({ id, score }) => ({ rowId: id, score, path: (this.slotMeta[this.slotOfRow.get(id) as number] as VectorRowMeta).path }));
+    return top.sorted().map(({ id, score }) => ({ rowId: id, score, path: (this.metas.get(this.slotOfRow.get(id) as number) as VectorRowMeta).path }));
   }
 
   private ensureCapacity(slots: number): void {

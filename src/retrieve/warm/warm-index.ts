@@ -159,7 +159,15 @@ export class WarmIndex {
     }
     if (this.options.segmentFile && this.instance === undefined) this.instance = (await this.store.readState(STORE_INSTANCE_STATE)) || undefined;
     if (!options.withoutGraph) this.vectors?.persist();
-    this.saveSegment(!options.pastThresholdOnly);
+    const damaged = this.saveSegment(!options.pastThresholdOnly);
+    if (damaged) {
+      // The file this index was read from is damaged where the save read it (a lexicon or path
+      // block no search had needed): rebuilt from the store, then saved whole.
+      this.reset(damaged);
+      await this.refresh();
+      if (!options.withoutGraph) this.vectors?.persist();
+      this.saveSegment(true);
+    }
   }
 
   /**
@@ -197,8 +205,9 @@ export class WarmIndex {
    * Writes the segment file when it would be newer than the one on disk: always with
    * `whenNewer` (after an indexing run), else only past the rewrite threshold. Never
    * throws: the file is a cache, and a read-only store folder only costs the next start.
+   * Returns the damage found in the segment this index was read from, if saving found some.
    */
-  private saveSegment(whenNewer: boolean): void {
+  private saveSegment(whenNewer: boolean): SegmentError | undefined {
     const file = this.options.segmentFile;
     if (!file || this.instance === undefined || this.token === undefined || this.refreshing) return;
     if (this.watermark === this.segmentWatermark && this.changesSinceSegment === 0) return;
@@ -223,7 +232,9 @@ export class WarmIndex {
       this.options.onSegment?.({ type: 'segment-saved', file, rows: this.lexical.size, ms: performance.now() - started });
     } catch (error) {
       this.options.onSegment?.({ type: 'segment-rejected', file, rows: 0, ms: performance.now() - started, reason: `not saved: ${(error as Error).message}` });
+      if (error instanceof SegmentError) return error;
     }
+    return undefined;
   }
 
   /** Adopts the segment file, if it is whole and was written from this store with these settings. */
@@ -266,6 +277,7 @@ export class WarmIndex {
       const { lexical, vectors } = this;
       // Stops when this index is rebuilt meanwhile; damage found resets it (the next refresh rebuilds from the store).
       prefetchInBackground(
+        { lexicon: reader.lexicon, metas: reader.lexical.metas },
         lexical,
         vectors,
         () => lexical === this.lexical && vectors === this.vectors,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sortTerms } from '../../store/segment-file.js';
-import { SegmentError, type SegmentContents, type SegmentHeader } from '../../store/segment-format.js';
+import { type MetaTable, SegmentError, type SegmentContents, type SegmentHeader, type TermTable } from '../../store/segment-format.js';
 import type { Store } from '../../store/spec.js';
 import type { ExactOrGraphVectorIndex } from './exact-or-graph-vector-index.js';
 import type { LexicalIndex } from './lexical-index.js';
@@ -62,21 +62,34 @@ export function segmentMismatch(header: SegmentHeader, expected: Pick<SegmentHea
 
 /** Terms whose postings one background step reads. */
 const PREFETCH_SLICE = 2_000;
+/** Lexicon or path blocks one background step reads. */
+const PREFETCH_BLOCKS = 256;
 /** Bytes of the vector matrix one background step reads (and checksums): a few milliseconds. */
 const PREFETCH_MATRIX_BYTES = 8 * 1024 * 1024;
 
 /**
- * Postings, then the vector matrix, read a slice at a time between other work (a few
- * milliseconds each), never keeping the process alive: later searches read nothing from the
- * file (at 1M rows, rescoring a graph's 400 candidates row by row from the file took ~1.5 ms).
- * Stops once `current` says the index was replaced; damage found goes to `damaged`.
+ * The lexicon and path blocks, postings, then the vector matrix, read a slice at a time
+ * between other work (a few milliseconds each), never keeping the process alive: later
+ * searches read nothing from the file (at 1M rows, rescoring a graph's 400 candidates row by
+ * row from the file took ~1.5 ms). Stops once `current` says the index was replaced; damage
+ * found goes to `damaged`.
  */
-export function prefetchInBackground(lexical: LexicalIndex, vectors: ExactOrGraphVectorIndex | undefined, current: () => boolean, damaged: (error: SegmentError) => void): void {
+export function prefetchInBackground(
+  tables: { lexicon: TermTable; metas: MetaTable | undefined },
+  lexical: LexicalIndex,
+  vectors: ExactOrGraphVectorIndex | undefined,
+  current: () => boolean,
+  damaged: (error: SegmentError) => void,
+): void {
   const step = (): void => {
     if (!current()) return;
     let more: boolean;
     try {
-      more = lexical.prefetch(PREFETCH_SLICE) || (vectors?.prefetchMatrix(PREFETCH_MATRIX_BYTES) ?? false);
+      more =
+        (tables.lexicon.prefetch?.(PREFETCH_BLOCKS) ?? false) ||
+        (tables.metas?.prefetch?.(PREFETCH_BLOCKS) ?? false) ||
+        lexical.prefetch(PREFETCH_SLICE) ||
+        (vectors?.prefetchMatrix(PREFETCH_MATRIX_BYTES) ?? false);
     } catch (error) {
       if (!(error instanceof SegmentError)) throw error;
       damaged(error);
