@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { locateTerms, queryTerms, tokenize } from './tokenize.js';
+import { locateTerms, queryTerms, tokenize, tokenizeUnicode } from './tokenize.js';
 
 describe('tokenize', () => {
   it('keeps identifiers whole and splits them into stemmed parts', () => {
@@ -73,5 +73,29 @@ describe('fast tokenizer matches the regex reference', () => {
       checked += tokens.length;
     }
     expect(checked).toBeGreaterThan(10_000);
+  });
+
+  it('folds a text with other characters piece by piece to the same tokens as folding it whole', () => {
+    const texts = [
+      'café naïve Ünïcode ﬁle ligatures, “quotes” – dashes… ™ symbols fooBar™baz Foo™',
+      '!\u0301accent after a separator, e\u0301 decomposed, \u00a0nbsp\u00a0between words, ＡＢＣ fullwidth Ｆｏｏ＿ｂａｒ',
+      'x\u0301\u0327y stacked marks, ①②③ circled numbers, ½ fractions, µm, TNF-α, 中文 tokens, 😀 emoji_name😀x',
+      `${'a'.repeat(90)}é${'b'.repeat(10)} long words with accents, ${'ß'.repeat(100)} and getUser’s ready_to_go HTTPServer2`,
+      '\u0301leading mark, trailing mark e\u0301',
+    ];
+    const folder = join(import.meta.dirname, '..');
+    for (const name of readdirSync(folder, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.md') || file.endsWith('.ts'))) {
+      const text = readFileSync(join(folder, name), 'utf8');
+      if (/[^\x00-\x7f]/.test(text)) texts.push(text);
+    }
+    expect(texts.length).toBeGreaterThan(8);
+    for (const text of texts) {
+      const whole: string[] = [];
+      tokenizeUnicode(text, whole);
+      expect(tokenize(text)).toEqual(whole);
+      const wanted = new Set([...whole.filter((_, index) => index % 5 === 0), 'file', 'cafe']);
+      const located = locateTerms(text, wanted);
+      expect(located.length).toBe(whole.length);
+    }
   });
 });

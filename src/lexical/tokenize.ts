@@ -72,7 +72,8 @@ function emitWord(_word: string, parts: string[], out: string[]): void {
   }
 }
 
-function tokenizeUnicode(text: string, out: string[]): void {
+/** Tokens of the text folded whole (NFKD, marks removed) and split by Unicode classes: what tokenize gives piece by piece (tests check they agree). */
+export function tokenizeUnicode(text: string, out: string[]): void {
   const folded = text.normalize('NFKD').replace(/\p{M}+/gu, '');
   for (const match of folded.matchAll(wordPattern)) {
     const word = match[0];
@@ -83,18 +84,45 @@ function tokenizeUnicode(text: string, out: string[]): void {
 
 /** Appends the tokens of `text` to `out` (avoids allocating per field on hot paths). */
 export function tokenizeInto(text: string, out: string[]): string[] {
-  if (nonAscii.test(text)) {
-    tokenizeUnicode(text, out);
-    return out;
-  }
   const parts: string[] = [];
-  forEachAsciiWord(text, (start, end) => {
+  const ascii = (start: number, end: number): void => {
     const word = text.slice(start, end);
     parts.length = 0;
     asciiParts(word, parts);
     emitWord(word, parts, out);
-  });
+  };
+  if (!nonAscii.test(text)) forEachAsciiWord(text, ascii);
+  else forEachPiece(text, ascii, (piece) => tokenizeUnicode(piece, out));
   return out;
+}
+
+/**
+ * The text cut at its ASCII non-word characters (which folding leaves as they are and never
+ * joins to a word): an ASCII piece is one word, short enough to index, given as [start,
+ * end); a piece holding other characters is given whole, to be folded and split alone.
+ * Folding (NFKD, marks removed) piece by piece equals folding the whole text: NFKD only
+ * reorders combining marks, never across a character of class 0 such as these.
+ */
+function forEachPiece(text: string, ascii: (start: number, end: number) => void, other: (piece: string) => void): void {
+  const length = text.length;
+  let index = 0;
+  while (index < length) {
+    let code = text.charCodeAt(index);
+    while (code < 128 && classOf(code) === CharClass.Other) {
+      if (++index >= length) return;
+      code = text.charCodeAt(index);
+    }
+    const start = index;
+    let wide = false;
+    while (index < length) {
+      code = text.charCodeAt(index);
+      if (code >= 128) wide = true;
+      else if (classOf(code) === CharClass.Other) break;
+      index++;
+    }
+    if (wide) other(text.slice(start, index));
+    else if (index - start <= MAX_WORD_LENGTH) ascii(start, index);
+  }
 }
 
 /** Calls `visit` with the [start, end) of each ASCII word (letters, digits, `_`) short enough to index. */
@@ -244,21 +272,27 @@ export function termLocator(wanted: ReadonlySet<string>): (text: string) => Term
       }
     };
     if (nonAscii.test(source)) {
-      // Words as tokenizeUnicode finds them in the folded text; the ASCII ones (nearly all)
+      // Words as tokenizeUnicode finds them in each folded piece; the ASCII ones (nearly all)
       // take the fast path, the others are tokenized whole.
-      const folded = source.normalize('NFKD').replace(/\p{M}+/gu, '');
       const tokens: string[] = [];
-      for (const match of folded.matchAll(wordPattern)) {
-        const word = match[0];
-        if (word.length > MAX_WORD_LENGTH) continue;
-        if (!nonAscii.test(word)) {
-          asciiWord(folded, match.index, match.index + word.length);
-          continue;
-        }
-        tokens.length = 0;
-        emitWord(word, word.match(partPattern) ?? [], tokens);
-        for (const token of tokens) record(token, length++);
-      }
+      forEachPiece(
+        source,
+        (start, end) => asciiWord(source, start, end),
+        (piece) => {
+          const folded = piece.normalize('NFKD').replace(/\p{M}+/gu, '');
+          for (const match of folded.matchAll(wordPattern)) {
+            const word = match[0];
+            if (word.length > MAX_WORD_LENGTH) continue;
+            if (!nonAscii.test(word)) {
+              asciiWord(folded, match.index, match.index + word.length);
+              continue;
+            }
+            tokens.length = 0;
+            emitWord(word, word.match(partPattern) ?? [], tokens);
+            for (const token of tokens) record(token, length++);
+          }
+        },
+      );
       return { positions, length };
     }
     forEachAsciiWord(source, (start, end) => asciiWord(source, start, end));

@@ -4,8 +4,8 @@ import { crc32, type MetaTable, SegmentError, type SegmentRowMeta, type SortedTe
 
 /** Terms per lexicon block: a lookup reads one block (~1 KB). */
 export const LEXICON_BLOCK = 64;
-/** Paths per path block: a result's path reads one block (~10–20 KB). */
-export const PATH_BLOCK = 256;
+/** Paths per path block: a result's path reads one block (~2 KB; a graph's 400 candidates at 1M rows sit in ~400 blocks). */
+export const PATH_BLOCK = 32;
 
 /** A sorted lexicon cut into blocks: per block its ids (u32), its terms' end offsets (u32) and their bytes. */
 export interface LexiconBlocks {
