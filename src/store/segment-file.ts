@@ -58,7 +58,7 @@ export class SegmentReader {
     this.postingCrc = arrays.postingCrc;
     const read = (position: number, length: number): Uint8Array => this.read(position, length);
     const { languages } = strings;
-    const metas = blockMetaTable(read, header.paths, arrays.metaPathEnds, arrays.metaPathBlockCrc, (index) => languages[arrays.metaLanguage[index] as number] as string);
+    const metas = blockMetaTable(read, header.paths, arrays.metaPathEnds, arrays.metaPathBlockCrc, arrays.metaLanguage, languages);
     const { postingOffsets, termOffsets } = arrays;
     const rows = header.rows;
     this.lexical = {

@@ -121,6 +121,9 @@ export interface MetaTable {
   readonly count: number;
   get(index: number): SegmentRowMeta;
   language(index: number): string;
+  /** Each entry's language as an index into `languages`, when the table has them so (a start counts rows per language without a map lookup per entry). */
+  languageIds?: Uint32Array;
+  languages?: readonly string[];
   /** Reads (and checks) up to `blocks` more of what is read on demand; false once all is read. */
   prefetch?(blocks: number): boolean;
 }

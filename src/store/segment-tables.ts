@@ -153,7 +153,8 @@ export function blockTermTable(read: ReadBytes, section: { offset: number }, tab
  * The row metadata of an open segment: an entry's language from the eager arrays, its path
  * from its block (read and checked once, then decoded entry by entry as asked for).
  */
-export function blockMetaTable(read: ReadBytes, section: { offset: number }, ends: Uint32Array, blockCrc: Uint32Array, languageOf: (index: number) => string): MetaTable {
+export function blockMetaTable(read: ReadBytes, section: { offset: number }, ends: Uint32Array, blockCrc: Uint32Array, languageIds: Uint32Array, languages: readonly string[]): MetaTable {
+  const languageOf = (index: number): string => languages[languageIds[index] as number] as string;
   const blocks = new Map<number, Buffer>();
   const decoded = new Map<number, SegmentRowMeta>();
   const blockCount = blockCrc.length;
@@ -171,6 +172,8 @@ export function blockMetaTable(read: ReadBytes, section: { offset: number }, end
   let next = 0;
   return {
     count: ends.length,
+    languageIds,
+    languages,
     prefetch(count) {
       for (const end = Math.min(blockCount, next + count); next < end; next++) block(next);
       return next < blockCount;

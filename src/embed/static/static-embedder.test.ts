@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -70,6 +70,13 @@ describe('static embedder', () => {
         expect.objectContaining({ code: 'EMBEDDER_UNAVAILABLE', message: expect.stringContaining('truncated') }),
       );
       await writeFile(join(folder, 'tiny.bin'), 'LOCISTAT');
+      // Replaced after loading (an upgrade under a running process): refused, not mixed with the old vocabulary.
+      await writeFile(join(folder, 'model.bin'), bytes);
+      const loaded = loadStaticModel(join(folder, 'model.bin'), { digest: DEFAULT_STATIC_MODEL_DIGEST });
+      expect(loaded.embed('parse the config file', 'query').some((value) => value !== 0)).toBe(true);
+      await writeFile(join(folder, 'next.bin'), bytes);
+      await rename(join(folder, 'next.bin'), join(folder, 'model.bin'));
+      expect(() => loaded.embed('scheduler flushes pending jobs', 'query')).toThrow(expect.objectContaining({ code: 'EMBEDDER_UNAVAILABLE', message: expect.stringContaining('changed while loci was running') }));
       expect(() => loadStaticModel(join(folder, 'tiny.bin'), { digest: DEFAULT_STATIC_MODEL_DIGEST })).toThrow(expect.objectContaining({ code: 'EMBEDDER_UNAVAILABLE' }));
     } finally {
       await rm(folder, { recursive: true, force: true });

@@ -191,13 +191,31 @@ function eagerTable(file: string): Table {
 
 /**
  * The vocabulary and per-token weights read at load (~1 MB), each row when first looked up,
- * and every row at once after ROW_READS_BEFORE_LOAD lookups (the file stays open until then).
+ * and every row at once after ROW_READS_BEFORE_LOAD lookups. No file stays open (a worker
+ * that embeds a few texts and ends leaks nothing); each read checks the file is still the
+ * one loaded, so a model replaced meanwhile (an upgrade under a running server) is refused
+ * instead of mixed with the old vocabulary.
  */
 function lazyTable(file: string, digest: string): Table {
-  let fd: number | undefined;
-  try {
-    fd = openSync(file, 'r');
-    const size = fstatSync(fd).size;
+  let identity = '';
+  const reading = <T>(read: (fd: number, size: number) => T): T => {
+    let fd: number | undefined;
+    try {
+      fd = openSync(file, 'r');
+      const stat = fstatSync(fd);
+      const current = `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+      if (identity && current !== identity) {
+        throw new LociError('EMBEDDER_UNAVAILABLE', `The static embedding model at ${file} changed while loci was running; restart the process to load the new one.`);
+      }
+      identity = current;
+      return read(fd, stat.size);
+    } catch (error) {
+      throw error instanceof LociError ? error : unreadable(file, error);
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+    }
+  };
+  const { header, tokens, weights, rowsAt } = reading((fd, size) => {
     const prefix = Buffer.alloc(16);
     readFully(fd, prefix, 0);
     const headerEnd = 16 + prefix.readUInt32LE(8);
@@ -206,54 +224,50 @@ function lazyTable(file: string, digest: string): Table {
     const front = Buffer.allocUnsafe(Math.min(size, vocabularyEnd));
     readFully(fd, front, 0);
     const { header, vocabularyStart, vocabularyLength, tables } = layoutOf(file, front, size);
-    const { dimensions, vocabularySize } = header;
-    const tokens = vocabulary(file, front, vocabularyStart, vocabularyLength, vocabularySize);
-    const weights = new Float32Array(vocabularySize * 3);
+    const tokens = vocabulary(file, front, vocabularyStart, vocabularyLength, header.vocabularySize);
+    const weights = new Float32Array(header.vocabularySize * 3);
     readFully(fd, new Uint8Array(weights.buffer), tables);
-    const rowsAt = tables + vocabularySize * 12;
-    const open = fd;
-    let all: Int8Array | undefined;
-    let reads = 0;
-    const cached = new Map<number, Int8Array>();
-    const at: { rows: Int8Array; base: number } = { rows: new Int8Array(0), base: 0 };
-    const row = (id: number): { rows: Int8Array; base: number } => {
-      if (all) {
-        at.rows = all;
-        at.base = id * dimensions;
-        return at;
-      }
-      let one = cached.get(id);
-      if (!one) {
-        if (++reads > ROW_READS_BEFORE_LOAD) {
-          const every = new Int8Array(vocabularySize * dimensions);
-          readFully(open, new Uint8Array(every.buffer), rowsAt);
-          closeSync(open);
-          all = every;
-          cached.clear();
-          return row(id);
-        }
-        one = new Int8Array(dimensions);
-        readFully(open, new Uint8Array(one.buffer), rowsAt + id * dimensions);
-        cached.set(id, one);
-      }
-      at.rows = one;
-      at.base = 0;
+    return { header, tokens, weights, rowsAt: tables + header.vocabularySize * 12 };
+  });
+  const { dimensions, vocabularySize } = header;
+  let all: Int8Array | undefined;
+  let reads = 0;
+  const cached = new Map<number, Int8Array>();
+  const at: { rows: Int8Array; base: number } = { rows: new Int8Array(0), base: 0 };
+  const row = (id: number): { rows: Int8Array; base: number } => {
+    if (all) {
+      at.rows = all;
+      at.base = id * dimensions;
       return at;
-    };
-    return {
-      dimensions,
-      vocabularySize,
-      tokens,
-      scales: weights.subarray(0, vocabularySize),
-      queryWeights: weights.subarray(vocabularySize, 2 * vocabularySize),
-      documentWeights: weights.subarray(2 * vocabularySize),
-      digest,
-      row,
-    };
-  } catch (error) {
-    if (fd !== undefined) closeSync(fd);
-    throw error instanceof LociError ? error : unreadable(file, error);
-  }
+    }
+    let one = cached.get(id);
+    if (!one) {
+      if (++reads > ROW_READS_BEFORE_LOAD) {
+        const every = new Int8Array(vocabularySize * dimensions);
+        reading((fd) => readFully(fd, new Uint8Array(every.buffer), rowsAt));
+        all = every;
+        cached.clear();
+        return row(id);
+      }
+      const read = new Int8Array(dimensions);
+      reading((fd) => readFully(fd, new Uint8Array(read.buffer), rowsAt + id * dimensions));
+      one = read;
+      cached.set(id, one);
+    }
+    at.rows = one;
+    at.base = 0;
+    return at;
+  };
+  return {
+    dimensions,
+    vocabularySize,
+    tokens,
+    scales: weights.subarray(0, vocabularySize),
+    queryWeights: weights.subarray(vocabularySize, 2 * vocabularySize),
+    documentWeights: weights.subarray(2 * vocabularySize),
+    digest,
+    row,
+  };
 }
 
 /** Fills `bytes` from `position` (throws on a short file). */

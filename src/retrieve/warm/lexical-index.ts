@@ -101,11 +101,21 @@ export class LexicalIndex {
       rowsOfMeta[index] = (rowsOfMeta[index] as number) + 1;
       this.liveTokens += base.lengths[row] as number;
     }
-    for (let index = 0; index < metas.count; index++) {
-      const count = rowsOfMeta[index] as number;
-      if (count === 0) continue;
-      const language = metas.language(index);
-      this.languageCounts.set(language, (this.languageCounts.get(language) ?? 0) + count);
+    const { languageIds, languages } = metas;
+    if (languageIds && languages) {
+      // By language index: no map lookup per entry (1M of them at 1M rows).
+      const counts = new Float64Array(languages.length);
+      for (let index = 0; index < metas.count; index++) counts[languageIds[index] as number] = (counts[languageIds[index] as number] as number) + (rowsOfMeta[index] as number);
+      languages.forEach((language, index) => {
+        if ((counts[index] as number) > 0) this.languageCounts.set(language, (this.languageCounts.get(language) ?? 0) + (counts[index] as number));
+      });
+    } else {
+      for (let index = 0; index < metas.count; index++) {
+        const count = rowsOfMeta[index] as number;
+        if (count === 0) continue;
+        const language = metas.language(index);
+        this.languageCounts.set(language, (this.languageCounts.get(language) ?? 0) + count);
+      }
     }
     this.slotOfRow.restore(base.rowIds);
     this.metas.restore(metas, metaIndex);
