@@ -13,6 +13,8 @@ export interface GraphWorkerData {
   dimensions: number;
   graphFile: string;
   hnsw: Pick<HnswOptions, 'connectivity' | 'expansionAdd' | 'expansionSearch'>;
+  /** Threads that add the rows left once the run has written its last (default: min(cores, 8)). */
+  finishThreads?: number;
 }
 
 export type GraphWorkerReply = { type: 'progress'; rows: number } | { type: 'saved'; rows: number } | { type: 'failed'; message: string };
@@ -33,6 +35,8 @@ export interface BackgroundGraphOptions {
   deferVectors?: boolean;
   /** The graph threshold (default: the engine's, defaultHnswOptions.threshold). */
   threshold?: number;
+  /** Threads for the rows left at finish (default: min(cores, 8); tests set more than a small machine has). */
+  finishThreads?: number;
 }
 
 /**
@@ -69,7 +73,8 @@ export class BackgroundGraph {
     if (existsSync(graphFile) || WORKER_FILE.protocol !== 'file:' || !existsSync(fileURLToPath(WORKER_FILE)) || !loadUsearch()) return undefined;
     const hnsw = { connectivity: defaultHnswOptions.connectivity, expansionAdd: defaultHnswOptions.expansionAdd, expansionSearch: defaultHnswOptions.expansionSearch };
     const startAt = (options.threshold ?? defaultHnswOptions.threshold) * START_SHARE;
-    const build = new BackgroundGraph({ storeFile: store.location, embedderId, dimensions, graphFile, hnsw }, options.chunksBefore, startAt);
+    const data: GraphWorkerData = { storeFile: store.location, embedderId, dimensions, graphFile, hnsw, ...(options.finishThreads ? { finishThreads: options.finishThreads } : {}) };
+    const build = new BackgroundGraph(data, options.chunksBefore, startAt);
     build.maybeStart();
     return build;
   }

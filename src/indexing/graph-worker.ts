@@ -20,7 +20,7 @@ const ROWS_PER_STEP = 2_048;
  * chunks the graph is still ~40 % behind when the run's writing ends.)
  */
 const ROWS_PER_STEP_FINISHING = 16_384;
-const THREADS_FINISHING = Math.max(1, Math.min(availableParallelism(), 8));
+const THREADS_FINISHING = Math.max(1, Math.min(job.finishThreads ?? availableParallelism(), 8));
 /** How long to wait for more commits when it has read every row so far. */
 const POLL_MS = 100;
 

@@ -94,7 +94,8 @@ describe('background vector graph', () => {
       });
       await store.writeFiles(writes);
     };
-    const build = BackgroundGraph.forRun({ store, embedderId: EMBEDDER, dimensions: DIMENSIONS, graphFile, chunksBefore: 10_000, threshold: 200 });
+    // Four finishing threads whatever this machine has: the multi-threaded finish is what is tested.
+    const build = BackgroundGraph.forRun({ store, embedderId: EMBEDDER, dimensions: DIMENSIONS, graphFile, chunksBefore: 10_000, threshold: 200, finishThreads: 4 });
     expect(build?.started).toBe(true);
     // The run's rows reach the graph while it runs (one thread, the graph growing as they come)...
     await writeFiles(150);

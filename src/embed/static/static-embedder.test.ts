@@ -76,7 +76,9 @@ describe('static embedder', () => {
       expect(loaded.embed('parse the config file', 'query').some((value) => value !== 0)).toBe(true);
       await writeFile(join(folder, 'next.bin'), bytes);
       await rename(join(folder, 'next.bin'), join(folder, 'model.bin'));
-      expect(() => loaded.embed('scheduler flushes pending jobs', 'query')).toThrow(expect.objectContaining({ code: 'EMBEDDER_UNAVAILABLE', message: expect.stringContaining('changed while loci was running') }));
+      expect(() => loaded.embed('scheduler flushes pending jobs', 'query')).toThrow(
+        expect.objectContaining({ code: 'EMBEDDER_UNAVAILABLE', message: expect.stringContaining('changed while loci was running') }),
+      );
       expect(() => loadStaticModel(join(folder, 'tiny.bin'), { digest: DEFAULT_STATIC_MODEL_DIGEST })).toThrow(expect.objectContaining({ code: 'EMBEDDER_UNAVAILABLE' }));
     } finally {
       await rm(folder, { recursive: true, force: true });
