@@ -46,3 +46,22 @@ describe('the first results do not depend on how many are asked for', () => {
     expect(deep.length).toBe(140);
   });
 });
+
+describe('document ids', () => {
+  it('refuses an id that is not well-formed Unicode (it could not be stored as it was given), and keeps what was indexed', async () => {
+    for (const id of ['cut-emoji-\uD83D', '\uDE00-start', 'mid\uD83Ddle']) {
+      await expect(loci.indexDocuments([{ id, text: 'flush the queue' }])).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('not well-formed Unicode') });
+    }
+    expect((await loci.search('flush the job queue', { topK: 3 })).results.length).toBe(3);
+    // A whole pair is fine.
+    const emoji = await mkdtemp(join(tmpdir(), 'loci-emoji-'));
+    const other = createLoci({ root: emoji, store: join(emoji, 'store') });
+    try {
+      await other.indexDocuments([{ id: 'notes/😀.md', text: 'flush the queue' }]);
+      expect((await other.search('flush queue', { topK: 1 })).results[0]?.path).toBe('notes/😀.md');
+    } finally {
+      await other.close();
+      await rm(emoji, { recursive: true, force: true });
+    }
+  });
+});

@@ -5,6 +5,9 @@ import type { IndexSummary } from './events.js';
 import { emptyTally, indexItems, type IndexItem, type IndexItemsContext } from './index-items.js';
 import { summarise } from './run-index.js';
 
+/** Half of a surrogate pair without its other half. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 /** A document that is not a file: a BEIR record, a web page, a note. */
 export interface LociDocument {
   /** Unique id; used as the document's path in results and filters. */
@@ -31,6 +34,12 @@ export async function indexDocuments(options: IndexDocumentsOptions): Promise<In
   const items: IndexItem[] = options.documents.map((document) => {
     if (!document.id) throw new LociError('INVALID_ARGUMENT', 'Every document needs a non-empty id.');
     if (seen.has(document.id)) throw new LociError('INVALID_ARGUMENT', `Document id ${document.id} appears twice.`);
+    if (LONE_SURROGATE.test(document.id)) {
+      throw new LociError(
+        'INVALID_ARGUMENT',
+        `Document id ${JSON.stringify(document.id)} is not well-formed Unicode (it holds half of a surrogate pair): ids are stored as UTF-8, which cannot hold it. Fix how the id is made (a string cut in the middle of an emoji, for one).`,
+      );
+    }
     seen.add(document.id);
     // The title is part of what is hashed, so a retitled document is re-indexed. Its bytes are
     // made when the run reaches it (a few hundred ahead), not for every document up front.

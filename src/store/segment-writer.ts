@@ -41,9 +41,14 @@ export function writeSegment(file: string, contents: SegmentContents): number {
   const metaPathEnds = new Uint32Array(lexical.metas.length);
   const metaLanguage = new Uint32Array(lexical.metas.length);
   const joined = lexical.metas.map((meta) => meta.path).join('');
-  const metaPaths = Buffer.from(joined, 'utf8');
-  // Every path ASCII (nearly always): a byte per character, so ends count characters.
+  let metaPaths = Buffer.from(joined, 'utf8');
+  // Every path ASCII (nearly always): a byte per character, so ends count characters. Else each
+  // path is encoded alone (two paths' halves of a surrogate pair must not join into one character).
   const ascii = metaPaths.length === joined.length;
+  if (!ascii) {
+    metaPaths = Buffer.allocUnsafe(lexical.metas.reduce((bytes, meta) => bytes + Buffer.byteLength(meta.path, 'utf8'), 0));
+    lexical.metas.reduce((at, meta) => at + metaPaths.write(meta.path, at, 'utf8'), 0);
+  }
   let pathsLength = 0;
   lexical.metas.forEach((meta, index) => {
     let language = languageIndex.get(meta.language);
