@@ -1,12 +1,10 @@
 import { sniffLanguage } from '../sources/language.js';
 import { emptySkipCounts } from '../sources/spec.js';
 import { LociError } from '../errors/index.js';
+import { isWellFormed } from '../store/well-formed.js';
 import type { IndexSummary } from './events.js';
 import { emptyTally, indexItems, type IndexItem, type IndexItemsContext } from './index-items.js';
 import { summarise } from './run-index.js';
-
-/** Half of a surrogate pair without its other half. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** A document that is not a file: a BEIR record, a web page, a note. */
 export interface LociDocument {
@@ -34,7 +32,7 @@ export async function indexDocuments(options: IndexDocumentsOptions): Promise<In
   const items: IndexItem[] = options.documents.map((document) => {
     if (!document.id) throw new LociError('INVALID_ARGUMENT', 'Every document needs a non-empty id.');
     if (seen.has(document.id)) throw new LociError('INVALID_ARGUMENT', `Document id ${document.id} appears twice.`);
-    if (LONE_SURROGATE.test(document.id)) {
+    if (!isWellFormed(document.id)) {
       throw new LociError(
         'INVALID_ARGUMENT',
         `Document id ${JSON.stringify(document.id)} is not well-formed Unicode (it holds half of a surrogate pair): ids are stored as UTF-8, which cannot hold it. Fix how the id is made (a string cut in the middle of an emoji, for one).`,

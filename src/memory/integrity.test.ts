@@ -102,6 +102,14 @@ describe('times are checked', () => {
     expect(await memory.list()).toEqual([]);
   });
 
+  it('refuses an id that is not well-formed Unicode (the store could not keep it as given)', async () => {
+    const error = await errorOf(memory.add({ id: 'cut-\uD83D', namespace: 'n', text: 'x' }));
+    expect(error.code).toBe('INVALID_ARGUMENT');
+    expect(error.message).toMatch(/well-formed Unicode/);
+    expect(await memory.list()).toEqual([]);
+    expect((await memory.add({ id: 'whole-😀', namespace: 'n', text: 'x' })).id).toBe('whole-😀');
+  });
+
   it('refuses a ttl that ends after year 9999', async () => {
     const error = await errorOf(memory.add({ namespace: 'n', text: 'x', ttlMs: 1e300 }));
     expect(error.code).toBe('INVALID_ARGUMENT');

@@ -1,3 +1,4 @@
+import { isWellFormed } from '../store/well-formed.js';
 import { chunkFile } from '../chunk/index.js';
 import { LociError } from '../errors/index.js';
 import { sha256Hex } from '../sources/content-hash.js';
@@ -110,6 +111,7 @@ export function newMemoryId(): string {
 }
 
 export function checkId(id: string): string {
-  if (!/^[^/\s]{1,200}$/.test(id)) throw new LociError('INVALID_ARGUMENT', `Invalid memory id "${id}": 1–200 characters, no slashes or spaces.`);
+  if (!/^[^/\s]{1,200}$/.test(id) || !isWellFormed(id))
+    throw new LociError('INVALID_ARGUMENT', `Invalid memory id ${JSON.stringify(id)}: 1–200 characters, no slashes or spaces, well-formed Unicode.`);
   return id;
 }

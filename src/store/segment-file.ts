@@ -139,7 +139,8 @@ export class SegmentReader {
         throw new SegmentError('unreadable header');
       }
       if (header.version !== SEGMENT_VERSION) throw new SegmentError(`segment version ${header.version}, expected ${SEGMENT_VERSION}`);
-      if (!(header.eagerEnd > PREFIX + headerBytes) || !header.lexicon || !header.paths || header.lexicon.offset + header.lexicon.bytes > size) throw new SegmentError('truncated file');
+      if (!(header.eagerEnd > PREFIX + headerBytes) || !(header.eagerEnd <= size) || !header.lexicon || !header.paths || header.lexicon.offset + header.lexicon.bytes > size)
+        throw new SegmentError('truncated file');
       // One read of the eager region (from the start of the file, so offsets index it directly).
       // Its own ArrayBuffer (offsets index it directly), not zero-filled: every byte is read next.
       const eager = Buffer.allocUnsafeSlow(header.eagerEnd);

@@ -74,11 +74,18 @@ describe('static embedder', () => {
       await writeFile(join(folder, 'model.bin'), bytes);
       const loaded = loadStaticModel(join(folder, 'model.bin'), { digest: DEFAULT_STATIC_MODEL_DIGEST });
       expect(loaded.embed('parse the config file', 'query').some((value) => value !== 0)).toBe(true);
+      const other = Buffer.from(bytes);
+      other[other.length - 1] = (other[other.length - 1] as number) ^ 0xff; // another model: another digest
+      await writeFile(join(folder, 'next.bin'), other);
+      await rename(join(folder, 'next.bin'), join(folder, 'model.bin'));
+      const text = 'scheduler flushes pending jobs parse';
+      expect(() => loaded.embed(text, 'query')).toThrow(expect.objectContaining({ code: 'EMBEDDER_UNAVAILABLE', message: expect.stringContaining('changed while loci was running') }));
+      // The same model put back (a reinstall): accepted, and the text that failed left no count behind.
       await writeFile(join(folder, 'next.bin'), bytes);
       await rename(join(folder, 'next.bin'), join(folder, 'model.bin'));
-      expect(() => loaded.embed('scheduler flushes pending jobs', 'query')).toThrow(
-        expect.objectContaining({ code: 'EMBEDDER_UNAVAILABLE', message: expect.stringContaining('changed while loci was running') }),
-      );
+      const eager = loadStaticModel(DEFAULT_STATIC_MODEL_FILE);
+      expect(loaded.embed(text, 'query')).toEqual(eager.embed(text, 'query'));
+      expect(loaded.embed('parse the config file', 'query')).toEqual(eager.embed('parse the config file', 'query'));
       expect(() => loadStaticModel(join(folder, 'tiny.bin'), { digest: DEFAULT_STATIC_MODEL_DIGEST })).toThrow(expect.objectContaining({ code: 'EMBEDDER_UNAVAILABLE' }));
     } finally {
       await rm(folder, { recursive: true, force: true });

@@ -80,11 +80,15 @@ export function loadStaticModel(file: string, options: LoadStaticModelOptions = 
       if (counts[id] === 0) seen.push(id);
       counts[id] = (counts[id] as number) + 1;
     }
-    for (const id of seen) {
-      const scale = (scales[id] as number) * (weights[id] as number) * (counts[id] as number);
-      counts[id] = 0;
-      const { rows, base } = row(id);
-      for (let index = 0; index < dimensions; index++) vector[index] = (vector[index] as number) + scale * (rows[base + index] as number);
+    try {
+      for (const id of seen) {
+        const scale = (scales[id] as number) * (weights[id] as number) * (counts[id] as number);
+        const { rows, base } = row(id);
+        for (let index = 0; index < dimensions; index++) vector[index] = (vector[index] as number) + scale * (rows[base + index] as number);
+      }
+    } finally {
+      // Zeroed even when a row read fails part-way, so the next text counts from zero.
+      for (const id of seen) counts[id] = 0;
     }
     let norm = 0;
     for (const value of vector) norm += value * value;
@@ -193,8 +197,9 @@ function eagerTable(file: string): Table {
  * The vocabulary and per-token weights read at load (~1 MB), each row when first looked up,
  * and every row at once after ROW_READS_BEFORE_LOAD lookups. No file stays open (a worker
  * that embeds a few texts and ends leaks nothing); each read checks the file is still the
- * one loaded, so a model replaced meanwhile (an upgrade under a running server) is refused
- * instead of mixed with the old vocabulary.
+ * one loaded (or, replaced, has the same digest: the same model reinstalled), so another
+ * model put there meanwhile (an upgrade under a running server) is refused instead of mixed
+ * with the old vocabulary.
  */
 function lazyTable(file: string, digest: string): Table {
   let identity = '';
@@ -204,7 +209,7 @@ function lazyTable(file: string, digest: string): Table {
       fd = openSync(file, 'r');
       const stat = fstatSync(fd);
       const current = `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}`;
-      if (identity && current !== identity) {
+      if (identity && current !== identity && digestOf(fd, stat.size) !== digest) {
         throw new LociError('EMBEDDER_UNAVAILABLE', `The static embedding model at ${file} changed while loci was running; restart the process to load the new one.`);
       }
       identity = current;
@@ -268,6 +273,13 @@ function lazyTable(file: string, digest: string): Table {
     digest,
     row,
   };
+}
+
+/** The first 12 hex digits of an open file's sha256 (a replaced model file may be the same model, reinstalled). */
+function digestOf(fd: number, size: number): string {
+  const bytes = Buffer.allocUnsafe(size);
+  readFully(fd, bytes, 0);
+  return createHash('sha256').update(bytes).digest('hex').slice(0, 12);
 }
 
 /** Fills `bytes` from `position` (throws on a short file). */

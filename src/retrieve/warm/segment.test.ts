@@ -312,6 +312,27 @@ describe('segment files', () => {
     }
   });
 
+  it('a save that meets a damaged block of the file it was read from rebuilds from the store and saves a whole file', async () => {
+    const { header, reference } = await savedWithReference(47);
+    // The first lexicon block damaged (no search reads it here): only the save reads every term.
+    const damaged = readFileSync(segment);
+    damaged.fill(0x7f, header.lexicon.offset, header.lexicon.offset + 8);
+    writeFileSync(segment, damaged);
+    const events: SegmentEvent[] = [];
+    const warm = new WarmIndex(store, options({ onSegment: (event) => events.push(event) }));
+    await warm.refresh();
+    expect(warm.fromSegment).toBe(true);
+    for (let file = 30; file < 32; file++) await writeRandomFile(random(48 + file), `src/a/file${file}.ts`);
+    await warm.persist();
+    expect(events.map((event) => event.type)).toContain('segment-saved');
+    expect(events.find((event) => event.type === 'segment-rejected')?.reason).toMatch(/lexicon block 0 fails its checksum/);
+    const reader = SegmentReader.open(segment);
+    reader.verifyAll(); // whole again
+    reader.close();
+    await reference.refresh();
+    expectSameAnswers(warm, reference, 49);
+  });
+
   it('a long-lived index reads the vector matrix in the background too: its searches no longer read the file, and damaged vectors are found without any search', async () => {
     const { header, reference } = await savedWithReference(41);
     const whole = new WarmIndex(store, options({ prefetch: true }));

@@ -279,9 +279,9 @@ export class FlatVectorIndex {
   remove(rowId: number): void {
     const slot = this.slotOfRow.get(rowId);
     if (slot === undefined) return;
+    const meta = this.metas.get(slot); // first: a damaged segment block throws before anything changed
     this.slotOfRow.delete(rowId);
     this.slotRowIds[slot] = -1;
-    const meta = this.metas.get(slot);
     if (meta) {
       this.folders.remove(meta.path, slot);
       this.unpack(folderOf(meta.path));

@@ -96,6 +96,7 @@ export class WarmIndex {
     this.options.onSegment?.({ type: 'segment-rejected', file: file ?? '', rows: 0, ms: 0, reason: error.message });
     this.reader?.close();
     this.reader = undefined;
+    openReaders.unregister(this);
     if (file && error.damaged) rmSync(file, { force: true });
     this.termIds = new Lexicon();
     this.lexical = new LexicalIndex(this.options.weights, this.termIds);
@@ -271,7 +272,7 @@ export class WarmIndex {
     const deletions = reader.header.chunkDeletions;
     this.deletionsSeen = Number.isSafeInteger(deletions) && (deletions as number) >= 0 ? deletions : undefined;
     this.reader = reader;
-    openReaders.register(this, reader);
+    openReaders.register(this, reader, this);
     this.options.onSegment?.({ type: 'segment-loaded', file, rows: this.lexical.size, ms: performance.now() - started });
     if (this.options.prefetch) {
       const { lexical, vectors } = this;

@@ -91,8 +91,9 @@ export function prefetchInBackground(
         lexical.prefetch(PREFETCH_SLICE) ||
         (vectors?.prefetchMatrix(PREFETCH_MATRIX_BYTES) ?? false);
     } catch (error) {
-      if (!(error instanceof SegmentError)) throw error;
-      damaged(error);
+      // Damage resets the index; anything else (the disk failing under a timer) only ends the
+      // background read: searches read what they need and meet the error themselves.
+      if (error instanceof SegmentError) damaged(error);
       return;
     }
     if (more) setTimeout(step, 0).unref();
