@@ -175,6 +175,12 @@ export class FlatVectorIndex {
     return slot === undefined ? undefined : this.matrix.subarray(slot * this.dimensions, (slot + 1) * this.dimensions);
   }
 
+  /** A held row's path (undefined when the row is not held). */
+  pathOf(rowId: number): string | undefined {
+    const slot = this.slotOfRow.get(rowId);
+    return slot === undefined ? undefined : this.metas.get(slot)?.path;
+  }
+
   /**
    * Scores the given rows exactly (cosine against the unit query), in the given order, skipping
    * rows not held or not accepted: a graph's candidates. While a restored matrix is not loaded,
@@ -188,12 +194,13 @@ export class FlatVectorIndex {
       const rowId = Number(rowIds[index]);
       const slot = this.slotOfRow.get(rowId);
       if (slot === undefined) continue;
-      const meta = this.metas.get(slot) as VectorRowMeta;
-      if (accept && !accept(meta.path, meta.language)) continue;
+      // Without a filter no path is needed yet: the caller keeps the best and asks for theirs (pathOf).
+      const meta = accept ? (this.metas.get(slot) as VectorRowMeta) : undefined;
+      if (accept && meta && !accept(meta.path, meta.language)) continue;
       const vector = this.pendingMatrix && this.pendingRow ? this.pendingRow(slot) : this.matrix.subarray(slot * dimensions, (slot + 1) * dimensions);
       let score = 0;
       for (let dimension = 0; dimension < dimensions; dimension++) score += (unit[dimension] as number) * (vector[dimension] as number);
-      rows.push({ rowId, score, path: meta.path });
+      rows.push({ rowId, score, path: meta ? meta.path : '' });
     }
     return rows;
   }
