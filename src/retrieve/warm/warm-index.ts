@@ -125,6 +125,7 @@ export class WarmIndex {
   /** Closes the segment file this index reads from (what is unread stays unread; later reads rebuild). */
   close(): void {
     this.reader?.close();
+    openReaders.unregister(this);
   }
 
   get size(): number {
