@@ -8,7 +8,7 @@ import { summarise } from './run-index.js';
 
 /** A document that is not a file: a BEIR record, a web page, a note. */
 export interface LociDocument {
-  /** Unique id; used as the document's path in results and filters. */
+  /** Unique id, well-formed Unicode (no lone surrogate half); used as the document's path in results and filters. */
   id: string;
   title?: string;
   text: string;
