@@ -5,8 +5,12 @@ import { matcherForGlobs } from './path-match.js';
  * The same semantics as the SQL filter builder, for rows held in memory (vector indexes,
  * memory records). Glob verdicts are memoised per path, since many chunks share one path.
  */
-/** A row predicate; `prefixes`, when present, is a hint: only paths under one of them can pass. */
-export type RowFilter = ((path: string, language: string) => boolean) & { prefixes?: readonly string[] };
+/**
+ * A row predicate; `prefixes`, when present, is a hint: only paths under one of them can pass.
+ * `pathFree`: the predicate reads the language alone, so a caller may pass '' for the path
+ * instead of decoding it (a new process reads paths from the segment a block at a time).
+ */
+export type RowFilter = ((path: string, language: string) => boolean) & { prefixes?: readonly string[]; pathFree?: boolean };
 
 export function compileFilter(filter: SearchFilter | undefined): RowFilter | undefined {
   if (!filter) return undefined;
@@ -26,6 +30,7 @@ export function compileFilter(filter: SearchFilter | undefined): RowFilter | und
       return false;
     };
     if (prefixes) accept.prefixes = prefixes;
+    else accept.pathFree = true;
     return accept;
   }
   const pathVerdicts = new Map<string, boolean>();

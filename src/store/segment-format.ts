@@ -52,22 +52,32 @@ export interface TermTable {
 /** A TermTable over a sorted table in memory (binary search). */
 export function termTableOf(table: SortedTerms): TermTable {
   const { bytes, offsets, ids } = table;
+  const ends = offsets.subarray(1);
   return {
     count: ids.length,
     find(key) {
-      let low = 0;
-      let high = ids.length - 1;
-      while (low <= high) {
-        const middle = (low + high) >>> 1;
-        const order = key.compare(bytes, offsets[middle] as number, offsets[middle + 1] as number);
-        if (order === 0) return ids[middle] as number;
-        if (order < 0) high = middle - 1;
-        else low = middle + 1;
-      }
-      return undefined;
+      const index = findSortedBytes(key, bytes, ends, offsets[0] as number);
+      return index < 0 ? undefined : (ids[index] as number);
     },
     entries: () => Array.from(ids, (id, index) => [bytes.toString('utf8', offsets[index] as number, offsets[index + 1] as number), id]),
   };
+}
+
+/**
+ * Where `key` is among byte strings sorted in byte order, or -1: string i is `bytes` from
+ * ends[i − 1] (`start` for the first) to ends[i].
+ */
+export function findSortedBytes(key: Buffer, bytes: Buffer, ends: Uint32Array, start = 0): number {
+  let low = 0;
+  let high = ends.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >>> 1;
+    const order = key.compare(bytes, middle > 0 ? (ends[middle - 1] as number) : start, ends[middle] as number);
+    if (order === 0) return middle;
+    if (order < 0) high = middle - 1;
+    else low = middle + 1;
+  }
+  return -1;
 }
 
 /** Builds the sorted table of a lexicon (at save time: one sort of the terms, in UTF-8 byte order). */

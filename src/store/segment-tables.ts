@@ -1,11 +1,13 @@
 // The segment's lexicon and row paths, read a checksummed block at a time: a new process
 // reads the block heads (a few hundred KB at 1M rows) instead of every term and path.
-import { crc32, type MetaTable, SegmentError, type SegmentRowMeta, type SortedTerms, type TermTable } from './segment-format.js';
+import { crc32, findSortedBytes, type MetaTable, SegmentError, type SegmentRowMeta, type SortedTerms, type TermTable } from './segment-format.js';
 
 /** Terms per lexicon block: a lookup reads one block (~1 KB). */
 export const LEXICON_BLOCK = 64;
 /** Paths per path block: a result's path reads one block (~2 KB; a graph's 400 candidates at 1M rows sit in ~400 blocks). */
 export const PATH_BLOCK = 32;
+/** Decoded row metadata kept for repeated lookups; past this many the cache starts over (a long-lived process does not end up with an object per row). */
+export const DECODED_METAS = 65_536;
 
 /** A sorted lexicon cut into blocks: per block its ids (u32), its terms' end offsets (u32) and their bytes. */
 export interface LexiconBlocks {
@@ -84,6 +86,7 @@ export function blockTermTable(read: ReadBytes, section: { offset: number }, tab
   const blocks = headEnds.length;
   const headBytes = Buffer.from(heads.buffer, heads.byteOffset, heads.byteLength);
   const loaded = new Map<number, { ids: Uint32Array; ends: Uint32Array; bytes: Buffer }>();
+  const headOf = (index: number): [number, number] => [index > 0 ? (headEnds[index - 1] as number) : 0, headEnds[index] as number];
   const block = (index: number): { ids: Uint32Array; ends: Uint32Array; bytes: Buffer } => {
     let found = loaded.get(index);
     if (found) return found;
@@ -100,12 +103,14 @@ export function blockTermTable(read: ReadBytes, section: { offset: number }, tab
         throw new SegmentError('inconsistent segment: lexicon ids');
       }
     }
+    // The head a lookup chose this block by must be its first term, or lookups miss silently.
+    const [headStart, headEnd] = headOf(index);
+    if (count === 0 || bytes.compare(headBytes, headStart, headEnd, 0, ends[0] as number) !== 0) throw new SegmentError('inconsistent segment: lexicon block head');
     found = { ids, ends, bytes };
     loaded.set(index, found);
     return found;
   };
   let next = 0;
-  const headOf = (index: number): [number, number] => [index > 0 ? (headEnds[index - 1] as number) : 0, headEnds[index] as number];
   return {
     count: terms,
     find(key) {
@@ -123,16 +128,8 @@ export function blockTermTable(read: ReadBytes, section: { offset: number }, tab
       }
       if (at < 0) return undefined;
       const { ids, ends, bytes } = block(at);
-      low = 0;
-      high = ids.length - 1;
-      while (low <= high) {
-        const middle = (low + high) >>> 1;
-        const order = key.compare(bytes, middle > 0 ? (ends[middle - 1] as number) : 0, ends[middle] as number);
-        if (order === 0) return ids[middle] as number;
-        if (order < 0) high = middle - 1;
-        else low = middle + 1;
-      }
-      return undefined;
+      const index = findSortedBytes(key, bytes, ends);
+      return index < 0 ? undefined : (ids[index] as number);
     },
     prefetch(count) {
       for (const end = Math.min(blocks, next + count); next < end; next++) block(next);
@@ -187,6 +184,7 @@ export function blockMetaTable(read: ReadBytes, section: { offset: number }, end
       const [start] = pathBlockRange(ends, at);
       const from = (index > 0 ? (ends[index - 1] as number) : 0) - start;
       meta = { path: bytes.toString('utf8', from, (ends[index] as number) - start), language: languageOf(index) };
+      if (decoded.size >= DECODED_METAS) decoded.clear();
       decoded.set(index, meta);
       return meta;
     },

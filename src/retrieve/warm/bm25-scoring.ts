@@ -27,7 +27,8 @@ export interface ScoringView {
   rowIds: Float64Array;
   alive: Uint8Array;
   lengths: Float64Array;
-  paths: (slot: number) => { path: string; language: string };
+  /** Whether the slot's row passes the filter (MetaSlots.accepts). */
+  accepts: (slot: number, accept: RowFilter) => boolean;
   /** Zeroed scratch, one per slot; scoring leaves it zeroed. */
   accumulator: Float64Array;
   /** Slots in use (live or dead): every posting's slot is below it. */
@@ -313,7 +314,7 @@ export function scoreTopK(
         score += ((scaled[term] as number) * frequency) / (frequency + c0 + c1 * (lengths[slot] as number));
         frequencies[base + term] = frequency;
       }
-      if (viable && score >= reach && (accept === undefined || acceptSlot(view, accept, slot))) {
+      if (viable && score >= reach && (accept === undefined || view.accepts(slot, accept))) {
         let exact = 0;
         for (let term = 0; term < terms; term++) {
           const frequency = frequencies[base + term] as number;
@@ -327,11 +328,6 @@ export function scoreTopK(
     }
   }
   return top.sorted().map(({ id, score }) => ({ rowId: id, score }));
-}
-
-function acceptSlot(view: ScoringView, accept: RowFilter, slot: number): boolean {
-  const meta = view.paths(slot);
-  return accept(meta.path, meta.language);
 }
 
 /** Where `wanted` is among values[low..high] (ascending), or -1. */
@@ -361,8 +357,7 @@ function scoreExhaustive(view: ScoringView, query: readonly QueryTerm[], limit: 
         if (accumulator[slot] === 0) {
           touched.push(slot);
           if (accept) {
-            const meta = view.paths(slot);
-            if (!accept(meta.path, meta.language)) {
+            if (!view.accepts(slot, accept)) {
               accumulator[slot] = Number.NEGATIVE_INFINITY; // stays −∞: never a candidate
               continue;
             }
@@ -388,8 +383,7 @@ export function scoreSlots(view: ScoringView, query: readonly QueryTerm[], limit
   if (query.length === 0) return [];
   for (const slot of candidates) {
     if (view.alive[slot] === 0) continue;
-    const meta = view.paths(slot);
-    if (!accept(meta.path, meta.language)) continue;
+    if (!view.accepts(slot, accept)) continue;
     const score = exactScore(view, slot, query, averageLength);
     if (score > 0) top.push(view.rowIds[slot] as number, score);
   }

@@ -295,7 +295,7 @@ export class LexicalIndex {
       rowIds: this.slotRowIds,
       alive: this.slotAlive,
       lengths: this.slotLengths,
-      paths: (slot) => this.metas.get(slot) as LexicalRowMeta,
+      accepts: (slot, accept) => this.metas.accepts(slot, accept),
       accumulator: this.accumulator,
       slotCount: this.slotCount,
     };

@@ -1,3 +1,4 @@
+import type { RowFilter } from '../../store/filter-match.js';
 import type { MetaTable, SegmentRowMeta } from '../../store/segment-format.js';
 
 /**
@@ -34,6 +35,16 @@ export class MetaSlots {
   language(slot: number): string | undefined {
     if (slot >= this.restored || this.replaced?.[slot]) return this.get(slot)?.language;
     return (this.table as MetaTable).language(this.index[slot] as number);
+  }
+
+  /** Whether the slot holds a row that passes `accept`; a filter on language alone decodes no path. */
+  accepts(slot: number, accept: RowFilter): boolean {
+    if (accept.pathFree) {
+      const language = this.language(slot);
+      return language !== undefined && accept('', language);
+    }
+    const meta = this.get(slot);
+    return meta !== undefined && accept(meta.path, meta.language);
   }
 
   set(slot: number, meta: SegmentRowMeta): void {

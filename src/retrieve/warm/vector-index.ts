@@ -194,13 +194,12 @@ export class FlatVectorIndex {
       const rowId = Number(rowIds[index]);
       const slot = this.slotOfRow.get(rowId);
       if (slot === undefined) continue;
-      // Without a filter no path is needed yet: the caller keeps the best and asks for theirs (pathOf).
-      const meta = accept ? (this.metas.get(slot) as VectorRowMeta) : undefined;
-      if (accept && meta && !accept(meta.path, meta.language)) continue;
+      if (accept && !this.metas.accepts(slot, accept)) continue;
       const vector = this.pendingMatrix && this.pendingRow ? this.pendingRow(slot) : this.matrix.subarray(slot * dimensions, (slot + 1) * dimensions);
       let score = 0;
       for (let dimension = 0; dimension < dimensions; dimension++) score += (unit[dimension] as number) * (vector[dimension] as number);
-      rows.push({ rowId, score, path: meta ? meta.path : '' });
+      // No path yet: the caller keeps the best and asks for theirs (pathOf).
+      rows.push({ rowId, score, path: '' });
     }
     return rows;
   }
@@ -216,10 +215,7 @@ export class FlatVectorIndex {
       const slot = slots === undefined ? row : (slots[row] as number);
       const rowId = rowIds[slot] as number;
       if (rowId < 0) continue;
-      if (accept !== undefined) {
-        const meta = this.metas.get(slot) as VectorRowMeta;
-        if (!accept(meta.path, meta.language)) continue;
-      }
+      if (accept !== undefined && !this.metas.accepts(slot, accept)) continue;
       const offset = row * dimensions;
       // Four accumulators break the dependency chain; dimensions are multiples of 4 in practice.
       let dot0 = 0;
@@ -275,10 +271,9 @@ export class FlatVectorIndex {
     let seen = 0;
     let passed = 0;
     for (let slot = 0; slot < this.slotCount; slot += step) {
-      const meta = this.metas.get(slot);
-      if (!meta) continue;
+      if (this.metas.language(slot) === undefined) continue;
       seen++;
-      if (accept(meta.path, meta.language)) passed++;
+      if (this.metas.accepts(slot, accept)) passed++;
     }
     return seen === 0 ? 0 : passed / seen;
   }
