@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { TermTable, type TermList } from '../lexical/codec.js';
@@ -50,66 +51,100 @@ function attachTerms(file: PreparedFile, table: TermList): PreparedFile {
 }
 
 /**
- * On a worker thread (prepare-worker.ts), started at the first file: the indexing thread then
- * embeds and writes one group while the worker prepares the next, on the second core. The
- * same code runs on both sides, so the rows written are the same. If the worker dies (a
- * grammar's crash, out of memory), the files it held and every later one are prepared on the
- * calling thread instead: nothing is lost. Undefined when the compiled worker is not there.
+ * Prepare workers for a big run: one per core, at most 4. On 2 cores the indexing thread
+ * waits for a single worker about half the time on a repository (vuejs/core: tree-sitter and
+ * tokenizing are most of a run), and the operating system shares the cores among them.
  */
-export function workerPreparer(): Preparer | undefined {
-  if (WORKER_FILE.protocol !== 'file:' || !existsSync(fileURLToPath(WORKER_FILE))) return undefined;
-  let worker: Worker | undefined;
-  let broken = false;
+export function defaultPrepareWorkers(): number {
+  return Math.max(1, Math.min(availableParallelism(), 4));
+}
+
+interface PendingRequest {
+  input: PrepareFileInput;
+  resolve: (file: PreparedFile) => void;
+  reject: (error: Error) => void;
+}
+
+/** One worker thread, its requests in flight, and this side's copy of its term list. */
+interface Lane {
+  worker: Worker | undefined;
+  dead: boolean;
+  readonly mirrored: MirroredTerms;
+  readonly pending: Map<number, PendingRequest>;
+}
+
+/**
+ * On worker threads (prepare-worker.ts), started as files arrive: the indexing thread embeds
+ * and writes one group while the workers prepare the next ones. Each file goes to the worker
+ * with the fewest files in flight; each worker keeps its own term list, mirrored here, so a
+ * chunk's statistics point into its worker's list (stores resolve term ids per list). The
+ * same code runs on both sides, so the rows written are the same. If a worker dies (a
+ * grammar's crash, out of memory), the files it held are prepared on the calling thread and
+ * later ones go to the others, or here once none is left: nothing is lost. Undefined when
+ * the compiled worker is not there. `workerFile`: another worker script (tests that make a
+ * worker die).
+ */
+export function workerPreparer(workers = defaultPrepareWorkers(), workerFile: URL = WORKER_FILE): Preparer | undefined {
+  if (workerFile.protocol !== 'file:' || !existsSync(fileURLToPath(workerFile))) return undefined;
   let closed = false;
   let nextId = 0;
-  const mirrored = new MirroredTerms();
-  // Files prepared here after the worker died point into a list of this thread's own.
+  const lanes: Lane[] = Array.from({ length: Math.max(1, workers) }, () => ({ worker: undefined, dead: false, mirrored: new MirroredTerms(), pending: new Map() }));
+  // Files prepared here after a worker died point into a list of this thread's own.
   let local: TermTable | undefined;
   const prepareHere = (input: PrepareFileInput) => prepareFile(input, (local ??= new TermTable()));
-  const pending = new Map<number, { input: PrepareFileInput; resolve: (file: PreparedFile) => void; reject: (error: Error) => void }>();
-  const fallBack = () => {
-    if (broken || closed) return;
-    broken = true;
-    worker = undefined;
-    for (const [id, request] of pending) {
-      pending.delete(id);
+  const fallBack = (lane: Lane) => {
+    if (lane.dead || closed) return;
+    lane.dead = true;
+    lane.worker = undefined;
+    for (const [id, request] of lane.pending) {
+      lane.pending.delete(id);
       prepareHere(request.input).then(request.resolve, request.reject);
     }
   };
-  const start = (): Worker => {
-    const started = new Worker(WORKER_FILE);
+  const start = (lane: Lane): Worker => {
+    const started = new Worker(workerFile);
     started.on('message', (reply: PrepareReply) => {
-      // Every answer's new terms, in the order the worker sent them, whoever is waiting.
-      mirrored.append(reply.terms);
-      const request = pending.get(reply.id);
+      // Every answer's new terms, in the order this worker sent them, whoever is waiting.
+      lane.mirrored.append(reply.terms);
+      const request = lane.pending.get(reply.id);
       if (!request) return;
-      pending.delete(reply.id);
-      if (reply.file) request.resolve(attachTerms(reply.file, mirrored));
+      lane.pending.delete(reply.id);
+      if (reply.file) request.resolve(attachTerms(reply.file, lane.mirrored));
       else request.reject(new Error(reply.error));
     });
-    started.on('error', fallBack);
-    started.on('exit', fallBack);
+    started.on('error', () => fallBack(lane));
+    started.on('exit', () => fallBack(lane));
     return started;
+  };
+  /** The live lane with the fewest files in flight (the first such), or undefined when every worker died. */
+  const idlest = (): Lane | undefined => {
+    let best: Lane | undefined;
+    for (const lane of lanes) if (!lane.dead && (!best || lane.pending.size < best.pending.size)) best = lane;
+    return best;
   };
   return {
     parallel: true,
     prepare(input) {
       if (closed) return Promise.reject(new Error('the run has ended'));
-      if (broken) return prepareHere(input);
-      worker ??= start();
+      const lane = idlest();
+      if (!lane) return prepareHere(input);
+      const worker = (lane.worker ??= start(lane));
       const id = nextId++;
       return new Promise<PreparedFile>((resolve, reject) => {
-        pending.set(id, { input, resolve, reject });
-        worker?.postMessage({ id, input } satisfies PrepareRequest);
+        lane.pending.set(id, { input, resolve, reject });
+        worker.postMessage({ id, input } satisfies PrepareRequest);
       });
     },
     async close() {
       closed = true;
-      for (const request of pending.values()) request.reject(new Error('the run has ended'));
-      pending.clear();
-      const running = worker;
-      worker = undefined;
-      await running?.terminate();
+      const running: Worker[] = [];
+      for (const lane of lanes) {
+        for (const request of lane.pending.values()) request.reject(new Error('the run has ended'));
+        lane.pending.clear();
+        if (lane.worker) running.push(lane.worker);
+        lane.worker = undefined;
+      }
+      await Promise.all(running.map((worker) => worker.terminate()));
     },
   };
 }

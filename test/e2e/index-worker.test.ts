@@ -4,6 +4,7 @@ import { getPriority } from 'node:os';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 
@@ -151,5 +152,48 @@ describe('the prepare worker', () => {
     expect(many.map((file) => file?.chunks[0]?.write.text)).toEqual(Array.from({ length: 50 }, (_, index) => `export const value${index} = ${index};`));
     await preparer?.close();
     await expect(preparer?.prepare(input)).rejects.toThrow(/the run has ended/);
+  });
+
+  it("shares files among several workers, each answer pointing into its own worker's terms, and loses none when a worker dies", async () => {
+    const { workerPreparer, inProcessPreparer } = (await import(join(process.cwd(), 'dist/indexing/preparer.js'))) as typeof import('../../src/indexing/preparer.js');
+    // The real worker, made to die on the file named `crash`: process.exit ends the worker thread
+    // in the same turn, before the real handler (which awaits the chunker) can answer.
+    const dying = join(workspace, 'dying-worker.mjs');
+    await writeFile(
+      dying,
+      `import { parentPort } from 'node:worker_threads';\nimport ${JSON.stringify(pathToFileURL(join(process.cwd(), 'dist/indexing/prepare-worker.js')).href)};\nparentPort.on('message', (request) => { if (request.input.path === 'crash') process.exit(3); });\n`,
+    );
+    const preparer = workerPreparer(2, pathToFileURL(dying));
+    const file = (index: number) => ({
+      path: index === 7 ? 'crash' : `src/p${index}.ts`,
+      text: `export function handler${index}(request: Request): Response {\n  return respond(request, ${index});\n}\n`,
+      language: 'typescript',
+      chunking: { tokenBudget: 500, windowLines: 100, windowOverlap: 10 },
+      pathIsContent: true,
+    });
+    const terms = (one: Awaited<ReturnType<NonNullable<typeof preparer>['prepare']>> | undefined) =>
+      one?.chunks.map((chunk) => Array.from(chunk.write.termStats.refs, (ref) => chunk.write.termStats.table.terms[ref]));
+    const listsOf = (files: ReadonlyArray<Awaited<ReturnType<NonNullable<typeof preparer>['prepare']>> | undefined>) =>
+      new Set(files.flatMap((one) => one?.chunks.map((chunk) => chunk.write.termStats.table) ?? []));
+    // Twenty at once: both workers take some (their answers point into two lists), all as the calling thread makes them.
+    const first = Array.from({ length: 20 }, (_, index) => file(20 + index));
+    const shared = await Promise.all(first.map((input) => preparer?.prepare(input)));
+    const reference = await Promise.all(first.map((input) => inProcessPreparer().prepare(input)));
+    expect(shared.map(terms)).toEqual(reference.map(terms));
+    expect(listsOf(shared).size).toBe(2);
+    // Twenty more, the eighth of which kills its worker: every file still comes back right; the dead worker's are made here (a third list).
+    const second = Array.from({ length: 20 }, (_, index) => file(index));
+    const survived = await Promise.all(second.map((input) => preparer?.prepare(input)));
+    const expected = await Promise.all(second.map((input) => inProcessPreparer().prepare(input)));
+    expect(survived.map(terms)).toEqual(expected.map(terms));
+    expect(survived.map((one) => one?.chunks[0]?.write.text)).toEqual(expected.map((one) => one.chunks[0]?.write.text));
+    expect(listsOf([...shared, ...survived]).size).toBe(3);
+    // After the crash the survivor takes every file.
+    const after = await Promise.all(Array.from({ length: 10 }, (_, index) => preparer?.prepare(file(100 + index))));
+    expect(after.map((one) => one?.chunks[0]?.write.text)).toEqual(Array.from({ length: 10 }, (_, index) => file(100 + index).text.trimEnd()));
+    const survivor = [...listsOf(after)];
+    expect(survivor).toHaveLength(1);
+    expect(listsOf(shared).has(survivor[0] as never)).toBe(true);
+    await preparer?.close();
   });
 });
