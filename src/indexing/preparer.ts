@@ -126,13 +126,23 @@ export function workerPreparer(workers = defaultPrepareWorkers(), workerFile: UR
     parallel: true,
     prepare(input) {
       if (closed) return Promise.reject(new Error('the run has ended'));
-      const lane = idlest();
-      if (!lane) return prepareHere(input);
-      const worker = (lane.worker ??= start(lane));
+      let lane = idlest();
+      let worker: Worker | undefined;
+      while (lane && !worker) {
+        try {
+          worker = lane.worker ??= start(lane);
+        } catch {
+          // A worker that cannot start (out of memory, a failed init): the others take its share.
+          lane.dead = true;
+          lane = idlest();
+        }
+      }
+      if (!lane || !worker) return prepareHere(input);
+      const [chosen, running] = [lane, worker];
       const id = nextId++;
       return new Promise<PreparedFile>((resolve, reject) => {
-        lane.pending.set(id, { input, resolve, reject });
-        worker.postMessage({ id, input } satisfies PrepareRequest);
+        chosen.pending.set(id, { input, resolve, reject });
+        running.postMessage({ id, input } satisfies PrepareRequest);
       });
     },
     async close() {

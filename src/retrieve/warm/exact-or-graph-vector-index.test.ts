@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultHnswOptions, ExactOrGraphVectorIndex } from './exact-or-graph-vector-index.js';
 import { FlatVectorIndex } from './vector-index.js';
 import { metaTableOf } from '../../store/segment-format.js';
+import { compileFilter } from '../../store/filter-match.js';
 
 // Clustered vectors (like real embeddings), not uniform noise, where HNSW recall is meaningful.
 function clusteredVectors(count: number, dimensions: number, seed: number): Float32Array[] {
@@ -85,6 +86,24 @@ describe('HNSW vector index', () => {
     const rare = (path: string) => path === 'dir1/file7.ts';
     const rows = index.search(queries[0] as Float32Array, 5, rare);
     expect(rows.map((row) => row.path)).toEqual(['dir1/file7.ts']);
+  });
+
+  it('a broad filter answered by the graph returns each row with its path, as an exact filtered scan does', () => {
+    const index = new ExactOrGraphVectorIndex(dimensions, { threshold: 100, connectivity: 16, expansionAdd: 64, expansionSearch: 64 });
+    const exact = new FlatVectorIndex(dimensions);
+    vectors.forEach((vector, rowId) => {
+      index.add(rowId, vector, meta(rowId));
+      exact.add(rowId, vector, meta(rowId));
+    });
+    index.ensureGraph();
+    expect(index.usesGraph).toBe(true);
+    for (const filter of [compileFilter({ languages: ['python'] }), compileFilter({ pathPrefixes: ['dir2/'] })]) {
+      if (!filter) throw new Error('no filter');
+      const rows = index.search(queries[1] as Float32Array, 10, filter);
+      expect(rows).toHaveLength(10);
+      for (const row of rows) expect(row.path).toBe(meta(row.rowId).path);
+      expect(rows.map((row) => row.rowId)).toEqual(exact.search(queries[1] as Float32Array, 10, filter).map((row) => row.rowId));
+    }
   });
 
   it('saves the graph and reconciles rows added and removed since', () => {

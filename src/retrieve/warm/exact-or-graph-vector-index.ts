@@ -258,7 +258,7 @@ export class ExactOrGraphVectorIndex {
     if (rows.length > limit) rows.length = limit;
     if (accept && rows.length < limit) return this.flat.search(query, limit, accept);
     // Paths of the rows kept only (a new process reads each from a block of the segment).
-    if (!accept) for (const row of rows) row.path = this.flat.pathOf(row.rowId) ?? row.path;
+    for (const row of rows) row.path = this.flat.pathOf(row.rowId) ?? row.path;
     return rows;
   }
 
