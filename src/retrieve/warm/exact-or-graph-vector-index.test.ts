@@ -29,6 +29,18 @@ describe('HNSW vector index', () => {
   const vectors = clusteredVectors(3000, dimensions, 3);
   const queries = clusteredVectors(60, dimensions, 99);
   const meta = (index: number) => ({ path: `dir${index % 3}/file${index}.ts`, language: index % 2 ? 'python' : 'go' });
+  /** Every vector in a graph index (its graph built) and in an exact one, to compare against. */
+  const graphAndExact = (options: ConstructorParameters<typeof ExactOrGraphVectorIndex>[1]) => {
+    const index = new ExactOrGraphVectorIndex(dimensions, options);
+    const exact = new FlatVectorIndex(dimensions);
+    vectors.forEach((vector, rowId) => {
+      index.add(rowId, vector, meta(rowId));
+      exact.add(rowId, vector, meta(rowId));
+    });
+    index.ensureGraph();
+    expect(index.usesGraph).toBe(true);
+    return { index, exact };
+  };
   /** Options for a graph (built from 100 vectors) saved as `name` in the test folder. */
   const savedGraph = (name: string) => ({ threshold: 100, connectivity: 16, expansionAdd: 64, expansionSearch: 128, file: join(folder, name) });
   /** An index of rows 0…count−1 with its graph built, loaded or mapped. */
@@ -59,14 +71,7 @@ describe('HNSW vector index', () => {
   });
 
   it('with the default layout (f16, M 24) scores every hit exactly, ordered as an exact scan would', () => {
-    const index = new ExactOrGraphVectorIndex(dimensions, { ...defaultHnswOptions, threshold: 1000 });
-    const exact = new FlatVectorIndex(dimensions);
-    vectors.forEach((vector, rowId) => {
-      index.add(rowId, vector, meta(rowId));
-      exact.add(rowId, vector, meta(rowId));
-    });
-    index.ensureGraph();
-    expect(index.usesGraph).toBe(true);
+    const { index, exact } = graphAndExact({ ...defaultHnswOptions, threshold: 1000 });
     let hits = 0;
     for (const query of queries) {
       const truth = new Map(exact.search(query, 3000).map((row) => [row.rowId, row.score]));
@@ -89,14 +94,7 @@ describe('HNSW vector index', () => {
   });
 
   it('a broad filter answered by the graph returns each row with its path, as an exact filtered scan does', () => {
-    const index = new ExactOrGraphVectorIndex(dimensions, { threshold: 100, connectivity: 16, expansionAdd: 64, expansionSearch: 64 });
-    const exact = new FlatVectorIndex(dimensions);
-    vectors.forEach((vector, rowId) => {
-      index.add(rowId, vector, meta(rowId));
-      exact.add(rowId, vector, meta(rowId));
-    });
-    index.ensureGraph();
-    expect(index.usesGraph).toBe(true);
+    const { index, exact } = graphAndExact({ threshold: 100, connectivity: 16, expansionAdd: 64, expansionSearch: 64 });
     for (const filter of [compileFilter({ languages: ['python'] }), compileFilter({ pathPrefixes: ['dir2/'] })]) {
       if (!filter) throw new Error('no filter');
       const rows = index.search(queries[1] as Float32Array, 10, filter);
