@@ -324,13 +324,36 @@ describe('segment files', () => {
     expect(warm.fromSegment).toBe(true);
     for (let file = 30; file < 32; file++) await writeRandomFile(random(48 + file), `src/a/file${file}.ts`);
     await warm.persist();
-    expect(events.map((event) => event.type)).toContain('segment-saved');
-    expect(events.find((event) => event.type === 'segment-rejected')?.reason).toMatch(/lexicon block 0 fails its checksum/);
+    // One rejection (the damage), then the whole file saved.
+    expect(events.map((event) => event.type)).toEqual(['segment-loaded', 'segment-rejected', 'segment-saved']);
+    expect(events[1]?.reason).toMatch(/lexicon block 0 fails its checksum/);
     const reader = SegmentReader.open(segment);
     reader.verifyAll(); // whole again
     reader.close();
     await reference.refresh();
     expectSameAnswers(warm, reference, 49);
+  });
+
+  it('closing past the change threshold over a damaged block of the file it was read from reports it once and drops the file', async () => {
+    const { header, reference } = await savedWithReference(53);
+    const damaged = readFileSync(segment);
+    damaged.fill(0x7f, header.lexicon.offset, header.lexicon.offset + 8);
+    writeFileSync(segment, damaged);
+    const events: SegmentEvent[] = [];
+    const warm = new WarmIndex(store, options({ onSegment: (event) => events.push(event) }));
+    await warm.refresh();
+    const next = random(54);
+    for (let file = 0; file < 700; file++) await writeRandomFile(next, `src/c/late${file}.ts`);
+    await warm.refresh();
+    warm.saveGraph();
+    expect(events.map((event) => event.type)).toEqual(['segment-loaded', 'segment-rejected']);
+    expect(events[1]?.reason).toMatch(/lexicon block 0 fails its checksum/);
+    expect(existsSync(segment)).toBe(false);
+    // The next process rebuilds from the store and answers as an index that never had a file.
+    const after = new WarmIndex(store, { ...options(), segmentFile: undefined });
+    await after.refresh();
+    await reference.refresh();
+    expectSameAnswers(after, reference, 55);
   });
 
   it('a long-lived index reads the vector matrix in the background too: its searches no longer read the file, and damaged vectors are found without any search', async () => {

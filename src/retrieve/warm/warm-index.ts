@@ -195,7 +195,9 @@ export class WarmIndex {
    */
   saveGraph(): void {
     this.vectors?.persist();
-    this.saveSegment(false);
+    // Damage met in the file read from: reported and the file dropped (the next process rebuilds).
+    const damaged = this.saveSegment(false);
+    if (damaged) this.reset(damaged);
   }
 
   /** Whether this index was read from a segment file (else built from the store's rows). */
@@ -233,8 +235,9 @@ export class WarmIndex {
       this.changesSinceSegment = 0;
       this.options.onSegment?.({ type: 'segment-saved', file, rows: this.lexical.size, ms: performance.now() - started });
     } catch (error) {
-      this.options.onSegment?.({ type: 'segment-rejected', file, rows: 0, ms: performance.now() - started, reason: `not saved: ${(error as Error).message}` });
+      // Damage in the file this index was read from is reported once, by the reset that follows.
       if (error instanceof SegmentError) return error;
+      this.options.onSegment?.({ type: 'segment-rejected', file, rows: 0, ms: performance.now() - started, reason: `not saved: ${(error as Error).message}` });
     }
     return undefined;
   }
