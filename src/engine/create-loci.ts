@@ -51,6 +51,8 @@ class LociEngine implements Loci {
   readonly storeLocation: string;
   private store: Store | undefined;
   private storeWritable = false;
+  /** Read-only handles replaced by a writable one, closed with the engine. */
+  private readonly retiredStores: Store[] = [];
   private readonly models: EngineModels;
   private warm: WarmIndex | undefined;
   private memoryHandle: Promise<{ memory: Memory; store: Store }> | undefined;
@@ -169,7 +171,11 @@ class LociEngine implements Loci {
     return watchEngine(this, storeFilePaths(this.location, this.root, MEMORY_DATABASE), watchOptions);
   }
 
-  async indexDocuments(documents: readonly LociDocument[], runOptions: RunOptions & { prune?: boolean } = {}): Promise<IndexSummary> {
+  indexDocuments(documents: readonly LociDocument[], runOptions: RunOptions & { prune?: boolean } = {}): Promise<IndexSummary> {
+    return this.running(() => this.indexSomeDocuments(documents, runOptions));
+  }
+
+  private async indexSomeDocuments(documents: readonly LociDocument[], runOptions: RunOptions & { prune?: boolean }): Promise<IndexSummary> {
     const store = await this.openStore(true);
     const { model } = await this.models.forIndexing(store);
     const { runDocuments } = await import('./documents-run.js');
@@ -353,6 +359,7 @@ class LociEngine implements Loci {
     const memory = this.memoryHandle;
     this.memoryHandle = undefined;
     await store?.close();
+    for (const retired of this.retiredStores.splice(0)) await retired.close();
     const handle = memory ? await memory.catch(() => undefined) : undefined;
     if (handle) {
       try {
@@ -363,15 +370,18 @@ class LociEngine implements Loci {
     }
   }
 
-  /** Opens the store once; a read-only open is upgraded when indexing needs to create it. */
+  /**
+   * Opens the store once; a read-only open is upgraded when indexing needs to create it. The
+   * read-only handle stays open until close(): searches under way read through it, and so
+   * does the warm index, which is kept (the same database, seen through either handle).
+   */
   private async openStore(create: boolean): Promise<Store> {
     if (this.store && (this.storeWritable || !create || this.location.kind === 'instance')) return this.store;
-    if (this.store) await this.store.close();
-    this.warm?.close();
-    this.warm = undefined;
-    this.store = await openStore(this.location, { create });
+    const opened = await openStore(this.location, { create });
+    if (this.store && this.store !== opened) this.retiredStores.push(this.store);
+    this.store = opened;
     this.storeWritable = create;
-    return this.store;
+    return opened;
   }
 
   private async warmIndexFor(store: Store, embedderId: string, dimensions: number): Promise<WarmIndex> {

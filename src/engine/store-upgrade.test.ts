@@ -1,0 +1,44 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLoci } from './create-loci.js';
+
+const topics = ['queue', 'flush', 'parser', 'socket', 'cache', 'render', 'schema', 'token'];
+const documents = (from: number, count: number) =>
+  Array.from({ length: count }, (_, index) => ({
+    id: `docs/note-${from + index}.md`,
+    text: `# ${topics[(from + index) % topics.length]} note ${from + index}\n\nHow the ${topics[(from + index) % topics.length]} handles step ${from + index}.`,
+  }));
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'loci-store-upgrade-'));
+  const indexer = createLoci({ root: dir, store: join(dir, 'store') });
+  await indexer.indexDocuments(documents(0, 40));
+  await indexer.close();
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('an engine that searched first and then indexes', () => {
+  it('keeps answering searches already under way and those made during the run (the read-only handle is not closed under them)', async () => {
+    const loci = createLoci({ root: dir, store: join(dir, 'store') });
+    try {
+      // The first search opens the store read-only; indexing then needs it writable.
+      expect((await loci.search('queue note')).results.length).toBeGreaterThan(0);
+      const inFlight = Array.from({ length: 6 }, (_, index) => loci.search(`${topics[index]} handles step`));
+      const run = loci.indexDocuments(documents(40, 20));
+      const during = Array.from({ length: 6 }, (_, index) => loci.search(`${topics[index + 1]} note`));
+      const settled = await Promise.allSettled([...inFlight, run, ...during]);
+      const failures = settled.filter((outcome) => outcome.status === 'rejected').map((outcome) => String((outcome as PromiseRejectedResult).reason));
+      expect(failures).toEqual([]);
+      // What the run added is found afterwards, by the same engine.
+      const after = await loci.search('render handles step 52');
+      expect(after.results.map((result) => result.path)).toContain('docs/note-52.md');
+    } finally {
+      await loci.close();
+    }
+  });
+});
