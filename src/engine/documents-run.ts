@@ -4,7 +4,7 @@ import { embedderIdOf, type EmbeddingModel } from '../embed/spec.js';
 import type { IndexSummary } from '../indexing/events.js';
 import { indexDocuments, type LociDocument } from '../indexing/index-documents.js';
 import { lazyWarmIndex, saveWhileGraphFinishes, withBackgroundGraph } from '../indexing/index-job.js';
-import type { WarmIndex } from '../retrieve/warm/warm-index.js';
+import { SEGMENT_REWRITE_MIN, type WarmIndex } from '../retrieve/warm/warm-index.js';
 import { ensureStoreInstance } from '../retrieve/warm/warm-segment.js';
 import type { Store } from '../store/spec.js';
 import type { RunOptions } from './engine-types.js';
@@ -62,7 +62,7 @@ export async function runDocuments(run: DocumentsRun): Promise<IndexSummary> {
     );
     // As after a folder run: the segment file (and, when large enough, the vector graph) for the next process.
     if (summary.files.indexed + summary.files.removed > 0 && !runOptions.signal?.aborted) {
-      await (await saving.get()).persist();
+      await (await saving.get()).persist({ minChanges: SEGMENT_REWRITE_MIN });
     }
     return summary;
   } finally {

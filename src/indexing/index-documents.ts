@@ -23,11 +23,18 @@ export interface IndexDocumentsOptions extends Omit<IndexItemsContext, 'progress
 }
 
 const encoder = new TextEncoder();
+/** Up to this many documents, a run looks their catalog entries up by id instead of reading every entry. */
+const CATALOG_LOOKUPS = 4_096;
 
 /** Indexes in-memory documents through the same pipeline as files (chunk, embed, write). */
 export async function indexDocuments(options: IndexDocumentsOptions): Promise<IndexSummary> {
   const started = performance.now();
-  const catalog = new Map((await options.store.listCatalog()).map((entry) => [entry.path, entry]));
+  // A few documents are looked up by id (adding one to a big store must not read its whole
+  // catalog); many, or a pruning run (which needs every id), read the catalog once.
+  const catalog =
+    options.prune || options.documents.length > CATALOG_LOOKUPS
+      ? new Map((await options.store.listCatalog()).map((entry) => [entry.path, entry]))
+      : await options.store.getCatalogEntries([...new Set(options.documents.map((document) => document.id))]);
   const seen = new Set<string>();
   const items: IndexItem[] = options.documents.map((document) => {
     if (!document.id) throw new LociError('INVALID_ARGUMENT', 'Every document needs a non-empty id.');

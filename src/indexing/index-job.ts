@@ -2,7 +2,7 @@ import { CHUNKER_FINGERPRINT } from '../chunk/index.js';
 import type { LociConfig } from '../config/schema.js';
 import { embedderIdOf, type EmbeddingModel } from '../embed/spec.js';
 import { defaultHnswOptions } from '../retrieve/warm/exact-or-graph-vector-index.js';
-import { WarmIndex, type WarmIndexOptions } from '../retrieve/warm/warm-index.js';
+import { SEGMENT_REWRITE_MIN, WarmIndex, type WarmIndexOptions } from '../retrieve/warm/warm-index.js';
 import { ensureStoreInstance } from '../retrieve/warm/warm-segment.js';
 import type { Store } from '../store/spec.js';
 import { BackgroundGraph, type BackgroundGraphOptions } from './background-graph.js';
@@ -144,7 +144,7 @@ export function saveWhileGraphFinishes(saving: { get(): Promise<WarmIndex> }): (
     const warm = await saving.get();
     const release = warm.deferGraph();
     try {
-      await warm.persist({ withoutGraph: true });
+      await warm.persist({ withoutGraph: true, minChanges: SEGMENT_REWRITE_MIN });
       await finished;
     } finally {
       release();
@@ -198,13 +198,15 @@ async function mergeSegment(spec: IndexJobSpec, resources: IndexJobResources, em
 
 /**
  * After a run that changed files: the segment file (the whole index, so the next process
- * reads one file instead of every row) and, above the graph threshold, the vector graph.
+ * reads one file instead of every row) once SEGMENT_REWRITE_MIN rows changed since it was
+ * written (fewer are read from the store by the next process, deletions from the store's
+ * log), and, above the graph threshold, the vector graph.
  */
 async function saveWarmIndex(spec: IndexJobSpec, resources: IndexJobResources, embedderId: string, dimensions: number, saving: { get(): Promise<WarmIndex> }): Promise<void> {
   const graph = embedderId !== 'none' && dimensions > 0 && spec.graphFile !== undefined && (await resources.store.counts()).chunks >= defaultHnswOptions.threshold;
   // Below the threshold searches scan exactly and no graph is built: without a segment file there is nothing to save.
   if (!graph && !spec.segmentFile) return;
-  await (await saving.get()).persist();
+  await (await saving.get()).persist({ minChanges: SEGMENT_REWRITE_MIN });
 }
 
 function warmIndexOptions(spec: IndexJobSpec, embedderId: string, dimensions: number): WarmIndexOptions {

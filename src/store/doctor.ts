@@ -105,8 +105,8 @@ function checkSegmentFiles(folder: string, index: string, memory: string): Store
           file,
           check: 'segment files',
           status: 'warning',
-          detail: `${name} is damaged (${(error as Error).message}); searches ignore it and the next index run rewrites it.`,
-          fix: `Delete ${file}, or run \`loci index\`.`,
+          detail: `${name} is damaged (${(error as Error).message}); a search that reads the damaged part drops it and answers from the store.`,
+          fix: `Delete ${file}: the next index run or search rebuilds it from the store.`,
         });
       }
     }

@@ -252,6 +252,11 @@ export interface Store extends Partial<SelfRankingStore> {
    * a store cannot tell.
    */
   chunkDeletions?(): Promise<number | undefined>;
+  /**
+   * The row ids of the deletions counted after `after` up to `upTo` (chunkDeletions values),
+   * oldest first; undefined when the store no longer knows (or never logged) all of them.
+   */
+  deletedRowIds?(after: number, upTo: number): Promise<Int32Array | undefined>;
   /** Every live chunk row id (to find deletions since a scan). */
   liveRowIds(): Promise<Int32Array>;
   /** Lexicon terms with id > afterId, as [id, term] pairs. */

@@ -167,6 +167,67 @@ describe('HNSW vector index', () => {
     expect(rowsRead).toBeGreaterThan(0);
   });
 
+  it('a restored index catches up with new and deleted rows without reading the whole matrix, and maps a graph saved with them', () => {
+    const options = savedGraph('delta.hnsw');
+    const base = withRows(500, options);
+    const metas: Array<{ path: string; language: string }> = [];
+    const snapshot = base.snapshot((row) => metas.push(row) - 1);
+    // What the writer's process saved after its run: the graph with rows 500…519 and without 7 and 8.
+    const current = withRows(520, options);
+    current.remove(7);
+    current.remove(8);
+    current.persist();
+    let wholeReads = 0;
+    const restore = (indexOptions: ConstructorParameters<typeof ExactOrGraphVectorIndex>[1] = options) => {
+      const index = new ExactOrGraphVectorIndex(dimensions, indexOptions);
+      index.restore({
+        rowIds: snapshot.rowIds,
+        metaIndex: snapshot.metaIndex,
+        metas: metaTableOf(metas),
+        matrix: () => {
+          wholeReads++;
+          return snapshot.matrix.slice();
+        },
+        row: (slot) => snapshot.matrix.slice(slot * dimensions, (slot + 1) * dimensions),
+        matrixReader: () => ({
+          step: () => {
+            wholeReads++;
+            return snapshot.matrix.slice();
+          },
+        }),
+      });
+      // A catch-up: the rows after the segment, then its deletions, then the graph.
+      for (let rowId = 500; rowId < 520; rowId++) index.add(rowId, vectors[rowId] as Float32Array, meta(rowId));
+      index.remove(7);
+      index.remove(8);
+      index.ensureGraph();
+      return index;
+    };
+    const caughtUp = restore();
+    expect(caughtUp.mapped).toBe(true);
+    for (const query of queries.slice(0, 10)) expect(caughtUp.search(query, 10)).toEqual(current.search(query, 10));
+    expect(caughtUp.search(vectors[510] as Float32Array, 1)[0]?.rowId).toBe(510);
+    expect(wholeReads).toBe(0);
+    // Read whole (as a long-lived process does in the background), then more rows: the same
+    // rows as an index built row by row, scores equal to float rounding.
+    const exact = new FlatVectorIndex(dimensions);
+    for (let rowId = 0; rowId < 530; rowId++) if (rowId !== 7 && rowId !== 8) exact.add(rowId, vectors[rowId] as Float32Array, meta(rowId));
+    const whole = restore({ ...savedGraph('unused.hnsw'), threshold: 10_000 }); // exact: no graph
+    whole.prefetchMatrix(1 << 30);
+    expect(wholeReads).toBe(1);
+    for (let rowId = 520; rowId < 530; rowId++) whole.add(rowId, vectors[rowId] as Float32Array, meta(rowId));
+    const filter = compileFilter({ pathPrefixes: ['dir1/'] });
+    for (const query of queries.slice(0, 5)) {
+      for (const accept of [undefined, filter]) {
+        const got = whole.search(query, 10, accept);
+        const want = exact.search(query, 10, accept);
+        expect(got.map((row) => row.rowId)).toEqual(want.map((row) => row.rowId));
+        got.forEach((row, index) => expect(row.score).toBeCloseTo(want[index]?.score as number, 6));
+      }
+    }
+    expect(whole.snapshot((row) => metas.push(row) - 1).rowIds.length).toBe(528);
+  });
+
   it('rewrites the saved graph only when it changed since loaded or saved', () => {
     const options = savedGraph('unchanged.hnsw');
     const { file } = options;

@@ -86,7 +86,8 @@ export class LexicalIndex {
   restore(base: LexicalBase): void {
     if (this.slotCount !== 0) throw new Error('restore() needs an empty lexical index');
     const rows = base.rowIds.length;
-    const capacity = Math.max(1024, rows);
+    // Room for a delta (rows committed after the file): the first few catch up without regrowing every slot array.
+    const capacity = Math.max(1024, rows + (rows >>> 5));
     this.slotRowIds = new Float64Array(capacity);
     this.slotRowIds.set(base.rowIds);
     this.slotLengths = new Float64Array(capacity);

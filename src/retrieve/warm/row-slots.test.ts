@@ -48,6 +48,26 @@ describe('RowSlots', () => {
     expect(() => slots.restore(Float64Array.of(1))).toThrow(/empty/);
   });
 
+  it('rows added and deleted after a restore sit beside the restored ids: no map of every row is built', () => {
+    const restored = Float64Array.from({ length: 1_000 }, (_, index) => 10 + index);
+    const slots = new RowSlots();
+    slots.restore(restored);
+    slots.set(5_000, 1_000);
+    slots.set(5_001, 1_001);
+    expect(slots.delete(12)).toBe(true);
+    expect(slots.delete(12)).toBe(false);
+    expect(slots.delete(5_000)).toBe(true);
+    expect([slots.get(11), slots.get(12), slots.get(5_000), slots.get(5_001), slots.size]).toEqual([1, undefined, undefined, 1_001, 1_000]);
+    expect([...slots.keys()].slice(0, 3)).toEqual([10, 11, 13]);
+    expect([...slots.keys()].at(-1)).toBe(5_001);
+    expect(slots.hasAll(Int32Array.of(10, 11, 13, 5_001))).toBe(true);
+    expect(slots.hasAll(Int32Array.of(10, 12))).toBe(false);
+    // Still answered from the restored ids (the map holds only the one added row).
+    const inside = slots as unknown as { restored: Float64Array | undefined; map: Map<number, number> };
+    expect(inside.restored).toBe(restored);
+    expect(inside.map.size).toBe(1);
+  });
+
   it('hasAll answers as has() for every id, ascending or not, restored or changed', () => {
     const next = random(5);
     for (let round = 0; round < 200; round++) {

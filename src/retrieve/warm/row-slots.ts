@@ -1,14 +1,18 @@
 /**
  * Row id → slot, as a Map holds it. An index restored from a segment starts from the file's
- * row ids (slot = position): while they are sorted and nothing has changed, lookups
- * binary-search them, so a new process answers its first search without building a map of
- * every row (~10 ms and its garbage at 100k rows, for each of the lexical and vector index).
- * The first change builds the map.
+ * row ids (slot = position): lookups binary-search them, so a new process answers its first
+ * search without building a map of every row (~10 ms and its garbage at 100k rows, for each
+ * of the lexical and vector index). Rows added since sit in a small map beside them and
+ * restored rows deleted since in a set of slots, so catching up with a few changes (a delta
+ * the segment file does not hold yet) builds no map of every row either.
  */
 export class RowSlots {
+  /** Rows added since the restore (every row, when nothing was restored). */
   private map = new Map<number, number>();
-  /** Restored row ids, strictly increasing, slot = index; absent once the map holds them. */
+  /** Restored row ids, strictly increasing, slot = index; absent when nothing was restored. */
   private restored: Float64Array | undefined;
+  /** Slots of restored rows deleted since. */
+  private gone = new Set<number>();
 
   /** Adopts `rowIds` (slot = index) into this empty table; the array must not change afterwards. */
   restore(rowIds: Float64Array): void {
@@ -23,22 +27,14 @@ export class RowSlots {
   }
 
   get size(): number {
-    return this.restored ? this.restored.length : this.map.size;
+    return this.restored ? this.restored.length - this.gone.size + this.map.size : this.map.size;
   }
 
   get(rowId: number): number | undefined {
-    const restored = this.restored;
-    if (!restored) return this.map.get(rowId);
-    let low = 0;
-    let high = restored.length - 1;
-    while (low <= high) {
-      const middle = (low + high) >>> 1;
-      const value = restored[middle] as number;
-      if (value === rowId) return middle;
-      if (value < rowId) low = middle + 1;
-      else high = middle - 1;
-    }
-    return undefined;
+    const added = this.map.get(rowId);
+    if (added !== undefined || !this.restored) return added;
+    const slot = this.restoredSlot(rowId);
+    return slot === undefined || this.gone.has(slot) ? undefined : slot;
   }
 
   has(rowId: number): boolean {
@@ -57,33 +53,67 @@ export class RowSlots {
       for (let index = 0; index < rowIds.length; index++) if (!this.has(rowIds[index] as number)) return false;
       return true;
     }
+    const { map, gone } = this;
     let at = 0;
     for (let index = 0; index < rowIds.length; index++) {
       const rowId = rowIds[index] as number;
+      if (map.size > 0 && map.has(rowId)) continue;
       while (at < restored.length && (restored[at] as number) < rowId) at++;
-      if (at === restored.length || restored[at] !== rowId) return false;
+      if (at === restored.length || restored[at] !== rowId || (gone.size > 0 && gone.has(at))) return false;
     }
     return true;
   }
 
   set(rowId: number, slot: number): void {
-    this.materialize().set(rowId, slot);
+    const at = this.restored ? this.restoredSlot(rowId) : undefined;
+    // A restored row given another slot (never done by the indexes): one map of every row.
+    if (at !== undefined && !this.gone.has(at) && at !== slot) this.materialize();
+    this.map.set(rowId, slot);
   }
 
   delete(rowId: number): boolean {
-    return this.materialize().delete(rowId);
+    if (this.map.delete(rowId)) return true;
+    const at = this.restored ? this.restoredSlot(rowId) : undefined;
+    if (at === undefined || this.gone.has(at)) return false;
+    this.gone.add(at);
+    return true;
   }
 
+  /** Restored rows first (ascending), then those added since, in the order they came. */
   keys(): IterableIterator<number> {
-    return this.restored ? this.restored.values() : this.map.keys();
+    const restored = this.restored;
+    if (!restored) return this.map.keys();
+    if (this.gone.size === 0 && this.map.size === 0) return restored.values();
+    return this.liveKeys(restored);
   }
 
-  private materialize(): Map<number, number> {
-    const restored = this.restored;
-    if (restored) {
-      for (let slot = 0; slot < restored.length; slot++) this.map.set(restored[slot] as number, slot);
-      this.restored = undefined;
+  private *liveKeys(restored: Float64Array): IterableIterator<number> {
+    for (let slot = 0; slot < restored.length; slot++) if (!this.gone.has(slot)) yield restored[slot] as number;
+    yield* this.map.keys();
+  }
+
+  private restoredSlot(rowId: number): number | undefined {
+    const restored = this.restored as Float64Array;
+    let low = 0;
+    let high = restored.length - 1;
+    while (low <= high) {
+      const middle = (low + high) >>> 1;
+      const value = restored[middle] as number;
+      if (value === rowId) return middle;
+      if (value < rowId) low = middle + 1;
+      else high = middle - 1;
     }
-    return this.map;
+    return undefined;
+  }
+
+  private materialize(): void {
+    const restored = this.restored;
+    if (!restored) return;
+    const added = this.map;
+    this.map = new Map();
+    for (let slot = 0; slot < restored.length; slot++) if (!this.gone.has(slot)) this.map.set(restored[slot] as number, slot);
+    for (const [rowId, slot] of added) this.map.set(rowId, slot);
+    this.restored = undefined;
+    this.gone.clear();
   }
 }

@@ -29,18 +29,38 @@ export class FlatVectorIndex {
   private pendingReader: VectorBase['matrixReader'];
   private reading: ReturnType<NonNullable<VectorBase['matrixReader']>> | undefined;
 
+  /**
+   * Rows added while the restored matrix is still unread: slot `baseSlots + r` is row r here,
+   * so catching up with a few new rows reads nothing from the file and copies no matrix.
+   */
+  private tail = new Float32Array(0);
+  /** Slots the restored matrix holds (those from here on are in `tail` while it is pending). */
+  private baseSlots = 0;
+
   private get matrix(): Float32Array {
     const load = this.pendingMatrix;
-    if (load) {
-      this.clearPending();
-      this.stored = this.checked(load());
-    }
+    if (load) this.adopt(load());
     return this.stored;
   }
 
   private set matrix(matrix: Float32Array) {
     this.clearPending();
     this.stored = matrix;
+  }
+
+  /** The restored matrix, read: with the rows added meanwhile after it. */
+  private adopt(loaded: Float32Array): void {
+    const base = this.checked(loaded);
+    const tailFloats = (this.slotCount - this.baseSlots) * this.dimensions;
+    this.clearPending();
+    if (tailFloats <= 0 && this.slotRowIds.length === this.baseSlots) {
+      this.stored = base;
+    } else {
+      this.stored = new Float32Array(this.slotRowIds.length * this.dimensions);
+      this.stored.set(base);
+      this.stored.set(this.tail.subarray(0, tailFloats), base.length);
+    }
+    this.tail = new Float32Array(0);
   }
 
   private clearPending(): void {
@@ -51,7 +71,7 @@ export class FlatVectorIndex {
   }
 
   private checked(loaded: Float32Array): Float32Array {
-    if (loaded.length !== this.slotRowIds.length * this.dimensions) throw new SegmentError('the saved vectors do not match their row table');
+    if (loaded.length !== this.baseSlots * this.dimensions) throw new SegmentError('the saved vectors do not match their row table');
     return loaded;
   }
 
@@ -65,7 +85,7 @@ export class FlatVectorIndex {
     this.reading ??= this.pendingReader();
     const loaded = this.reading.step(bytes);
     if (!loaded) return true;
-    this.matrix = this.checked(loaded);
+    this.adopt(loaded);
     return false;
   }
   private slotRowIds: Float64Array;
@@ -130,6 +150,7 @@ export class FlatVectorIndex {
     this.metas.restore(snapshot.metas, snapshot.metaIndex);
     this.slotOfRow.restore(snapshot.rowIds);
     this.slotCount = rows;
+    this.baseSlots = rows;
     this.folders.defer(() => {
       const out: Array<readonly [string, number]> = [];
       for (let slot = 0; slot < this.slotCount; slot++) if ((this.slotRowIds[slot] as number) >= 0) out.push([(this.metas.get(slot) as VectorRowMeta).path, slot]);
@@ -142,13 +163,29 @@ export class FlatVectorIndex {
       throw new LociError('DIMENSION_MISMATCH', `Vector for row ${rowId} has ${vector.length} dimensions; the index has ${this.dimensions}.`);
     }
     if (this.slotOfRow.has(rowId)) this.remove(rowId);
-    const slot = this.freeSlots.pop() ?? this.slotCount++;
-    this.ensureCapacity(slot + 1);
+    // While the restored matrix is unread, new rows go after it (a freed slot lies inside it).
+    const pending = this.pendingMatrix !== undefined;
+    const slot = (pending ? undefined : this.freeSlots.pop()) ?? this.slotCount++;
+    let target: Float32Array;
+    let offset: number;
+    if (pending) {
+      this.ensureRowCapacity(slot + 1);
+      offset = (slot - this.baseSlots) * this.dimensions;
+      if (this.tail.length < offset + this.dimensions) {
+        const grown = new Float32Array(Math.max(offset + this.dimensions, 2 * this.tail.length, 64 * this.dimensions));
+        grown.set(this.tail);
+        this.tail = grown;
+      }
+      target = this.tail;
+    } else {
+      this.ensureCapacity(slot + 1);
+      target = this.matrix;
+      offset = slot * this.dimensions;
+    }
     let norm = 0;
     for (let index = 0; index < vector.length; index++) norm += (vector[index] as number) ** 2;
     const scale = norm > 0 ? 1 / Math.sqrt(norm) : 0;
-    const offset = slot * this.dimensions;
-    for (let index = 0; index < vector.length; index++) this.matrix[offset + index] = (vector[index] as number) * scale;
+    for (let index = 0; index < vector.length; index++) target[offset + index] = (vector[index] as number) * scale;
     this.slotRowIds[slot] = rowId;
     this.metas.set(slot, meta);
     this.slotOfRow.set(rowId, slot);
@@ -172,7 +209,17 @@ export class FlatVectorIndex {
   /** The stored (normalised) vector of a row: a view, valid until the next add. */
   vectorOf(rowId: number): Float32Array | undefined {
     const slot = this.slotOfRow.get(rowId);
-    return slot === undefined ? undefined : this.matrix.subarray(slot * this.dimensions, (slot + 1) * this.dimensions);
+    return slot === undefined ? undefined : this.rowVector(slot);
+  }
+
+  /** A slot's vector: from the file or the tail while the restored matrix is unread. */
+  private rowVector(slot: number): Float32Array {
+    const dimensions = this.dimensions;
+    if (this.pendingMatrix) {
+      if (slot >= this.baseSlots) return this.tail.subarray((slot - this.baseSlots) * dimensions, (slot - this.baseSlots + 1) * dimensions);
+      if (this.pendingRow) return this.pendingRow(slot);
+    }
+    return this.matrix.subarray(slot * dimensions, (slot + 1) * dimensions);
   }
 
   /** A held row's path (undefined when the row is not held). */
@@ -195,7 +242,7 @@ export class FlatVectorIndex {
       const slot = this.slotOfRow.get(rowId);
       if (slot === undefined) continue;
       if (accept && !this.metas.accepts(slot, accept)) continue;
-      const vector = this.pendingMatrix && this.pendingRow ? this.pendingRow(slot) : this.matrix.subarray(slot * dimensions, (slot + 1) * dimensions);
+      const vector = this.rowVector(slot);
       let score = 0;
       for (let dimension = 0; dimension < dimensions; dimension++) score += (unit[dimension] as number) * (vector[dimension] as number);
       // No path yet: the caller keeps the best and asks for theirs (pathOf).
@@ -319,7 +366,13 @@ export class FlatVectorIndex {
     const matrix = new Float32Array(next * this.dimensions);
     matrix.set(this.matrix);
     this.matrix = matrix;
-    const rowIds = new Float64Array(next).fill(-1);
+    this.ensureRowCapacity(next);
+  }
+
+  private ensureRowCapacity(slots: number): void {
+    const capacity = this.slotRowIds.length;
+    if (slots <= capacity) return;
+    const rowIds = new Float64Array(Math.max(slots, capacity * 2)).fill(-1);
     rowIds.set(this.slotRowIds);
     this.slotRowIds = rowIds;
   }

@@ -6,9 +6,14 @@ import { defaultHnswOptions, ExactOrGraphVectorIndex } from './exact-or-graph-ve
 import { readSegmentHeader, SegmentError, SegmentReader, writeSegment } from '../../store/segment-file.js';
 import { prefetchInBackground, segmentContents, segmentMismatch, STORE_INSTANCE_STATE } from './warm-segment.js';
 import { Lexicon } from './lexicon.js';
+import { attachCachedVectors, deletedSince } from './warm-catch-up.js';
 
-/** Row changes (added or removed) since the segment file was read or written above which closing rewrites it. */
-const SEGMENT_REWRITE_MIN = 1_000;
+/**
+ * Row changes (added or removed) since the segment file was read or written from which an
+ * indexing run rewrites it (fewer: the next process reads them from the store, a few
+ * milliseconds), and the least from which closing does.
+ */
+export const SEGMENT_REWRITE_MIN = 1_000;
 const SEGMENT_REWRITE_SHARE = 0.05;
 
 export interface SegmentEvent {
@@ -151,8 +156,11 @@ export class WarmIndex {
    * save the graph — while an indexing run's graph worker finishes the graph file, the run
    * reads its rows into this index and saves the segment; the next refresh maps the file
    * instead of building the graph here (searches sharing this catch-up answer exactly).
+   * The segment is rewritten when anything changed since it was read or written; with
+   * `minChanges`, only past that many rows (an indexing run: fewer stay a delta that the next
+   * process reads from the store); with `pastThresholdOnly`, past the share threshold.
    */
-  async persist(options: { pastThresholdOnly?: boolean; withoutGraph?: boolean } = {}): Promise<void> {
+  async persist(options: { pastThresholdOnly?: boolean; minChanges?: number; withoutGraph?: boolean } = {}): Promise<void> {
     const release = options.withoutGraph ? this.deferGraph() : undefined;
     try {
       await this.refresh();
@@ -161,14 +169,14 @@ export class WarmIndex {
     }
     if (this.options.segmentFile && this.instance === undefined) this.instance = (await this.store.readState(STORE_INSTANCE_STATE)) || undefined;
     if (!options.withoutGraph) this.vectors?.persist();
-    const damaged = this.saveSegment(!options.pastThresholdOnly);
+    const damaged = this.saveSegment(options.pastThresholdOnly ? this.rewriteThreshold() : (options.minChanges ?? 0));
     if (damaged) {
       // The file this index was read from is damaged where the save read it (a lexicon or path
       // block no search had needed): rebuilt from the store, then saved whole.
       this.reset(damaged);
       await this.refresh();
       if (!options.withoutGraph) this.vectors?.persist();
-      this.saveSegment(true);
+      this.saveSegment(0);
     }
   }
 
@@ -196,7 +204,7 @@ export class WarmIndex {
   saveGraph(): void {
     this.vectors?.persist();
     // Damage met in the file read from: reported and the file dropped (the next process rebuilds).
-    const damaged = this.saveSegment(false);
+    const damaged = this.saveSegment(this.rewriteThreshold());
     if (damaged) this.reset(damaged);
   }
 
@@ -205,18 +213,22 @@ export class WarmIndex {
     return this.segmentWatermark >= 0;
   }
 
+  /** Row changes past which a long-lived process rewrites the segment (watcher batches, closing). */
+  private rewriteThreshold(): number {
+    return Math.max(SEGMENT_REWRITE_MIN, SEGMENT_REWRITE_SHARE * this.lexical.size);
+  }
+
   /**
-   * Writes the segment file when it would be newer than the one on disk: always with
-   * `whenNewer` (after an indexing run), else only past the rewrite threshold. Never
-   * throws: the file is a cache, and a read-only store folder only costs the next start.
+   * Writes the segment file when it would be newer than the one on disk and, if this index
+   * was read from or saved one, at least `minChanges` rows changed since. Never throws: the
+   * file is a cache, and a read-only store folder only costs the next start.
    * Returns the damage found in the segment this index was read from, if saving found some.
    */
-  private saveSegment(whenNewer: boolean): SegmentError | undefined {
+  private saveSegment(minChanges: number): SegmentError | undefined {
     const file = this.options.segmentFile;
     if (!file || this.instance === undefined || this.token === undefined || this.refreshing) return;
     if (this.watermark === this.segmentWatermark && this.changesSinceSegment === 0) return;
-    const threshold = Math.max(SEGMENT_REWRITE_MIN, SEGMENT_REWRITE_SHARE * this.lexical.size);
-    if (!whenNewer && this.segmentWatermark >= 0 && this.changesSinceSegment < threshold) return;
+    if (this.segmentWatermark >= 0 && this.changesSinceSegment < minChanges) return;
     const onDisk = readSegmentHeader(file);
     if (onDisk && onDisk.storeInstance === this.instance && onDisk.embedderId === this.options.embedderId && onDisk.watermark > this.watermark) return;
     const started = performance.now();
@@ -353,45 +365,22 @@ export class WarmIndex {
       this.termIds.set(term, id);
       this.lastLexiconId = Math.max(this.lastLexiconId, id);
     }
-    // Rows are never updated in place, only deleted and re-inserted with new ids. A store that
-    // counts its deletions says whether any happened since this index last looked; otherwise
-    // (or when some did) a row count unequal to ours means some held rows are gone.
-    const deletions = await this.store.chunkDeletions?.();
-    if (deletions === undefined || deletions !== this.deletionsSeen) {
-      if ((await this.store.countChunks()) !== this.lexical.size) {
-        const alive = new Set(await this.store.liveRowIds());
-        const gone = [...this.lexical.rowIds()].filter((rowId) => !alive.has(rowId));
-        this.changesSinceSegment += gone.length;
-        for (const rowId of gone) {
-          this.lexical.remove(rowId);
-          this.vectors?.remove(rowId);
-          this.withoutVector.delete(rowId);
-        }
-        this.deletionsSeen = deletions;
-      } else if ((await this.store.scanIndexRows({ afterRowId: this.watermark, limit: 1 })).length === 0) {
-        // Equal counts prove the same rows only when no row came after the scan (new rows
-        // could stand in for deleted ones); otherwise the next catch-up looks again.
-        this.deletionsSeen = deletions;
-      }
-    }
+    const deleted = await deletedSince(this.store, this.lexical, this.deletionsSeen, this.watermark);
+    this.removeRows(deleted.gone);
+    this.deletionsSeen = deleted.seen;
     // Vectors attached to rows already held (the store joins vectors by content hash).
-    if (this.vectors && this.withoutVector.size > 0) await this.attachVectors(this.vectors);
+    if (this.vectors && this.withoutVector.size > 0) await attachCachedVectors(this.store, this.options.embedderId, this.withoutVector, this.vectors, CATCH_UP_SLICE);
     if (this.graphDeferrals === 0) this.vectors?.ensureGraph();
     this.token = token;
   }
 
-  private async attachVectors(vectors: ExactOrGraphVectorIndex): Promise<void> {
-    const entries = [...this.withoutVector];
-    for (let start = 0; start < entries.length; start += CATCH_UP_SLICE) {
-      const slice = entries.slice(start, start + CATCH_UP_SLICE);
-      const found = await this.store.getCachedVectors(this.options.embedderId, [...new Set(slice.map(([, entry]) => entry.contentHash))]);
-      for (const [rowId, { contentHash, ...meta }] of slice) {
-        const vector = found.get(contentHash);
-        if (!vector || vector.length !== vectors.dimensions) continue;
-        vectors.add(rowId, vector, meta);
-        this.withoutVector.delete(rowId);
-      }
-      if (found.size > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+  private removeRows(rowIds: ArrayLike<number>): void {
+    this.changesSinceSegment += rowIds.length;
+    for (let index = 0; index < rowIds.length; index++) {
+      const rowId = rowIds[index] as number;
+      this.lexical.remove(rowId);
+      this.vectors?.remove(rowId);
+      this.withoutVector.delete(rowId);
     }
   }
 }

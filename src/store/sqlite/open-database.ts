@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { LociError } from '../../errors/index.js';
 import { LOCI_VERSION } from '../../version.js';
-import { CURRENT_SCHEMA_VERSION, migrations, STORE_FORMAT } from './schema.js';
+import { CURRENT_SCHEMA_VERSION, migrations, STORE_FORMAT, TOMBSTONES_KEPT } from './schema.js';
 import { matcherForGlobs } from '../path-match.js';
 import { assertSqliteHeader, createDatabaseFile, inspectDatabasePath } from './store-files.js';
 import { assertQuickCheck, damagedStoreError } from './damaged-store.js';
@@ -43,6 +43,7 @@ export function openDatabase(options: OpenDatabaseOptions): Database.Database {
   try {
     configure(db, readonly);
     prepareSchema(db, file, readonly);
+    if (!readonly) pruneTombstones(db);
     if (options.quickCheck ?? options.create) assertQuickCheck(db, file);
   } catch (error) {
     db.close();
@@ -106,6 +107,13 @@ function schemaVersionOf(db: Database.Database, file: string): number {
     });
   }
   return version;
+}
+
+/** Drops all but the newest TOMBSTONES_KEPT deleted row ids (writing only when there are more). */
+function pruneTombstones(db: Database.Database): void {
+  const span = db.prepare('SELECT max(seq) AS last, min(seq) AS first FROM chunk_tombstones').get() as { last: number | null; first: number | null };
+  if (span.last === null || span.first === null || span.last - span.first < TOMBSTONES_KEPT) return;
+  db.prepare('DELETE FROM chunk_tombstones WHERE seq <= ?').run(span.last - TOMBSTONES_KEPT);
 }
 
 /** Runs inside the caller's write transaction. */

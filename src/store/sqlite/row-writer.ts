@@ -9,9 +9,17 @@ import { encodeVector } from './vector-codec.js';
  * The SQLite store's write path, run inside the caller's transaction: a file's chunk, term,
  * symbol and vector rows and its catalog row; a new lexicon term gets its id in the same commit.
  */
+/** Terms looked up one by one before a write reads the whole lexicon (see RowWriter.termIdOf). */
+const WHOLE_LEXICON_AFTER = 20_000;
+
 export class RowWriter {
   /** Lexicon ids are immutable once committed, so a cached id is always right (forgetTermIds after a rollback). */
-  private termIds: Map<string, number> | undefined;
+  private termIds = new Map<string, number>();
+  /** Whether termIds holds the whole lexicon (read once a run has looked up enough terms one by one). */
+  private wholeLexicon = false;
+  private lookups = 0;
+  /** Lookups after which the whole lexicon is read (set at the first lookup). */
+  private readWholeAfter: number | undefined;
   private readonly listTermIds = new ListTermIds();
 
   constructor(private readonly statements: Statements) {}
@@ -55,17 +63,32 @@ export class RowWriter {
 
   /** A rolled-back write may have cached term ids that were never committed. */
   forgetTermIds(): void {
-    this.termIds = undefined;
+    this.termIds = new Map();
+    this.wholeLexicon = false;
+    this.lookups = 0;
+    this.readWholeAfter = undefined;
     this.listTermIds.clear();
   }
 
+  /**
+   * A term's lexicon id, inserting it when new. A small write looks each term up in SQLite
+   * (a few microseconds); past WHOLE_LEXICON_AFTER lookups, or an eighth of the lexicon, the
+   * whole lexicon is read into memory once (at 370k terms ~0.7 s: worth it for a big run,
+   * not for adding one document to a big store).
+   */
   private termIdOf(term: string): number {
-    if (!this.termIds) {
-      this.termIds = new Map();
-      for (const [id, text] of this.statements.lexiconAfter.all(0) as Array<[number, string]>) this.termIds.set(text, id);
-    }
     let id = this.termIds.get(term);
-    if (id === undefined) {
+    if (id !== undefined) return id;
+    this.readWholeAfter ??= Math.max(WHOLE_LEXICON_AFTER, ((this.statements.lastTermId.get() as number | null) ?? 0) / 8);
+    if (!this.wholeLexicon && ++this.lookups > this.readWholeAfter) {
+      for (const [known, text] of this.statements.lexiconAfter.all(0) as Array<[number, string]>) this.termIds.set(text, known);
+      this.wholeLexicon = true;
+      id = this.termIds.get(term);
+    } else if (!this.wholeLexicon) {
+      id = this.statements.termId.get(term) as number | undefined;
+    }
+    if (id !== undefined) this.termIds.set(term, id);
+    else {
       // A new term's id is the insert's rowid; another process may have added it since the cache was read.
       const inserted = this.statements.insertTerm.run(term);
       id = inserted.changes === 1 ? Number(inserted.lastInsertRowid) : (this.statements.termId.get(term) as number);

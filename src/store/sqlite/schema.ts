@@ -90,6 +90,25 @@ export const migrations: ReadonlyArray<(db: Database.Database) => void> = [
       END;
     `);
   },
+  // 4: which chunk rows were deleted, logged by the same trigger under the count's new value,
+  // so a reader that saw count D reads the row ids deleted after it (seq > D) instead of every
+  // live row id (at 100k chunks ~60 ms, at 1M ~0.6 s for each new process after an edit).
+  // Kept short: openDatabase drops all but the last TOMBSTONES_KEPT; a reader further behind
+  // finds fewer than it needs and compares every row id, as before.
+  (db) => {
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS chunk_tombstones (seq INTEGER PRIMARY KEY, row_id INTEGER NOT NULL);
+      DROP TRIGGER IF EXISTS chunk_deletions;
+      CREATE TRIGGER chunk_deletions AFTER DELETE ON chunks
+      BEGIN
+        UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'chunk_deletions';
+        INSERT OR REPLACE INTO chunk_tombstones (seq, row_id) SELECT CAST(value AS INTEGER), OLD.id FROM meta WHERE key = 'chunk_deletions';
+      END;
+    `);
+  },
 ];
+
+/** Deleted row ids the log keeps (the newest); older ones are dropped when a writer opens the store. */
+export const TOMBSTONES_KEPT = 100_000;
 
 export const CURRENT_SCHEMA_VERSION = migrations.length;

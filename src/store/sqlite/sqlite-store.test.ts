@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { catalogEntry, chunk, describeStoreContract } from '../test-support/store-contract.js';
+import { CURRENT_SCHEMA_VERSION, TOMBSTONES_KEPT } from './schema.js';
 import { openSqliteStore } from './sqlite-store.js';
 
 describeStoreContract('sqlite', async () => {
@@ -65,6 +66,58 @@ describe('sqlite store: refusing what is not ours', () => {
       db.prepare("UPDATE meta SET value = '999' WHERE key = 'schema_version'").run();
       db.close();
       expect(() => openSqliteStore({ file })).toThrow(expect.objectContaining({ code: 'STORE_SCHEMA_TOO_NEW' }));
+    });
+  });
+
+  it('moves a schema-3 store to the deletion log, which then names the rows deleted after it', async () => {
+    await withFolder(async (folder) => {
+      const file = join(folder, 'index.db');
+      const first = openSqliteStore({ file, create: true });
+      await first.writeFile({ entry: catalogEntry('a.ts'), chunks: [chunk('a.ts', 1, 'alpha'), chunk('a.ts', 3, 'beta')] });
+      await first.close();
+      // What schema 3 had: the count's trigger alone, no log.
+      const old = new Database(file);
+      old.exec(`DROP TRIGGER chunk_deletions; DROP TABLE chunk_tombstones;
+        CREATE TRIGGER chunk_deletions AFTER DELETE ON chunks BEGIN UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'chunk_deletions'; END;
+        UPDATE meta SET value = '3' WHERE key = 'schema_version';`);
+      old.exec("DELETE FROM chunks WHERE path = 'a.ts' AND start_line = 1");
+      old.close();
+      const store = openSqliteStore({ file });
+      try {
+        expect(await store.chunkDeletions?.()).toBe(1);
+        // Deleted before the log existed: not known.
+        expect(await store.deletedRowIds?.(0, 1)).toBeUndefined();
+        const [kept] = await store.scanIndexRows({});
+        await store.deleteFile('a.ts');
+        expect(await store.chunkDeletions?.()).toBe(2);
+        expect([...((await store.deletedRowIds?.(1, 2)) ?? [])]).toEqual([kept?.rowId]);
+      } finally {
+        await store.close();
+      }
+      const db = new Database(file);
+      expect(db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe(String(CURRENT_SCHEMA_VERSION));
+      db.close();
+    });
+  });
+
+  it('keeps only the newest TOMBSTONES_KEPT deleted row ids once a writer opens the store', async () => {
+    await withFolder(async (folder) => {
+      const file = join(folder, 'index.db');
+      await openSqliteStore({ file, create: true }).close();
+      const db = new Database(file);
+      const insert = db.prepare('INSERT INTO chunk_tombstones (seq, row_id) VALUES (?, ?)');
+      db.transaction(() => {
+        for (let seq = 1; seq <= TOMBSTONES_KEPT + 7; seq++) insert.run(seq, seq);
+      })();
+      db.prepare("UPDATE meta SET value = ? WHERE key = 'chunk_deletions'").run(String(TOMBSTONES_KEPT + 7));
+      db.close();
+      const store = openSqliteStore({ file });
+      try {
+        expect(await store.deletedRowIds?.(6, 8)).toBeUndefined();
+        expect([...((await store.deletedRowIds?.(7, 9)) ?? [])]).toEqual([8, 9]);
+      } finally {
+        await store.close();
+      }
     });
   });
 
@@ -191,6 +244,40 @@ describe('sqlite store: bulk writes', () => {
       expect(pages()).toBe(1000);
       await shared.close();
     } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('sqlite store: lexicon ids', () => {
+  it('a small write looks terms up one by one, a big one reads the whole lexicon; two writers give every term one id and each row the ids of its own words', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'loci-store-'));
+    const file = join(folder, 'index.db');
+    const a = openSqliteStore({ file, create: true });
+    const b = openSqliteStore({ file });
+    try {
+      const words = (from: number, count: number) => Array.from({ length: count }, (_, index) => `word${from + index}x`);
+      // 30,000 new words in one write: past the one-by-one lookups, the lexicon is read mid-write.
+      await a.writeFile({ entry: catalogEntry('a.ts'), chunks: [chunk('a.ts', 1, words(0, 30_000).join(' '))] });
+      // The other writer, one by one: 10 words known, 10 new.
+      await b.writeFile({ entry: catalogEntry('b.ts'), chunks: [chunk('b.ts', 1, words(29_990, 20).join(' '))] });
+      // The first again (whole lexicon in memory): 5 words the other added since, 5 new.
+      await a.writeFile({ entry: catalogEntry('c.ts'), chunks: [chunk('c.ts', 1, words(30_005, 10).join(' '))] });
+      const lexicon = await a.readLexicon(0);
+      const termOf = new Map(lexicon);
+      expect(new Set(lexicon.map(([, term]) => term)).size).toBe(lexicon.length);
+      const rows = await a.scanIndexRows({});
+      const wholeWords = (row: (typeof rows)[number]) => [...row.terms.termIds].map((id) => termOf.get(id) ?? `missing ${id}`).filter((term) => /^word\d+x$/.test(term));
+      expect(rows.map((row) => [row.path, wholeWords(row).length])).toEqual([
+        ['a.ts', 30_000],
+        ['b.ts', 20],
+        ['c.ts', 10],
+      ]);
+      expect(new Set(wholeWords(rows[1] as (typeof rows)[number]))).toEqual(new Set(words(29_990, 20)));
+      expect(new Set(wholeWords(rows[2] as (typeof rows)[number]))).toEqual(new Set(words(30_005, 10)));
+    } finally {
+      await a.close();
+      await b.close();
       await rm(folder, { recursive: true, force: true });
     }
   });

@@ -265,6 +265,15 @@ class SqliteStore implements Store {
     });
   }
 
+  async deletedRowIds(after: number, upTo: number): Promise<Int32Array | undefined> {
+    if (!(Number.isSafeInteger(after) && Number.isSafeInteger(upTo) && after >= 0 && upTo >= after)) return undefined;
+    return this.guard(() => {
+      const ids = this.statements.tombstones.all(after, upTo) as number[];
+      // Fewer than were deleted: the log no longer reaches back that far.
+      return ids.length === upTo - after ? Int32Array.from(ids) : undefined;
+    });
+  }
+
   async liveRowIds(): Promise<Int32Array> {
     return this.guard(() => Int32Array.from(this.statements.liveRowIds.all() as number[]));
   }

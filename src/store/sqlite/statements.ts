@@ -18,10 +18,12 @@ export interface Statements {
   insertTerms: Database.Statement;
   insertTerm: Database.Statement;
   termId: Database.Statement;
+  lastTermId: Database.Statement;
   lexiconAfter: Database.Statement;
   liveRowIds: Database.Statement;
   countChunks: Database.Statement;
   chunkDeletions: Database.Statement;
+  tombstones: Database.Statement;
   deleteChunksOfPath: Database.Statement;
   deleteFile: Database.Statement;
   insertChunk: Database.Statement;
@@ -66,10 +68,12 @@ export function prepareStatements(db: Database.Database): Statements {
     insertTerms: db.prepare('INSERT INTO chunk_terms (chunk, data) VALUES (?, ?)'),
     insertTerm: db.prepare('INSERT INTO lexicon (term) VALUES (?) ON CONFLICT(term) DO NOTHING'),
     termId: db.prepare('SELECT id FROM lexicon WHERE term = ?').pluck(),
+    lastTermId: db.prepare('SELECT max(id) FROM lexicon').pluck(),
     lexiconAfter: db.prepare('SELECT id, term FROM lexicon WHERE id > ? ORDER BY id').raw(),
     liveRowIds: db.prepare('SELECT id FROM chunks ORDER BY id').pluck(),
     countChunks: db.prepare('SELECT count(*) FROM chunks').pluck(),
     chunkDeletions: db.prepare("SELECT value FROM meta WHERE key = 'chunk_deletions'").pluck(),
+    tombstones: db.prepare('SELECT row_id FROM chunk_tombstones WHERE seq > ? AND seq <= ? ORDER BY seq').pluck(),
     deleteChunksOfPath: db.prepare('DELETE FROM chunks WHERE path = ?'),
     deleteFile: db.prepare('DELETE FROM files WHERE path = ?'),
     insertChunk: db.prepare(`INSERT INTO chunks (chunk_id, content_hash, path, start_line, end_line, language, kind, symbol, symbols, heading_path, text)

@@ -151,6 +151,14 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
         expect(await store.chunkDeletions?.()).toBe(deletionsBefore + 3);
         await store.writeFile({ entry: catalogEntry('b.ts', { contentHash: 'v2' }), chunks: [chunk('b.ts', 1, 'eta')] });
         expect(await store.chunkDeletions?.()).toBe(deletionsBefore + 5);
+        // A store that logs deletions names each deleted row, in order; a span it does not hold whole is unknown.
+        if (store.deletedRowIds) {
+          const removedB = all.slice(3).map((row) => row.rowId);
+          expect([...((await store.deletedRowIds(deletionsBefore, deletionsBefore + 3)) ?? [])]).toEqual(all.slice(0, 3).map((row) => row.rowId));
+          expect([...((await store.deletedRowIds(deletionsBefore + 3, deletionsBefore + 5)) ?? [])]).toEqual(removedB);
+          expect(await store.deletedRowIds(deletionsBefore, deletionsBefore + 6)).toBeUndefined();
+          expect([...((await store.deletedRowIds(deletionsBefore + 5, deletionsBefore + 5)) ?? [-1])]).toEqual([]);
+        }
       }
     });
 
