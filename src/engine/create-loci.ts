@@ -371,8 +371,8 @@ class LociEngine implements Loci {
   }
 
   /**
-   * Opens the store once; a read-only open is upgraded when indexing needs to create it. The
-   * read-only handle stays open until close(): searches under way read through it, and so
+   * Opens the store once; a search's open (which never creates a store) is replaced when indexing needs one that may. The
+   * first handle stays open until close(): searches under way read through it, and so
    * does the warm index, which is kept (the same database, seen through either handle).
    */
   private async openStore(create: boolean): Promise<Store> {

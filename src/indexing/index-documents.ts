@@ -70,7 +70,7 @@ export async function indexDocuments(options: IndexDocumentsOptions): Promise<In
     }
   }
   await indexItems(items, { ...options, pathIsContent: false, progress: { done: 0, total: items.length } }, tally);
-  const counts = await options.store.counts();
+  const counts = await options.store.countRows();
   const summary = summarise({ root: '(documents)', store: options.store, embedderId: options.embedderId }, tally, emptySkipCounts(), counts, started);
   options.onProgress?.({ type: 'index-finished', summary });
   return summary;

@@ -203,7 +203,7 @@ async function mergeSegment(spec: IndexJobSpec, resources: IndexJobResources, em
  * log), and, above the graph threshold, the vector graph.
  */
 async function saveWarmIndex(spec: IndexJobSpec, resources: IndexJobResources, embedderId: string, dimensions: number, saving: { get(): Promise<WarmIndex> }): Promise<void> {
-  const graph = embedderId !== 'none' && dimensions > 0 && spec.graphFile !== undefined && (await resources.store.counts()).chunks >= defaultHnswOptions.threshold;
+  const graph = embedderId !== 'none' && dimensions > 0 && spec.graphFile !== undefined && (await resources.store.countRows()).chunks >= defaultHnswOptions.threshold;
   // Below the threshold searches scan exactly and no graph is built: without a segment file there is nothing to save.
   if (!graph && !spec.segmentFile) return;
   await (await saving.get()).persist({ minChanges: SEGMENT_REWRITE_MIN });

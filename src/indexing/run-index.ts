@@ -49,7 +49,7 @@ export async function runIndex(options: RunIndexOptions): Promise<IndexSummary> 
   }
   await indexItems(toProcess, { ...options, pathIsContent: true, progress: { done: 0, total: toProcess.length } }, tally);
 
-  const counts = await options.store.counts();
+  const counts = await options.store.countRows();
   const summary = summarise(options, tally, walk.skipped, counts, started, walk.warnings);
   options.onProgress?.({ type: 'index-finished', summary });
   return summary;
@@ -91,7 +91,7 @@ export async function indexPaths(options: RunIndexOptions & { paths: readonly st
   tally.unchanged += plan.unchanged.length;
   const items: IndexItem[] = [...plan.add.map((file) => fileItem(file, options)), ...plan.check.map(({ file, previous }) => ({ ...fileItem(file, options), previous }))];
   await indexItems(items, { ...options, pathIsContent: true, progress: { done: 0, total: items.length } }, tally);
-  const counts = await options.store.counts();
+  const counts = await options.store.countRows();
   const summary = summarise(options, tally, skipped, counts, started, walkWarnings);
   options.onProgress?.({ type: 'index-finished', summary });
   return summary;

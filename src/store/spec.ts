@@ -269,6 +269,8 @@ export interface Store extends Partial<SelfRankingStore> {
   listState(): Promise<Array<[string, string]>>;
 
   counts(): Promise<StoreCounts>;
+  /** Only the file and chunk counts (what a run's summary reports): no join over every chunk's vector. */
+  countRows(): Promise<{ files: number; chunks: number }>;
   /**
    * Drops cached vectors no live chunk of the current embedder uses, keeping the newest
    * `keepUnreferenced` of them (so switching back to a branch re-uses them); with `compact`,

@@ -100,7 +100,9 @@ describe('HNSW vector index', () => {
       const rows = index.search(queries[1] as Float32Array, 10, filter);
       expect(rows).toHaveLength(10);
       for (const row of rows) expect(row.path).toBe(meta(row.rowId).path);
-      expect(rows.map((row) => row.rowId)).toEqual(exact.search(queries[1] as Float32Array, 10, filter).map((row) => row.rowId));
+      // The graph is approximate (and built on every core, so not the same twice): nearly the exact rows.
+      const truth = new Set(exact.search(queries[1] as Float32Array, 10, filter).map((row) => row.rowId));
+      expect(rows.filter((row) => truth.has(row.rowId)).length).toBeGreaterThanOrEqual(8);
     }
   });
 
@@ -124,8 +126,8 @@ describe('HNSW vector index', () => {
     expect(second.search(vectors[505] as Float32Array, 1)[0]?.rowId).not.toBe(505);
   });
 
-  it('memory-maps a saved graph that holds exactly the live rows, answers as the loaded one, and loads it at the first change', () => {
-    const options = savedGraph('mapped.hnsw');
+  it('memory-maps a saved graph that holds the live rows, answers as the loaded one, keeps a few changes beside it, and loads it past viewDelta', () => {
+    const options = { ...savedGraph('mapped.hnsw'), viewDelta: 20 };
     const open = (count: number) => withRows(count, options);
     const first = open(400);
     expect(first.mapped).toBe(false); // built here
@@ -133,12 +135,27 @@ describe('HNSW vector index', () => {
     const second = open(400);
     expect(second.mapped).toBe(true);
     for (const query of queries.slice(0, 20)) expect(second.search(query, 10)).toEqual(first.search(query, 10));
+    // A few changes: still mapped, the new row found (scored beside the graph), the gone one never.
     second.add(400, vectors[400] as Float32Array, meta(400));
-    expect(second.mapped).toBe(false);
-    expect(second.search(vectors[400] as Float32Array, 1)[0]?.rowId).toBe(400);
     second.remove(3);
+    expect(second.mapped).toBe(true);
+    expect(second.search(vectors[400] as Float32Array, 1)[0]?.rowId).toBe(400);
     expect(second.search(vectors[3] as Float32Array, 10).map((row) => row.rowId)).not.toContain(3);
-    expect(open(399).mapped).toBe(false); // the saved graph holds a row that is gone: loaded and reconciled
+    const exact = new FlatVectorIndex(dimensions);
+    for (let rowId = 0; rowId <= 400; rowId++) if (rowId !== 3) exact.add(rowId, vectors[rowId] as Float32Array, meta(rowId));
+    for (const query of queries.slice(0, 20)) {
+      const got = second.search(query, 10).map((row) => row.rowId);
+      expect(got.filter((rowId) => exact.search(query, 10).some((row) => row.rowId === rowId)).length).toBeGreaterThanOrEqual(9);
+    }
+    // A new process whose rows differ from the file by a few: mapped, with the delta beside it.
+    expect(open(399).mapped).toBe(true);
+    expect(open(410).search(vectors[405] as Float32Array, 1)[0]?.rowId).toBe(405);
+    // Past viewDelta changes the graph is read into memory (and reconciled).
+    for (let rowId = 401; rowId < 430; rowId++) second.add(rowId, vectors[rowId] as Float32Array, meta(rowId));
+    expect(second.mapped).toBe(false);
+    expect(second.search(vectors[425] as Float32Array, 1)[0]?.rowId).toBe(425);
+    expect(second.search(vectors[3] as Float32Array, 10).map((row) => row.rowId)).not.toContain(3);
+    expect(open(350).mapped).toBe(false); // 50 rows gone: more than viewDelta
   });
 
   it('a restored index rescores a mapped graph from single rows, without reading the whole matrix', () => {
@@ -228,8 +245,22 @@ describe('HNSW vector index', () => {
     expect(whole.snapshot((row) => metas.push(row) - 1).rowIds.length).toBe(528);
   });
 
-  it('rewrites the saved graph only when it changed since loaded or saved', () => {
-    const options = savedGraph('unchanged.hnsw');
+  it('a restored flat index that takes a few rows before its matrix is read allocates little more than it holds', () => {
+    const source = new FlatVectorIndex(dimensions);
+    vectors.slice(0, 2_000).forEach((vector, rowId) => source.add(rowId, vector, meta(rowId)));
+    const metas: Array<{ path: string; language: string }> = [];
+    const snapshot = source.snapshot((row) => metas.push(row) - 1);
+    const restored = new FlatVectorIndex(dimensions);
+    restored.restore({ rowIds: snapshot.rowIds, metaIndex: snapshot.metaIndex, metas: metaTableOf(metas), matrix: () => snapshot.matrix.slice() });
+    for (let rowId = 2_000; rowId < 2_010; rowId++) restored.add(rowId, vectors[rowId] as Float32Array, meta(rowId));
+    expect(restored.search(vectors[2_005] as Float32Array, 1)[0]?.rowId).toBe(2_005); // reads the matrix
+    const stored = (restored as unknown as { stored: Float32Array }).stored.length / dimensions;
+    expect(stored).toBeGreaterThanOrEqual(2_010);
+    expect(stored).toBeLessThanOrEqual(2_010 + Math.max(64, 2_000 / 32));
+  });
+
+  it('rewrites the saved graph only when it changed since loaded or saved (a few changes beside a mapped graph are not a change of the file)', () => {
+    const options = { ...savedGraph('unchanged.hnsw'), viewDelta: 5 };
     const { file } = options;
     const load = (count: number) => withRows(count, options);
     const first = load(300);
@@ -244,14 +275,16 @@ describe('HNSW vector index', () => {
     same.persist();
     expect(statSync(file).mtimeMs).toBe(1_000_000);
     same.add(300, vectors[300] as Float32Array, meta(300));
-    expect(same.unsaved).toBe(true);
+    expect(same.unsaved).toBe(false); // beside the mapped graph
+    for (let rowId = 301; rowId < 310; rowId++) same.add(rowId, vectors[rowId] as Float32Array, meta(rowId));
+    expect(same.unsaved).toBe(true); // past viewDelta: read into memory and grown
     same.persist();
     expect(statSync(file).mtimeMs).toBeGreaterThanOrEqual(saved);
 
-    const grown = load(301); // the file now holds row 300 too
+    const grown = load(310); // the file now holds rows 300…309 too
     expect(grown.unsaved).toBe(false);
     grown.remove(7);
-    expect(grown.unsaved).toBe(true);
-    expect(load(290).unsaved).toBe(true); // rows deleted meanwhile: reconciled, so changed
+    expect(grown.unsaved).toBe(false);
+    expect(load(290).unsaved).toBe(true); // 20 rows deleted meanwhile: more than viewDelta, reconciled, so changed
   });
 });

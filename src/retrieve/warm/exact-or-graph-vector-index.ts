@@ -57,6 +57,8 @@ export interface HnswOptions {
   file?: string;
   /** false: use a saved graph, never build one (a one-shot process: an exact scan is cheaper than a build). */
   build?: boolean;
+  /** Row changes a mapped graph takes beside it before it is read into memory (default VIEW_DELTA). */
+  viewDelta?: number;
 }
 
 /** Below this estimated pass rate a filtered query scans exactly instead of using the graph. */
@@ -70,6 +72,12 @@ const SELECTIVE_FILTER = 0.1;
  */
 const VECTORS_PER_BREADTH = 2_000;
 const MAX_BREADTH = 500;
+/**
+ * Changes a mapped graph takes beside it before it is read into memory: rows added since it
+ * was saved are scored exactly with its candidates, rows gone are skipped (a small delta
+ * costs no load of the whole graph, nor a rewrite of its file).
+ */
+const VIEW_DELTA = 4_096;
 
 /**
  * The graph holds f16 copies of the vectors and only proposes candidates: every one is
@@ -129,6 +137,10 @@ export class ExactOrGraphVectorIndex {
   /** The graph is the saved file memory-mapped (read-only): the first change loads it instead. */
   private viewed = false;
   private viewedKeys = 0;
+  /** While mapped: held rows the graph lacks (scored exactly beside its candidates). */
+  private extra = new Set<number>();
+  /** While mapped: keys of the graph whose rows are gone. */
+  private stale = 0;
 
   constructor(
     readonly dimensions: number,
@@ -141,6 +153,10 @@ export class ExactOrGraphVectorIndex {
     return this.flat.size;
   }
 
+  private get viewDelta(): number {
+    return this.options.viewDelta ?? VIEW_DELTA;
+  }
+
   /** Reads up to `bytes` more of a restored matrix in the background (see FlatVectorIndex.prefetchMatrix). */
   prefetchMatrix(bytes: number): boolean {
     return this.flat.prefetchMatrix(bytes);
@@ -150,9 +166,9 @@ export class ExactOrGraphVectorIndex {
     return this.graph !== undefined;
   }
 
-  /** Keys in the graph (a viewed graph holds exactly the live rows it was opened with). */
+  /** Live rows the graph search covers (a mapped graph's own and those beside it). */
   private get graphSize(): number {
-    return this.viewed ? this.viewedKeys : this.graphKeys.size;
+    return this.viewed ? this.viewedKeys - this.stale + this.extra.size : this.graphKeys.size;
   }
 
   /** The graph is the saved file, memory-mapped (not read into memory). */
@@ -170,9 +186,13 @@ export class ExactOrGraphVectorIndex {
   }
 
   add(rowId: number, vector: Float32Array, meta: VectorRowMeta): void {
+    const replaced = this.flat.has(rowId);
     this.flat.add(rowId, vector, meta);
     if (this.viewed) {
-      this.materialize();
+      // A held row given a new vector: its key in the graph is stale, the row is scored beside it.
+      if (replaced && !this.extra.has(rowId)) this.stale++;
+      this.extra.add(rowId);
+      if (this.extra.size > this.viewDelta || this.stale > this.viewDelta) this.materialize();
       return;
     }
     if (this.graph && !this.graphKeys.has(rowId)) {
@@ -186,7 +206,7 @@ export class ExactOrGraphVectorIndex {
     if (this.viewed) {
       const held = this.flat.has(rowId);
       this.flat.remove(rowId);
-      if (held) this.materialize();
+      if (held && !this.extra.delete(rowId) && ++this.stale > this.viewDelta) this.materialize();
       return;
     }
     this.flat.remove(rowId);
@@ -250,13 +270,24 @@ export class ExactOrGraphVectorIndex {
     }
     const breadth = Math.max(want, Math.min(MAX_BREADTH, Math.ceil(this.graphSize / VECTORS_PER_BREADTH)));
     const unit = normalized(query);
-    const { keys } = this.graph.search(unit, breadth, 0);
+    const { keys } = this.graph.search(unit, breadth + (this.viewed ? Math.min(this.stale, breadth) : 0), 0);
     // The graph's f16 distances only choose candidates; each is scored exactly (f32 cosine), so
     // scores match an exact scan and the order is the exact order of what the graph found.
     const rows = this.flat.scoreRows(keys, unit, accept);
+    if (this.viewed && this.extra.size > 0) {
+      const proposed = new Set(rows.map((row) => row.rowId));
+      rows.push(
+        ...this.flat.scoreRows(
+          [...this.extra].filter((rowId) => !proposed.has(rowId)),
+          unit,
+          accept,
+        ),
+      );
+    }
     rows.sort((a, b) => b.score - a.score || a.rowId - b.rowId);
     if (rows.length > limit) rows.length = limit;
-    if (accept && rows.length < limit) return this.flat.search(query, limit, accept);
+    // Too few passed the filter, or gone rows took the places of live ones: answered exactly.
+    if ((accept || this.stale > 0) && rows.length < Math.min(limit, this.flat.size)) return this.flat.search(query, limit, accept);
     // Paths of the rows kept only (a new process reads each from a block of the segment).
     for (const row of rows) row.path = this.flat.pathOf(row.rowId) ?? row.path;
     return rows;
@@ -280,13 +311,15 @@ export class ExactOrGraphVectorIndex {
     this.graph = undefined;
     this.viewed = false;
     this.viewedKeys = 0;
+    this.extra = new Set();
+    this.stale = 0;
     this.graphKeys.clear();
     this.ensureGraph();
   }
 
   /**
-   * When the saved graph holds exactly the live rows, it is memory-mapped instead of read:
-   * a new process answers from it at once, paging in only what searches touch.
+   * When the saved graph holds the live rows but for a small delta, it is memory-mapped instead
+   * of read: a new process answers from it at once, paging in only what searches touch.
    */
   private viewSaved(graph: UsearchIndex): boolean {
     const file = this.options.file;
@@ -295,10 +328,13 @@ export class ExactOrGraphVectorIndex {
       const bytes = readFileSync(`${file}.keys`);
       if (bytes.length % 4 !== 0) return false;
       const keys = new Int32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
-      if (keys.length !== this.flat.size || !this.flat.hasAll(keys)) return false;
+      const delta = keys.length === this.flat.size && this.flat.hasAll(keys) ? { extra: [], absent: 0 } : this.flat.beside(keys, this.viewDelta);
+      if (!delta) return false;
       graph.view(file);
       if (graph.size() !== keys.length) return false;
-      // Its keys are exactly the live rows (graphKeys stays empty while viewed).
+      this.extra = new Set(delta.extra);
+      this.stale = delta.absent;
+      // graphKeys stays empty while mapped: its keys are the file's, less `stale`, plus `extra`.
       this.viewedKeys = keys.length;
       this.viewed = true;
       this.dirty = false;

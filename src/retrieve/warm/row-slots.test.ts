@@ -40,7 +40,7 @@ describe('RowSlots', () => {
     });
   }
 
-  it('answers lookups from the restored ids until the first change, and refuses a second restore', () => {
+  it('answers lookups from the restored ids, and refuses a second restore', () => {
     const slots = new RowSlots();
     slots.restore(Float64Array.of(2, 5, 9));
     expect([slots.get(2), slots.get(5), slots.get(9), slots.get(4), slots.get(10)]).toEqual([0, 1, 2, undefined, undefined]);
@@ -66,6 +66,47 @@ describe('RowSlots', () => {
     const inside = slots as unknown as { restored: Float64Array | undefined; map: Map<number, number> };
     expect(inside.restored).toBe(restored);
     expect(inside.map.size).toBe(1);
+  });
+
+  it('a restored row set to its own slot (as a compaction does) is held once; to another slot, moved', () => {
+    const slots = new RowSlots();
+    slots.restore(Float64Array.of(2, 5, 9));
+    slots.set(11, 3);
+    slots.set(5, 1);
+    expect([slots.size, [...slots.keys()]]).toEqual([4, [2, 5, 9, 11]]);
+    expect(slots.delete(5)).toBe(true);
+    expect([slots.has(5), slots.size]).toEqual([false, 3]);
+    slots.set(9, 0);
+    expect([slots.get(9), slots.get(2), slots.size]).toEqual([0, 0, 3]);
+  });
+
+  it('beside() names the held rows a sorted key list lacks and counts its keys not held, or gives up past the limit', () => {
+    const next = random(17);
+    for (let round = 0; round < 200; round++) {
+      const held = Float64Array.from(new Set(Array.from({ length: 1 + Math.floor(next() * 80) }, () => 1 + Math.floor(next() * 150)))).sort();
+      const slots = new RowSlots();
+      slots.restore(held);
+      for (let change = 0; change < Math.floor(next() * 10); change++) {
+        const rowId = 1 + Math.floor(next() * 200);
+        if (next() < 0.5) slots.delete(rowId);
+        else if (!slots.has(rowId)) slots.set(rowId, 1_000 + change);
+      }
+      const keys = Int32Array.from(new Set(Array.from({ length: Math.floor(next() * 80) }, () => 1 + Math.floor(next() * 200)))).sort();
+      const live = [...slots.keys()];
+      const keySet = new Set(keys);
+      const extra = live.filter((rowId) => !keySet.has(rowId));
+      const absent = [...keys].filter((rowId) => !slots.has(rowId)).length;
+      const limit = Math.floor(next() * 40);
+      const got = slots.beside(keys, limit);
+      if (extra.length > limit || absent > limit) expect(got).toBeUndefined();
+      else {
+        expect(got?.absent).toBe(absent);
+        expect(new Set(got?.extra)).toEqual(new Set(extra));
+      }
+    }
+    const slots = new RowSlots();
+    slots.restore(Float64Array.of(1, 2, 3));
+    expect(slots.beside(Int32Array.of(3, 1), 10)).toBeUndefined(); // keys that do not ascend
   });
 
   it('hasAll answers as has() for every id, ascending or not, restored or changed', () => {

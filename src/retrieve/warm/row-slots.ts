@@ -64,10 +64,42 @@ export class RowSlots {
     return true;
   }
 
+  /**
+   * Held rows absent from `keys` (ascending) and how many of `keys` are not held (a saved
+   * graph's key list against the rows now): undefined when either passes `limit` or the keys
+   * do not ascend.
+   */
+  beside(keys: Int32Array, limit: number): { extra: number[]; absent: number } | undefined {
+    for (let index = 1; index < keys.length; index++) if ((keys[index] as number) <= (keys[index - 1] as number)) return undefined;
+    const extra: number[] = [];
+    let found = 0;
+    const restored = this.restored;
+    if (restored) {
+      let at = 0;
+      for (let slot = 0; slot < restored.length; slot++) {
+        if (this.gone.size > 0 && this.gone.has(slot)) continue;
+        const rowId = restored[slot] as number;
+        while (at < keys.length && (keys[at] as number) < rowId) at++;
+        if (at < keys.length && keys[at] === rowId) found++;
+        else if (extra.push(rowId) > limit) return undefined;
+      }
+    }
+    for (const rowId of this.map.keys()) {
+      if (sortedIncludes(keys, rowId)) found++;
+      else if (extra.push(rowId) > limit) return undefined;
+    }
+    const absent = keys.length - found;
+    return absent > limit ? undefined : { extra, absent };
+  }
+
   set(rowId: number, slot: number): void {
     const at = this.restored ? this.restoredSlot(rowId) : undefined;
-    // A restored row given another slot (never done by the indexes): one map of every row.
-    if (at !== undefined && !this.gone.has(at) && at !== slot) this.materialize();
+    if (at !== undefined && !this.gone.has(at)) {
+      // A restored row keeping its slot (a compaction renumbering rows after it) is no change;
+      // one given another slot makes one map of every row.
+      if (at === slot) return;
+      this.materialize();
+    }
     this.map.set(rowId, slot);
   }
 
@@ -116,4 +148,17 @@ export class RowSlots {
     this.restored = undefined;
     this.gone.clear();
   }
+}
+
+function sortedIncludes(keys: Int32Array, value: number): boolean {
+  let low = 0;
+  let high = keys.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >>> 1;
+    const key = keys[middle] as number;
+    if (key === value) return true;
+    if (key < value) low = middle + 1;
+    else high = middle - 1;
+  }
+  return false;
 }

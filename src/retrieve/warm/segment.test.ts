@@ -368,6 +368,53 @@ describe('segment files', () => {
     expectSameAnswers(after, reference, 55);
   });
 
+  it('a run rewrites the file once the deletions since it reach minChanges, even when the rows it holds changed less (the log a new process would read)', async () => {
+    await savedWithReference(71);
+    const saved = readFileSync(segment);
+    const next = random(72);
+    // Another writer adds and deletes the same file again and again: few rows live after the file, many deletions.
+    for (let round = 0; round < 30; round++) {
+      await writeRandomFile(next, 'src/churn.ts');
+      await store.deleteFile('src/churn.ts');
+    }
+    await writeRandomFile(next, 'src/kept.ts');
+    const few = new WarmIndex(store, options());
+    await few.persist({ minChanges: 1_000 });
+    expect(readFileSync(segment).equals(saved)).toBe(true);
+    const many = new WarmIndex(store, options());
+    await many.persist({ minChanges: 20 });
+    expect(readFileSync(segment).equals(saved)).toBe(false);
+    expect(readSegmentHeader(segment)?.chunkDeletions).toBe(await store.chunkDeletions?.());
+  });
+
+  it('an index read from a segment and a delta, then compacted after deleting most of the delta, holds every row once and answers as one built from rows', async () => {
+    const write = (file: number) =>
+      store.writeFile({
+        entry: catalogEntry(`src/f${file}.ts`, { embedder: 'e@8' }),
+        chunks: Array.from({ length: 100 }, (_, index) =>
+          chunk(`src/f${file}.ts`, index * 10 + 1, `alpha word${file} beta${index} ${vocabulary[(file * 7 + index) % vocabulary.length]}`, {
+            vector: Float32Array.from({ length: DIMENSIONS }, (_, dimension) => Math.sin(file + index * 0.1 + dimension)),
+          }),
+        ),
+      });
+    for (let file = 0; file < 30; file++) await write(file);
+    await new WarmIndex(store, options()).persist();
+    for (let file = 30; file < 50; file++) await write(file);
+    const warm = new WarmIndex(store, options());
+    await warm.refresh();
+    expect(warm.fromSegment).toBe(true);
+    // 1,400 of the 2,000 rows after the segment deleted: past a quarter of the slots, the lexical index compacts.
+    for (let file = 30; file < 44; file++) await store.deleteFile(`src/f${file}.ts`);
+    await warm.refresh();
+    await store.deleteFile('src/f0.ts');
+    await warm.refresh();
+    const reference = new WarmIndex(store, { ...options(), segmentFile: undefined });
+    await reference.refresh();
+    expect([warm.size, reference.size]).toEqual([3_500, 3_500]);
+    expectSameAnswers(warm, reference, 61);
+    for (const query of ['alpha word3', 'word0 beta7', 'alpha']) expect(warm.searchLexical(queryTerms(query), 10, undefined)).toEqual(reference.searchLexical(queryTerms(query), 10, undefined));
+  });
+
   it('a long-lived index reads the vector matrix in the background too: its searches no longer read the file, and damaged vectors are found without any search', async () => {
     const { header, reference } = await savedWithReference(41);
     const whole = new WarmIndex(store, options({ prefetch: true }));

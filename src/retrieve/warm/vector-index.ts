@@ -169,7 +169,8 @@ export class FlatVectorIndex {
     let target: Float32Array;
     let offset: number;
     if (pending) {
-      this.ensureRowCapacity(slot + 1);
+      // A little room at a time: the matrix read later is allocated to this capacity.
+      this.ensureRowCapacity(slot + 1, Math.max(64, this.baseSlots >>> 5));
       offset = (slot - this.baseSlots) * this.dimensions;
       if (this.tail.length < offset + this.dimensions) {
         const grown = new Float32Array(Math.max(offset + this.dimensions, 2 * this.tail.length, 64 * this.dimensions));
@@ -195,6 +196,11 @@ export class FlatVectorIndex {
 
   has(rowId: number): boolean {
     return this.slotOfRow.has(rowId);
+  }
+
+  /** Held rows absent from `keys` (ascending), and how many keys are not held (RowSlots.beside). */
+  beside(keys: Int32Array, limit: number): { extra: number[]; absent: number } | undefined {
+    return this.slotOfRow.beside(keys, limit);
   }
 
   /** Whether every one of the row ids is held (fastest when they ascend). */
@@ -369,10 +375,11 @@ export class FlatVectorIndex {
     this.ensureRowCapacity(next);
   }
 
-  private ensureRowCapacity(slots: number): void {
+  /** Room in the row table for `slots`, growing by `step` (default: doubling). */
+  private ensureRowCapacity(slots: number, step?: number): void {
     const capacity = this.slotRowIds.length;
     if (slots <= capacity) return;
-    const rowIds = new Float64Array(Math.max(slots, capacity * 2)).fill(-1);
+    const rowIds = new Float64Array(Math.max(slots, capacity + (step ?? capacity))).fill(-1);
     rowIds.set(this.slotRowIds);
     this.slotRowIds = rowIds;
   }

@@ -69,6 +69,8 @@ export class WarmIndex {
   private segmentWatermark = -1;
   /** Rows added or removed since then. */
   private changesSinceSegment = 0;
+  /** The store's deletion count that segment reflects: deletions since it (rows it never held too) are log a new process reads. */
+  private segmentDeletions: number | undefined;
   /** The store's chunk deletion count every deletion up to which this index has applied (undefined: unknown). */
   private deletionsSeen: number | undefined;
 
@@ -111,6 +113,7 @@ export class WarmIndex {
     this.watermark = 0;
     this.token = undefined;
     this.segmentWatermark = -1;
+    this.segmentDeletions = undefined;
     this.changesSinceSegment = 0;
     this.deletionsSeen = undefined;
   }
@@ -227,8 +230,11 @@ export class WarmIndex {
   private saveSegment(minChanges: number): SegmentError | undefined {
     const file = this.options.segmentFile;
     if (!file || this.instance === undefined || this.token === undefined || this.refreshing) return;
-    if (this.watermark === this.segmentWatermark && this.changesSinceSegment === 0) return;
-    if (this.segmentWatermark >= 0 && this.changesSinceSegment < minChanges) return;
+    // Rows changed since the file or deletions since it (each read from the store's log by a new process), whichever is more.
+    const logged = this.deletionsSeen !== undefined && this.segmentDeletions !== undefined ? this.deletionsSeen - this.segmentDeletions : 0;
+    const behind = Math.max(this.changesSinceSegment, logged);
+    if (this.watermark === this.segmentWatermark && behind === 0) return;
+    if (this.segmentWatermark >= 0 && behind < minChanges) return;
     const onDisk = readSegmentHeader(file);
     if (onDisk && onDisk.storeInstance === this.instance && onDisk.embedderId === this.options.embedderId && onDisk.watermark > this.watermark) return;
     const started = performance.now();
@@ -244,6 +250,7 @@ export class WarmIndex {
       };
       writeSegment(file, segmentContents({ header, lexical: this.lexical, vectors: this.vectors, termIds: this.termIds, withoutVector: this.withoutVector }));
       this.segmentWatermark = this.watermark;
+      this.segmentDeletions = this.deletionsSeen;
       this.changesSinceSegment = 0;
       this.options.onSegment?.({ type: 'segment-saved', file, rows: this.lexical.size, ms: performance.now() - started });
     } catch (error) {
@@ -287,6 +294,7 @@ export class WarmIndex {
     this.segmentWatermark = reader.header.watermark;
     const deletions = reader.header.chunkDeletions;
     this.deletionsSeen = Number.isSafeInteger(deletions) && (deletions as number) >= 0 ? deletions : undefined;
+    this.segmentDeletions = this.deletionsSeen;
     this.reader = reader;
     openReaders.register(this, reader, this);
     this.options.onSegment?.({ type: 'segment-loaded', file, rows: this.lexical.size, ms: performance.now() - started });

@@ -330,6 +330,11 @@ class PostgresStore implements Store {
     return rows.map((row) => [row.key.slice('state:'.length), row.value]);
   }
 
+  async countRows(): Promise<{ files: number; chunks: number }> {
+    const [row] = await this.session.rows<Record<string, string>>(`SELECT (SELECT count(*) FROM ${this.s}.files) AS files, (SELECT count(*) FROM ${this.s}.chunks) AS chunks`);
+    return { files: Number(row?.files ?? 0), chunks: Number(row?.chunks ?? 0) };
+  }
+
   async counts(): Promise<StoreCounts> {
     const [row] = await this.session.rows<Record<string, string>>(
       `SELECT (SELECT count(*) FROM ${this.s}.files) AS files, (SELECT count(*) FROM ${this.s}.chunks) AS chunks,

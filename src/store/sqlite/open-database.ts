@@ -43,7 +43,9 @@ export function openDatabase(options: OpenDatabaseOptions): Database.Database {
   try {
     configure(db, readonly);
     prepareSchema(db, file, readonly);
-    if (!readonly) pruneTombstones(db);
+    // A writer trims the deletion log as it deletes (RowWriter); one that opens to index also
+    // trims what older builds, which did not, left (a search's open never writes here).
+    if (!readonly && options.create) pruneTombstones(db);
     if (options.quickCheck ?? options.create) assertQuickCheck(db, file);
   } catch (error) {
     db.close();

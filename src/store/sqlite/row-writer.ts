@@ -4,11 +4,14 @@ import { symbolKeys } from '../rows.js';
 import type { FileWrite } from '../spec.js';
 import type { Statements } from './statements.js';
 import { encodeVector } from './vector-codec.js';
+import { TOMBSTONES_KEPT } from './schema.js';
 
 /**
  * The SQLite store's write path, run inside the caller's transaction: a file's chunk, term,
  * symbol and vector rows and its catalog row; a new lexicon term gets its id in the same commit.
  */
+/** Deleted rows between two trims of the deletion log. */
+const TRIM_EVERY = 4_096;
 /** Terms looked up one by one before a write reads the whole lexicon (see RowWriter.termIdOf). */
 const WHOLE_LEXICON_AFTER = 20_000;
 
@@ -18,6 +21,7 @@ export class RowWriter {
   /** Whether termIds holds the whole lexicon (read once a run has looked up enough terms one by one). */
   private wholeLexicon = false;
   private lookups = 0;
+  private deletedSinceTrim = 0;
   /** Lookups after which the whole lexicon is read (set at the first lookup). */
   private readWholeAfter: number | undefined;
   private readonly listTermIds = new ListTermIds();
@@ -59,6 +63,12 @@ export class RowWriter {
       this.statements.deleteSymbols.run(id);
     }
     this.statements.deleteChunksOfPath.run(path);
+    // The deletion log (schema 4) is kept to its newest TOMBSTONES_KEPT, trimmed in the deleting transaction.
+    this.deletedSinceTrim += ids.length;
+    if (this.deletedSinceTrim >= TRIM_EVERY) {
+      this.deletedSinceTrim = 0;
+      this.statements.trimTombstones.run(TOMBSTONES_KEPT);
+    }
   }
 
   /** A rolled-back write may have cached term ids that were never committed. */

@@ -100,21 +100,39 @@ describe('sqlite store: refusing what is not ours', () => {
     });
   });
 
-  it('keeps only the newest TOMBSTONES_KEPT deleted row ids once a writer opens the store', async () => {
+  it("keeps the deletion log to its newest TOMBSTONES_KEPT: trimmed by an indexing open and by a writer as it deletes, never by a search's open", async () => {
     await withFolder(async (folder) => {
       const file = join(folder, 'index.db');
       await openSqliteStore({ file, create: true }).close();
-      const db = new Database(file);
-      const insert = db.prepare('INSERT INTO chunk_tombstones (seq, row_id) VALUES (?, ?)');
-      db.transaction(() => {
-        for (let seq = 1; seq <= TOMBSTONES_KEPT + 7; seq++) insert.run(seq, seq);
-      })();
-      db.prepare("UPDATE meta SET value = ? WHERE key = 'chunk_deletions'").run(String(TOMBSTONES_KEPT + 7));
-      db.close();
-      const store = openSqliteStore({ file });
+      const fill = (extra: number) => {
+        const db = new Database(file);
+        const insert = db.prepare('INSERT INTO chunk_tombstones (seq, row_id) VALUES (?, ?)');
+        db.transaction(() => {
+          for (let seq = 1; seq <= TOMBSTONES_KEPT + extra; seq++) insert.run(seq, seq);
+        })();
+        db.prepare("UPDATE meta SET value = ? WHERE key = 'chunk_deletions'").run(String(TOMBSTONES_KEPT + extra));
+        db.close();
+      };
+      const logged = () => {
+        const db = new Database(file, { readonly: true });
+        const count = db.prepare('SELECT count(*) FROM chunk_tombstones').pluck().get();
+        db.close();
+        return count;
+      };
+      fill(7);
+      await openSqliteStore({ file }).close(); // a search's open: nothing written
+      expect(logged()).toBe(TOMBSTONES_KEPT + 7);
+      const store = openSqliteStore({ file, create: true });
       try {
+        expect(logged()).toBe(TOMBSTONES_KEPT);
         expect(await store.deletedRowIds?.(6, 8)).toBeUndefined();
         expect([...((await store.deletedRowIds?.(7, 9)) ?? [])]).toEqual([8, 9]);
+        // A writer deleting thousands of rows trims as it goes.
+        await store.writeFile({ entry: catalogEntry('big.ts'), chunks: Array.from({ length: 4_200 }, (_, index) => chunk('big.ts', index + 1, `line ${index}`)) });
+        await store.deleteFile('big.ts');
+        expect(logged()).toBeLessThanOrEqual(TOMBSTONES_KEPT + 4_200 - 4_096);
+        const deletions = (await store.chunkDeletions?.()) as number;
+        expect((await store.deletedRowIds?.(deletions - 4_200, deletions))?.length).toBe(4_200);
       } finally {
         await store.close();
       }

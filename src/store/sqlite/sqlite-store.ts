@@ -299,6 +299,10 @@ class SqliteStore implements Store {
     );
   }
 
+  async countRows(): Promise<{ files: number; chunks: number }> {
+    return this.guard(() => ({ files: this.statements.countFiles.get() as number, chunks: this.statements.countChunks.get() as number }));
+  }
+
   async counts(): Promise<StoreCounts> {
     return this.guard(() => {
       const count = (sql: string, ...params: unknown[]) =>

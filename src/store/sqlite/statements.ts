@@ -22,8 +22,10 @@ export interface Statements {
   lexiconAfter: Database.Statement;
   liveRowIds: Database.Statement;
   countChunks: Database.Statement;
+  countFiles: Database.Statement;
   chunkDeletions: Database.Statement;
   tombstones: Database.Statement;
+  trimTombstones: Database.Statement;
   deleteChunksOfPath: Database.Statement;
   deleteFile: Database.Statement;
   insertChunk: Database.Statement;
@@ -72,8 +74,10 @@ export function prepareStatements(db: Database.Database): Statements {
     lexiconAfter: db.prepare('SELECT id, term FROM lexicon WHERE id > ? ORDER BY id').raw(),
     liveRowIds: db.prepare('SELECT id FROM chunks ORDER BY id').pluck(),
     countChunks: db.prepare('SELECT count(*) FROM chunks').pluck(),
+    countFiles: db.prepare('SELECT count(*) FROM files').pluck(),
     chunkDeletions: db.prepare("SELECT value FROM meta WHERE key = 'chunk_deletions'").pluck(),
     tombstones: db.prepare('SELECT row_id FROM chunk_tombstones WHERE seq > ? AND seq <= ? ORDER BY seq').pluck(),
+    trimTombstones: db.prepare('DELETE FROM chunk_tombstones WHERE seq <= (SELECT max(seq) FROM chunk_tombstones) - ?'),
     deleteChunksOfPath: db.prepare('DELETE FROM chunks WHERE path = ?'),
     deleteFile: db.prepare('DELETE FROM files WHERE path = ?'),
     insertChunk: db.prepare(`INSERT INTO chunks (chunk_id, content_hash, path, start_line, end_line, language, kind, symbol, symbols, heading_path, text)

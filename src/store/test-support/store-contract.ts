@@ -140,9 +140,13 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
       expect([...first, ...second, ...third].map((row) => row.rowId)).toEqual(all.map((row) => row.rowId));
       expect(third).toHaveLength(1);
       expect(await store.countChunks()).toBe(5);
+      const counts = await store.counts();
+      expect(await store.countRows()).toEqual({ files: counts.files, chunks: counts.chunks });
+      expect(counts).toMatchObject({ files: 2, chunks: 5 });
       const deletionsBefore = await store.chunkDeletions?.();
       await store.deleteFile('a.ts');
       expect(await store.countChunks()).toBe(2);
+      expect(await store.countRows()).toEqual({ files: 1, chunks: 2 });
       expect([...(await store.liveRowIds())]).toEqual(all.slice(3).map((row) => row.rowId));
       // A store that counts deletions counts these three, and nothing for writes that delete nothing.
       if (deletionsBefore !== undefined) {

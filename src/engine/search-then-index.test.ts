@@ -1,3 +1,4 @@
+import { readdirSync, readlinkSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +14,7 @@ const documents = (from: number, count: number) =>
 
 let dir: string;
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'loci-store-upgrade-'));
+  dir = await mkdtemp(join(tmpdir(), 'loci-search-then-index-'));
   const indexer = createLoci({ root: dir, store: join(dir, 'store') });
   await indexer.indexDocuments(documents(0, 40));
   await indexer.close();
@@ -23,10 +24,10 @@ afterAll(async () => {
 });
 
 describe('an engine that searched first and then indexes', () => {
-  it('keeps answering searches already under way and those made during the run (the read-only handle is not closed under them)', async () => {
+  it("keeps answering searches already under way and those made during the run (the search's handle is not closed under them)", async () => {
     const loci = createLoci({ root: dir, store: join(dir, 'store') });
     try {
-      // The first search opens the store read-only; indexing then needs it writable.
+      // The first search opens the store without creating it; indexing then opens it to create and write.
       expect((await loci.search('queue note')).results.length).toBeGreaterThan(0);
       const inFlight = Array.from({ length: 6 }, (_, index) => loci.search(`${topics[index]} handles step`));
       const run = loci.indexDocuments(documents(40, 20));
@@ -40,5 +41,19 @@ describe('an engine that searched first and then indexes', () => {
     } finally {
       await loci.close();
     }
+    // Both handles (the first search's and the run's) are closed with the engine.
+    expect(openHandles(join(dir, 'store', 'index.db'))).toBe(0);
   });
 });
+
+/** This process's open file descriptors on `file` (Linux; elsewhere 0). */
+function openHandles(file: string): number {
+  if (process.platform !== 'linux') return 0;
+  return readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`) === file;
+    } catch {
+      return false;
+    }
+  }).length;
+}
