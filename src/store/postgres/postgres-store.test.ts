@@ -58,7 +58,7 @@ describe('postgres store: namespaces, safety and concurrent writers', () => {
     }
   });
 
-  it('upgrades a namespace of schema 1: deletions are counted from then on, by any writer', async () => {
+  it('upgrades a namespace of schema 1: deletions are counted and logged from then on, by any writer', async () => {
     const namespace = uniqueNamespace('upgrade');
     const schema = `"loci_${namespace}"`;
     const first = await openPostgresStore({ url: `${url}?namespace=${namespace}`, create: true });
@@ -67,14 +67,16 @@ describe('postgres store: namespaces, safety and concurrent writers', () => {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
-      // As schema 1 left it: no counter, no trigger.
-      await client.query(`DROP TRIGGER chunk_deletions ON ${schema}.chunks; DROP FUNCTION ${schema}.count_chunk_deletions();
+      // As schema 1 left it: no counter, no trigger, no log.
+      const ids = (await client.query(`SELECT id FROM ${schema}.chunks ORDER BY id`)).rows.map((row: { id: number }) => row.id);
+      await client.query(`DROP TRIGGER chunk_deletions ON ${schema}.chunks; DROP FUNCTION ${schema}.count_chunk_deletions(); DROP TABLE ${schema}.chunk_tombstones;
         DELETE FROM ${schema}.meta WHERE key = 'chunk_deletions'; UPDATE ${schema}.meta SET value = '1' WHERE key = 'schema_version'`);
       const upgraded = await openPostgresStore({ url: `${url}?namespace=${namespace}` });
       expect((await upgraded.getMeta()).schemaVersion).toBe(PG_SCHEMA_VERSION);
       expect(await upgraded.chunkDeletions?.()).toBe(0);
       await client.query(`DELETE FROM ${schema}.chunks WHERE path = 'a.ts'`); // another writer
       expect(await upgraded.chunkDeletions?.()).toBe(2);
+      expect([...((await upgraded.deletedRowIds?.(0, 2)) ?? [])]).toEqual(ids);
       await upgraded.close();
     } finally {
       await client.end();

@@ -307,6 +307,13 @@ class PostgresStore implements Store {
     return Number.isSafeInteger(value) && value >= 0 ? value : undefined;
   }
 
+  async deletedRowIds(after: number, upTo: number): Promise<Int32Array | undefined> {
+    if (!(Number.isSafeInteger(after) && Number.isSafeInteger(upTo) && after >= 0 && upTo >= after)) return undefined;
+    const rows = await this.session.rows<{ row_id: number }>(`SELECT row_id FROM ${this.s}.chunk_tombstones WHERE seq > $1 AND seq <= $2 ORDER BY seq`, [after, upTo]);
+    // Fewer than were deleted: the log no longer reaches back that far (or the deletions came before it).
+    return rows.length === upTo - after ? Int32Array.from(rows, (row) => row.row_id) : undefined;
+  }
+
   async liveRowIds(): Promise<Int32Array> {
     const rows = await this.session.rows<{ id: number }>(`SELECT id FROM ${this.s}.chunks ORDER BY id`);
     return Int32Array.from(rows, (row) => row.id);

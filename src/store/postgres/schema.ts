@@ -88,6 +88,34 @@ export const pgMigrations: ReadonlyArray<(schema: string) => string> = [
         REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION ${s}.count_chunk_deletions();
     `;
   },
+  // 3: which chunk rows were deleted, logged by the same trigger under the count each moved it
+  // to (the meta row locked first, so concurrent deleters take turns), so a reader that saw
+  // count D reads the ids deleted after it instead of every live id; the newest
+  // 100,000 are kept (PG_TOMBSTONES_KEPT; a reader further behind compares every id, as before).
+  (schema) => {
+    const s = q(schema);
+    return `
+      CREATE TABLE IF NOT EXISTS ${s}.chunk_tombstones (seq bigint PRIMARY KEY, row_id integer NOT NULL);
+      CREATE OR REPLACE FUNCTION ${s}.count_chunk_deletions() RETURNS trigger LANGUAGE plpgsql AS $body$
+      DECLARE
+        before bigint;
+        moved bigint;
+      BEGIN
+        SELECT value::bigint INTO before FROM ${s}.meta WHERE key = 'chunk_deletions' FOR UPDATE;
+        SELECT count(*) INTO moved FROM gone;
+        INSERT INTO ${s}.chunk_tombstones (seq, row_id)
+          SELECT before + row_number() OVER (ORDER BY id), id FROM gone
+          ON CONFLICT (seq) DO UPDATE SET row_id = EXCLUDED.row_id;
+        UPDATE ${s}.meta SET value = (before + moved)::text WHERE key = 'chunk_deletions';
+        DELETE FROM ${s}.chunk_tombstones WHERE seq <= before + moved - ${PG_TOMBSTONES_KEPT};
+        RETURN NULL;
+      END
+      $body$;
+    `;
+  },
 ];
+
+/** Deleted row ids the log keeps (the newest). */
+export const PG_TOMBSTONES_KEPT = 100_000;
 
 export const PG_SCHEMA_VERSION = pgMigrations.length;
