@@ -83,34 +83,39 @@ export function findSortedBytes(key: Buffer, bytes: Buffer, ends: Uint32Array, s
 /** Builds the sorted table of a lexicon (at save time: one sort of the terms, in UTF-8 byte order). */
 export function sortTerms(entries: ReadonlyArray<readonly [string, number]>): SortedTerms {
   // UTF-16 code-unit order (JavaScript's string comparison) is UTF-8 byte order unless a term
-  // holds a surrogate or a character from U+E000 up: only then (rare in a lexicon) are the
-  // terms' bytes compared, which costs ~3x as much.
-  if (entries.some(([term]) => WIDE_UNITS.test(term))) return sortTermsByBytes(entries);
-  const sorted = [...entries].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  // holds a surrogate or a character from U+E000 up: such a term is compared by a key whose
+  // code units are moved so the two orders agree (orderKey); the rest by themselves.
+  const sorted = entries.map(([term, id]) => [WIDE_UNITS.test(term) ? orderKey(term) : term, term, id] as const);
+  sorted.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   const offsets = new Uint32Array(sorted.length + 1);
-  const joined = sorted.map(([term]) => term).join('');
+  const joined = sorted.map((entry) => entry[1]).join('');
   let bytes = Buffer.from(joined, 'utf8');
   if (bytes.length === joined.length) {
     // Every term is ASCII: one byte per character.
-    sorted.forEach(([term], index) => (offsets[index + 1] = (offsets[index] as number) + term.length));
+    sorted.forEach(([, term], index) => (offsets[index + 1] = (offsets[index] as number) + term.length));
   } else {
-    sorted.forEach(([term], index) => (offsets[index + 1] = (offsets[index] as number) + Buffer.byteLength(term, 'utf8')));
+    sorted.forEach(([, term], index) => (offsets[index + 1] = (offsets[index] as number) + Buffer.byteLength(term, 'utf8')));
     bytes = Buffer.allocUnsafe(offsets[sorted.length] as number);
-    sorted.forEach(([term], index) => bytes.write(term, offsets[index] as number, 'utf8'));
+    sorted.forEach(([, term], index) => bytes.write(term, offsets[index] as number, 'utf8'));
   }
-  return { bytes, offsets, ids: Uint32Array.from(sorted, (entry) => entry[1]) };
+  return { bytes, offsets, ids: Uint32Array.from(sorted, (entry) => entry[2]) };
 }
 
 const WIDE_UNITS = /[\uD800-\uFFFF]/;
 
-function sortTermsByBytes(entries: ReadonlyArray<readonly [string, number]>): SortedTerms {
-  const encoded = entries.map(([term, id]) => ({ bytes: Buffer.from(term, 'utf8'), id }));
-  encoded.sort((a, b) => Buffer.compare(a.bytes, b.bytes));
-  const offsets = new Uint32Array(encoded.length + 1);
-  encoded.forEach((entry, index) => (offsets[index + 1] = (offsets[index] as number) + entry.bytes.length));
-  const bytes = Buffer.allocUnsafe(offsets[encoded.length] as number);
-  encoded.forEach((entry, index) => entry.bytes.copy(bytes, offsets[index] as number));
-  return { bytes, offsets, ids: Uint32Array.from(encoded, (entry) => entry.id) };
+/**
+ * A string whose UTF-16 order is `term`'s UTF-8 byte order: U+E000–U+FFFF move down to
+ * U+D800–U+F7FF and surrogates up to U+F800–U+FFFF (in UTF-8 a character beyond the BMP,
+ * four bytes from F0, sorts after every three-byte one; in UTF-16 its surrogates sort before
+ * U+E000). Below U+D800 nothing moves.
+ */
+function orderKey(term: string): string {
+  let key = '';
+  for (let index = 0; index < term.length; index++) {
+    const unit = term.charCodeAt(index);
+    key += String.fromCharCode(unit >= 0xe000 ? unit - 0x800 : unit >= 0xd800 ? unit + 0x2000 : unit);
+  }
+  return key;
 }
 
 /** Live vectors as flat arrays (normalised, in slot order). */

@@ -9,7 +9,7 @@ const TERMS = ['zeta', 'alpha', 'ａ', 'Ａbc', '😀', '😀x', 'ﬀ', '中文'
 
 describe('lexicon table', () => {
   it('sorts terms in UTF-8 byte order, with or without characters above U+D7FF', () => {
-    // With the wide characters the bytes are compared; without them strings are (ASCII-only terms: one byte each).
+    // With the wide characters, by keys moved into byte order; without them, as they are (ASCII-only terms: one byte each).
     for (const terms of [TERMS, TERMS.filter((term) => !/[\uD800-\uFFFF]/.test(term)), TERMS.filter((term) => /^[a-z]*$/.test(term))]) {
       const table = sortTerms(terms.map((term, id) => [term, id] as const));
       const read = terms.map((_, index) => table.bytes.subarray(table.offsets[index], table.offsets[index + 1]));
@@ -22,6 +22,22 @@ describe('lexicon table', () => {
       for (const [id, term] of terms.entries()) expect(lexicon.get(term)).toBe(id);
       expect(lexicon.get('absent')).toBeUndefined();
     }
+  });
+
+  it('sorts random terms mixing ASCII, U+0800–U+D7FF, U+E000–U+FFFF and characters beyond the BMP in UTF-8 byte order', () => {
+    let state = 7;
+    const next = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const pieces = ['a', 'z', '\u00e9', '\u4e2d', '\ud7ff', '\ue000', '\uff21', '\uffff', '\ud83d\ude00', '\ud800\udc00', '\udbff\udfff'];
+    const terms = [...new Set(Array.from({ length: 3_000 }, () => Array.from({ length: 1 + Math.floor(next() * 4) }, () => pieces[Math.floor(next() * pieces.length)]).join('')))];
+    const table = sortTerms(terms.map((term, id) => [term, id] as const));
+    const read = terms.map((_, index) => table.bytes.subarray(table.offsets[index], table.offsets[index + 1]).toString('utf8'));
+    expect(read).toEqual(
+      terms
+        .map((term) => Buffer.from(term, 'utf8'))
+        .sort(Buffer.compare)
+        .map((bytes) => bytes.toString('utf8')),
+    );
+    for (const [index, id] of table.ids.entries()) expect(read[index]).toBe(terms[id]);
   });
 
   it('reads a lexicon a block at a time: every term found in its block, absent ones not, damage refused', () => {
