@@ -1,4 +1,4 @@
-import { statSync, utimesSync } from 'node:fs';
+import { existsSync, statSync, utimesSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -243,6 +243,79 @@ describe('HNSW vector index', () => {
       }
     }
     expect(whole.snapshot((row) => metas.push(row) - 1).rowIds.length).toBe(528);
+  });
+
+  it('a mapped graph whose nearest rows to a query are gone answers that query exactly, even with rows beside it', () => {
+    const options = savedGraph('crowd.hnsw');
+    withRows(3_000, options).persist();
+    const mapped = withRows(3_000, options);
+    const exact = new FlatVectorIndex(dimensions);
+    vectors.forEach((vector, rowId) => exact.add(rowId, vector, meta(rowId)));
+    const query = vectors[0] as Float32Array;
+    // A file on the query's topic deleted (its 150 nearest rows), and an unrelated one added.
+    for (const row of exact.search(query, 150)) {
+      mapped.remove(row.rowId);
+      exact.remove(row.rowId);
+    }
+    const far = clusteredVectors(12, dimensions, 12_345);
+    far.forEach((vector, index) => {
+      mapped.add(10_000 + index, vector, meta(10_000 + index));
+      exact.add(10_000 + index, vector, meta(10_000 + index));
+    });
+    expect(mapped.mapped).toBe(true);
+    const truth = exact.search(query, 10).map((row) => row.rowId);
+    expect(mapped.search(query, 10).filter((row) => truth.includes(row.rowId)).length).toBeGreaterThanOrEqual(9);
+  });
+
+  it('a row given a new vector while the graph is mapped is found by it, once; a graph with every key removed is not saved', () => {
+    const options = savedGraph('readd.hnsw');
+    withRows(400, options).persist();
+    const mapped = withRows(400, options);
+    const moved = vectors[2_500] as Float32Array;
+    mapped.add(7, moved, meta(7));
+    expect(mapped.mapped).toBe(true);
+    const found = mapped.search(moved, 5).map((row) => row.rowId);
+    expect(found[0]).toBe(7);
+    expect(found.filter((rowId) => rowId === 7)).toHaveLength(1);
+    // Every key removed: nothing saved, and the next process builds (or scans) without a crash.
+    const emptied = withRows(150, { ...savedGraph('emptied.hnsw'), viewDelta: 10 });
+    emptied.persist();
+    for (let rowId = 0; rowId < 150; rowId++) emptied.remove(rowId);
+    emptied.persist();
+    expect(existsSync(join(folder, 'emptied.hnsw'))).toBe(false);
+    const next = new ExactOrGraphVectorIndex(dimensions, { ...savedGraph('emptied.hnsw'), viewDelta: 10 });
+    vectors.slice(200, 320).forEach((vector, offset) => next.add(200 + offset, vector, meta(200 + offset)));
+    next.ensureGraph();
+    expect(next.search(vectors[250] as Float32Array, 1)[0]?.rowId).toBe(250);
+  });
+
+  it('rows beside a mapped graph in a new process are read from the segment once, not at every search', () => {
+    const options = savedGraph('beside.hnsw');
+    withRows(300, options).persist();
+    const source = withRows(340, { ...options, file: undefined });
+    const metas: Array<{ path: string; language: string }> = [];
+    const snapshot = source.snapshot((row) => metas.push(row) - 1);
+    let rowsRead = 0;
+    const restored = new ExactOrGraphVectorIndex(dimensions, options);
+    restored.restore({
+      rowIds: snapshot.rowIds,
+      metaIndex: snapshot.metaIndex,
+      metas: metaTableOf(metas),
+      matrix: () => {
+        throw new Error('the whole matrix was read');
+      },
+      row: (slot) => {
+        rowsRead++;
+        return snapshot.matrix.slice(slot * dimensions, (slot + 1) * dimensions);
+      },
+    });
+    restored.ensureGraph();
+    expect(restored.mapped).toBe(true); // the file lacks rows 300…339: beside it
+    expect(restored.search(vectors[320] as Float32Array, 1)[0]?.rowId).toBe(320);
+    const afterFirst = rowsRead;
+    restored.search(vectors[330] as Float32Array, 10);
+    restored.search(vectors[310] as Float32Array, 10);
+    expect(rowsRead - afterFirst).toBeLessThan(40); // only graph candidates not read before, none of the 40 beside it
   });
 
   it('a restored flat index that takes a few rows before its matrix is read allocates little more than it holds', () => {

@@ -217,14 +217,14 @@ export class ExactOrGraphVectorIndex {
   }
 
   /** Builds (or loads and reconciles) the graph once the index is big enough. */
-  ensureGraph(): void {
+  ensureGraph(mapSaved = true): void {
     if (this.graph || this.flat.size < this.options.threshold) return;
     if (this.options.build === false && !(this.options.file && existsSync(this.options.file))) return;
     const module = loadUsearch();
     if (!module) return;
     const create = () => createGraph(module, this.dimensions, this.options);
     const view = create();
-    if (this.viewSaved(view)) {
+    if (mapSaved && this.viewSaved(view)) {
       this.graph = view;
       return;
     }
@@ -270,10 +270,12 @@ export class ExactOrGraphVectorIndex {
     }
     const breadth = Math.max(want, Math.min(MAX_BREADTH, Math.ceil(this.graphSize / VECTORS_PER_BREADTH)));
     const unit = normalized(query);
-    const { keys } = this.graph.search(unit, breadth + (this.viewed ? Math.min(this.stale, breadth) : 0), 0);
+    // Gone rows may be among the graph's candidates: as many more are asked for.
+    const { keys } = this.graph.search(unit, breadth + (this.viewed ? this.stale : 0), 0);
     // The graph's f16 distances only choose candidates; each is scored exactly (f32 cosine), so
     // scores match an exact scan and the order is the exact order of what the graph found.
     const rows = this.flat.scoreRows(keys, unit, accept);
+    const fromGraph = rows.length;
     if (this.viewed && this.extra.size > 0) {
       const proposed = new Set(rows.map((row) => row.rowId));
       rows.push(
@@ -286,8 +288,9 @@ export class ExactOrGraphVectorIndex {
     }
     rows.sort((a, b) => b.score - a.score || a.rowId - b.rowId);
     if (rows.length > limit) rows.length = limit;
-    // Too few passed the filter, or gone rows took the places of live ones: answered exactly.
-    if ((accept || this.stale > 0) && rows.length < Math.min(limit, this.flat.size)) return this.flat.search(query, limit, accept);
+    // Too few passed the filter, or gone rows took the places of live ones (counted before the
+    // rows beside the graph, which are there whatever their score): answered exactly.
+    if ((accept || this.stale > 0) && (rows.length < Math.min(limit, this.flat.size) || fromGraph < Math.min(limit, this.graphSize - this.extra.size))) return this.flat.search(query, limit, accept);
     // Paths of the rows kept only (a new process reads each from a block of the segment).
     for (const row of rows) row.path = this.flat.pathOf(row.rowId) ?? row.path;
     return rows;
@@ -297,8 +300,14 @@ export class ExactOrGraphVectorIndex {
   persist(): void {
     const file = this.options.file;
     if (!this.graph || !file || !this.dirty) return;
-    writeGraphFiles(this.graph, Int32Array.from(this.graphKeys), file);
     this.dirty = false;
+    // A graph whose every key was removed is not saved (usearch cannot load one back): none is.
+    if (this.graphKeys.size === 0) {
+      rmSync(file, { force: true });
+      rmSync(`${file}.keys`, { force: true });
+      return;
+    }
+    writeGraphFiles(this.graph, Int32Array.from(this.graphKeys), file);
   }
 
   /** Whether persist() would write: the graph changed since it was loaded or saved. */
@@ -314,7 +323,8 @@ export class ExactOrGraphVectorIndex {
     this.extra = new Set();
     this.stale = 0;
     this.graphKeys.clear();
-    this.ensureGraph();
+    // Read into memory, not mapped again: the file may hold keys whose vectors changed here.
+    this.ensureGraph(false);
   }
 
   /**
@@ -348,9 +358,11 @@ export class ExactOrGraphVectorIndex {
     const file = this.options.file;
     if (!file || !existsSync(file) || !existsSync(`${file}.keys`)) return undefined;
     try {
-      graph.load(file);
       const bytes = readFileSync(`${file}.keys`);
       const keys = new Int32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+      // An empty key list (a graph with every key removed, as an older build saved one) is not loaded: usearch fails on it.
+      if (keys.length === 0) throw new Error('an empty graph');
+      graph.load(file);
       if (keys.length !== graph.size()) throw new Error('key list does not match the graph');
       return keys;
     } catch {

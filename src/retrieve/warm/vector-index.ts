@@ -14,6 +14,9 @@ export interface VectorRowMeta {
 
 export type { VectorSnapshot };
 
+/** Rows read one by one from an unread restored matrix that are kept (rows beside a mapped graph are scored at every search). */
+const ROWS_READ_KEPT = 8_192;
+
 /**
  * Exact cosine search over vectors held in one contiguous Float32Array. Vectors are
  * normalised on insert, so similarity is a dot product. Removed slots are reused.
@@ -34,6 +37,8 @@ export class FlatVectorIndex {
    * so catching up with a few new rows reads nothing from the file and copies no matrix.
    */
   private tail = new Float32Array(0);
+  /** Restored rows read from the file one by one, kept until the matrix is read (at most ROWS_READ_KEPT). */
+  private readonly rowsRead = new Map<number, Float32Array>();
   /** Slots the restored matrix holds (those from here on are in `tail` while it is pending). */
   private baseSlots = 0;
 
@@ -64,6 +69,7 @@ export class FlatVectorIndex {
   }
 
   private clearPending(): void {
+    this.rowsRead.clear();
     this.pendingMatrix = undefined;
     this.pendingRow = undefined;
     this.pendingReader = undefined;
@@ -218,12 +224,19 @@ export class FlatVectorIndex {
     return slot === undefined ? undefined : this.rowVector(slot);
   }
 
-  /** A slot's vector: from the file or the tail while the restored matrix is unread. */
+  /** A slot's vector: while the restored matrix is unread, from the tail or the file (each row read once). */
   private rowVector(slot: number): Float32Array {
     const dimensions = this.dimensions;
     if (this.pendingMatrix) {
       if (slot >= this.baseSlots) return this.tail.subarray((slot - this.baseSlots) * dimensions, (slot - this.baseSlots + 1) * dimensions);
-      if (this.pendingRow) return this.pendingRow(slot);
+      if (this.pendingRow) {
+        let row = this.rowsRead.get(slot);
+        if (!row) {
+          row = this.pendingRow(slot);
+          if (this.rowsRead.size < ROWS_READ_KEPT) this.rowsRead.set(slot, row);
+        }
+        return row;
+      }
     }
     return this.matrix.subarray(slot * dimensions, (slot + 1) * dimensions);
   }
