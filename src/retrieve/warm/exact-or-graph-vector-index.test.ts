@@ -44,7 +44,7 @@ describe('HNSW vector index', () => {
   /** Options for a graph (built from 100 vectors) saved as `name` in the test folder. */
   const savedGraph = (name: string) => ({ threshold: 100, connectivity: 16, expansionAdd: 64, expansionSearch: 128, file: join(folder, name) });
   /** An index of rows 0…count−1 with its graph built, loaded or mapped. */
-  const withRows = (count: number, options: ReturnType<typeof savedGraph>) => {
+  const withRows = (count: number, options: ConstructorParameters<typeof ExactOrGraphVectorIndex>[1]) => {
     const index = new ExactOrGraphVectorIndex(dimensions, options);
     vectors.slice(0, count).forEach((vector, rowId) => index.add(rowId, vector, meta(rowId)));
     index.ensureGraph();
