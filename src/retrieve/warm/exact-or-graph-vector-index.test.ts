@@ -51,6 +51,28 @@ describe('HNSW vector index', () => {
     return index;
   };
 
+  /** A new index restored from `source`'s snapshot, as from a segment: single rows read (counted), never the whole matrix; its graph mapped or built. */
+  const restoredWithoutMatrix = (source: ExactOrGraphVectorIndex, options: ConstructorParameters<typeof ExactOrGraphVectorIndex>[1]) => {
+    const metas: Array<{ path: string; language: string }> = [];
+    const snapshot = source.snapshot((row) => metas.push(row) - 1);
+    const reads = { rows: 0 };
+    const restored = new ExactOrGraphVectorIndex(dimensions, options);
+    restored.restore({
+      rowIds: snapshot.rowIds,
+      metaIndex: snapshot.metaIndex,
+      metas: metaTableOf(metas),
+      matrix: () => {
+        throw new Error('the whole matrix was read');
+      },
+      row: (slot) => {
+        reads.rows++;
+        return snapshot.matrix.slice(slot * dimensions, (slot + 1) * dimensions);
+      },
+    });
+    restored.ensureGraph();
+    return { restored, reads };
+  };
+
   it('matches exact search closely (recall@10 >= 0.95) once past the threshold', () => {
     const options = { threshold: 1000, connectivity: 16, expansionAdd: 128, expansionSearch: 160 };
     const index = new ExactOrGraphVectorIndex(dimensions, options);
@@ -162,26 +184,10 @@ describe('HNSW vector index', () => {
     const options = savedGraph('restored.hnsw');
     const first = withRows(500, options);
     first.persist();
-    const metas: Array<{ path: string; language: string }> = [];
-    const snapshot = first.snapshot((row) => metas.push(row) - 1);
-    let rowsRead = 0;
-    const restored = new ExactOrGraphVectorIndex(dimensions, options);
-    restored.restore({
-      rowIds: snapshot.rowIds,
-      metaIndex: snapshot.metaIndex,
-      metas: metaTableOf(metas),
-      matrix: () => {
-        throw new Error('the whole matrix was read');
-      },
-      row: (slot) => {
-        rowsRead++;
-        return snapshot.matrix.slice(slot * dimensions, (slot + 1) * dimensions);
-      },
-    });
-    restored.ensureGraph();
+    const { restored, reads } = restoredWithoutMatrix(first, options);
     expect(restored.mapped).toBe(true);
     for (const query of queries.slice(0, 10)) expect(restored.search(query, 10)).toEqual(first.search(query, 10));
-    expect(rowsRead).toBeGreaterThan(0);
+    expect(reads.rows).toBeGreaterThan(0);
   });
 
   it('a restored index catches up with new and deleted rows without reading the whole matrix, and maps a graph saved with them', () => {
@@ -292,30 +298,13 @@ describe('HNSW vector index', () => {
   it('rows beside a mapped graph in a new process are read from the segment once, not at every search', () => {
     const options = savedGraph('beside.hnsw');
     withRows(300, options).persist();
-    const source = withRows(340, { ...options, file: undefined });
-    const metas: Array<{ path: string; language: string }> = [];
-    const snapshot = source.snapshot((row) => metas.push(row) - 1);
-    let rowsRead = 0;
-    const restored = new ExactOrGraphVectorIndex(dimensions, options);
-    restored.restore({
-      rowIds: snapshot.rowIds,
-      metaIndex: snapshot.metaIndex,
-      metas: metaTableOf(metas),
-      matrix: () => {
-        throw new Error('the whole matrix was read');
-      },
-      row: (slot) => {
-        rowsRead++;
-        return snapshot.matrix.slice(slot * dimensions, (slot + 1) * dimensions);
-      },
-    });
-    restored.ensureGraph();
+    const { restored, reads } = restoredWithoutMatrix(withRows(340, { ...options, file: undefined }), options);
     expect(restored.mapped).toBe(true); // the file lacks rows 300…339: beside it
     expect(restored.search(vectors[320] as Float32Array, 1)[0]?.rowId).toBe(320);
-    const afterFirst = rowsRead;
+    const afterFirst = reads.rows;
     restored.search(vectors[330] as Float32Array, 10);
     restored.search(vectors[310] as Float32Array, 10);
-    expect(rowsRead - afterFirst).toBeLessThan(40); // only graph candidates not read before, none of the 40 beside it
+    expect(reads.rows - afterFirst).toBeLessThan(40); // only graph candidates not read before, none of the 40 beside it
   });
 
   it('a restored flat index that takes a few rows before its matrix is read allocates little more than it holds', () => {

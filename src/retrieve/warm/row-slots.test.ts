@@ -10,6 +10,14 @@ function random(seed: number): () => number {
   };
 }
 
+/** A table restored from up to `most` distinct sorted row ids in 1…`range`. */
+function restoredAtRandom(next: () => number, most: number, range: number): { held: Float64Array; slots: RowSlots } {
+  const held = Float64Array.from(new Set(Array.from({ length: 1 + Math.floor(next() * most) }, () => 1 + Math.floor(next() * range)))).sort();
+  const slots = new RowSlots();
+  slots.restore(held);
+  return { held, slots };
+}
+
 describe('RowSlots', () => {
   for (const [name, rowIds] of [
     ['sorted row ids (a fresh segment)', Float64Array.from({ length: 500 }, (_, index) => 3 + index * 2)],
@@ -83,9 +91,7 @@ describe('RowSlots', () => {
   it('beside() names the held rows a sorted key list lacks and counts its keys not held, or gives up past the limit', () => {
     const next = random(17);
     for (let round = 0; round < 200; round++) {
-      const held = Float64Array.from(new Set(Array.from({ length: 1 + Math.floor(next() * 80) }, () => 1 + Math.floor(next() * 150)))).sort();
-      const slots = new RowSlots();
-      slots.restore(held);
+      const { slots } = restoredAtRandom(next, 80, 150);
       for (let change = 0; change < Math.floor(next() * 10); change++) {
         const rowId = 1 + Math.floor(next() * 200);
         if (next() < 0.5) slots.delete(rowId);
@@ -112,9 +118,7 @@ describe('RowSlots', () => {
   it('hasAll answers as has() for every id, ascending or not, restored or changed', () => {
     const next = random(5);
     for (let round = 0; round < 200; round++) {
-      const held = Float64Array.from(new Set(Array.from({ length: 1 + Math.floor(next() * 60) }, () => 1 + Math.floor(next() * 100)))).sort();
-      const slots = new RowSlots();
-      slots.restore(held);
+      const { held, slots } = restoredAtRandom(next, 60, 100);
       if (round % 4 === 3) slots.set(1_000, held.length); // the map path
       const asked = Int32Array.from({ length: Math.floor(next() * 30) }, () => 1 + Math.floor(next() * 100));
       if (round % 2 === 0) asked.sort();

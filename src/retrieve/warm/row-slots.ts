@@ -85,7 +85,7 @@ export class RowSlots {
       }
     }
     for (const rowId of this.map.keys()) {
-      if (sortedIncludes(keys, rowId)) found++;
+      if (sortedIndexOf(keys, rowId) >= 0) found++;
       else if (extra.push(rowId) > limit) return undefined;
     }
     const absent = keys.length - found;
@@ -125,17 +125,8 @@ export class RowSlots {
   }
 
   private restoredSlot(rowId: number): number | undefined {
-    const restored = this.restored as Float64Array;
-    let low = 0;
-    let high = restored.length - 1;
-    while (low <= high) {
-      const middle = (low + high) >>> 1;
-      const value = restored[middle] as number;
-      if (value === rowId) return middle;
-      if (value < rowId) low = middle + 1;
-      else high = middle - 1;
-    }
-    return undefined;
+    const at = sortedIndexOf(this.restored as Float64Array, rowId);
+    return at < 0 ? undefined : at;
   }
 
   private materialize(): void {
@@ -150,15 +141,16 @@ export class RowSlots {
   }
 }
 
-function sortedIncludes(keys: Int32Array, value: number): boolean {
+/** Where `value` is in the ascending `values`, or -1. */
+function sortedIndexOf(values: Float64Array | Int32Array, value: number): number {
   let low = 0;
-  let high = keys.length - 1;
+  let high = values.length - 1;
   while (low <= high) {
     const middle = (low + high) >>> 1;
-    const key = keys[middle] as number;
-    if (key === value) return true;
-    if (key < value) low = middle + 1;
+    const found = values[middle] as number;
+    if (found === value) return middle;
+    if (found < value) low = middle + 1;
     else high = middle - 1;
   }
-  return false;
+  return -1;
 }

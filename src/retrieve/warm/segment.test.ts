@@ -55,6 +55,18 @@ async function savedWithReference(seed: number): Promise<{ header: SegmentHeader
   return { header, reference };
 }
 
+/** A saved segment with its first lexicon block damaged, opened by a new index that reports its events. */
+async function openOverDamagedLexicon(seed: number): Promise<{ reference: WarmIndex; warm: WarmIndex; events: SegmentEvent[] }> {
+  const { header, reference } = await savedWithReference(seed);
+  const damaged = readFileSync(segment);
+  damaged.fill(0x7f, header.lexicon.offset, header.lexicon.offset + 8);
+  writeFileSync(segment, damaged);
+  const events: SegmentEvent[] = [];
+  const warm = new WarmIndex(store, options({ onSegment: (event) => events.push(event) }));
+  await warm.refresh();
+  return { reference, warm, events };
+}
+
 /** The 8 bytes before `end` of the segment damaged, then a long-lived index opened on it, waited on until its background read rejects the file (or 2 s pass). */
 async function damagedInBackground(end: number): Promise<{ warm: WarmIndex; events: SegmentEvent[] }> {
   const damaged = readFileSync(segment);
@@ -325,14 +337,8 @@ describe('segment files', () => {
   });
 
   it('a save that meets a damaged block of the file it was read from rebuilds from the store and saves a whole file', async () => {
-    const { header, reference } = await savedWithReference(47);
     // The first lexicon block damaged (no search reads it here): only the save reads every term.
-    const damaged = readFileSync(segment);
-    damaged.fill(0x7f, header.lexicon.offset, header.lexicon.offset + 8);
-    writeFileSync(segment, damaged);
-    const events: SegmentEvent[] = [];
-    const warm = new WarmIndex(store, options({ onSegment: (event) => events.push(event) }));
-    await warm.refresh();
+    const { reference, warm, events } = await openOverDamagedLexicon(47);
     expect(warm.fromSegment).toBe(true);
     for (let file = 30; file < 32; file++) await writeRandomFile(random(48 + file), `src/a/file${file}.ts`);
     await warm.persist();
@@ -347,13 +353,7 @@ describe('segment files', () => {
   });
 
   it('closing past the change threshold over a damaged block of the file it was read from reports it once and drops the file', async () => {
-    const { header, reference } = await savedWithReference(53);
-    const damaged = readFileSync(segment);
-    damaged.fill(0x7f, header.lexicon.offset, header.lexicon.offset + 8);
-    writeFileSync(segment, damaged);
-    const events: SegmentEvent[] = [];
-    const warm = new WarmIndex(store, options({ onSegment: (event) => events.push(event) }));
-    await warm.refresh();
+    const { reference, warm, events } = await openOverDamagedLexicon(53);
     const next = random(54);
     for (let file = 0; file < 700; file++) await writeRandomFile(next, `src/c/late${file}.ts`);
     await warm.refresh();
