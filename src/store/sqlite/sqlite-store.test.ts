@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { catalogEntry, chunk, describeStoreContract } from '../test-support/store-contract.js';
 import { CURRENT_SCHEMA_VERSION, TOMBSTONES_KEPT } from './schema.js';
 import { openSqliteStore } from './sqlite-store.js';
+import type { Store } from '../spec.js';
 
 describeStoreContract('sqlite', async () => {
   const folder = await mkdtemp(join(tmpdir(), 'loci-store-'));
@@ -162,24 +163,31 @@ describe('sqlite store: refusing what is not ours', () => {
   });
 });
 
+/** Two connections on one new store (the first created it), closed and removed after `run`. */
+async function withTwoConnections(run: (first: Store, second: Store) => Promise<void>): Promise<void> {
+  const folder = await mkdtemp(join(tmpdir(), 'loci-store-'));
+  const file = join(folder, 'index.db');
+  const first = openSqliteStore({ file, create: true });
+  const second = openSqliteStore({ file });
+  try {
+    await run(first, second);
+  } finally {
+    await second.close();
+    await first.close();
+    await rm(folder, { recursive: true, force: true });
+  }
+}
+
 describe('sqlite store: quick check on a long-lived connection', () => {
   it('passes after another connection indexed (a server re-indexing in its worker)', async () => {
-    const folder = await mkdtemp(join(tmpdir(), 'loci-store-'));
-    const file = join(folder, 'index.db');
-    const server = openSqliteStore({ file, create: true });
-    const worker = openSqliteStore({ file });
-    try {
+    await withTwoConnections(async (server, worker) => {
       await worker.writeFile({ entry: catalogEntry('a.ts'), chunks: [chunk('a.ts', 1, 'export function fuseScores() { return lexical + vector; }')] });
       await server.quickCheck!();
       await worker.writeFile({ entry: catalogEntry('b.ts'), chunks: [chunk('b.ts', 1, 'export function rankFiles() { return files; }')] });
       await worker.deleteFile('a.ts');
       // Before the fix: "fts5: checksum mismatch for table chunk_fts" on a sound file.
       await server.quickCheck!();
-    } finally {
-      await worker.close();
-      await server.close();
-    }
-    await rm(folder, { recursive: true, force: true });
+    });
   });
 });
 
@@ -269,11 +277,7 @@ describe('sqlite store: bulk writes', () => {
 
 describe('sqlite store: lexicon ids', () => {
   it('a small write looks terms up one by one, a big one reads the whole lexicon; two writers give every term one id and each row the ids of its own words', async () => {
-    const folder = await mkdtemp(join(tmpdir(), 'loci-store-'));
-    const file = join(folder, 'index.db');
-    const a = openSqliteStore({ file, create: true });
-    const b = openSqliteStore({ file });
-    try {
+    await withTwoConnections(async (a, b) => {
       const words = (from: number, count: number) => Array.from({ length: count }, (_, index) => `word${from + index}x`);
       // 30,000 new words in one write: past the one-by-one lookups, the lexicon is read mid-write.
       await a.writeFile({ entry: catalogEntry('a.ts'), chunks: [chunk('a.ts', 1, words(0, 30_000).join(' '))] });
@@ -293,10 +297,6 @@ describe('sqlite store: lexicon ids', () => {
       ]);
       expect(new Set(wholeWords(rows[1] as (typeof rows)[number]))).toEqual(new Set(words(29_990, 20)));
       expect(new Set(wholeWords(rows[2] as (typeof rows)[number]))).toEqual(new Set(words(30_005, 10)));
-    } finally {
-      await a.close();
-      await b.close();
-      await rm(folder, { recursive: true, force: true });
-    }
+    });
   });
 });
