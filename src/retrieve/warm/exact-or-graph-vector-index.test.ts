@@ -178,6 +178,14 @@ describe('HNSW vector index', () => {
     expect(second.search(vectors[425] as Float32Array, 1)[0]?.rowId).toBe(425);
     expect(second.search(vectors[3] as Float32Array, 10).map((row) => row.rowId)).not.toContain(3);
     expect(open(350).mapped).toBe(false); // 50 rows gone: more than viewDelta
+    // Gone rows are allowed an eighth of viewDelta (each costs the graph search one more candidate).
+    const pruned = open(400);
+    pruned.remove(10);
+    pruned.remove(11);
+    expect(pruned.mapped).toBe(true);
+    pruned.remove(12);
+    expect(pruned.mapped).toBe(false);
+    expect(pruned.search(vectors[11] as Float32Array, 10).map((row) => row.rowId)).not.toContain(11);
   });
 
   it('a restored index rescores a mapped graph from single rows, without reading the whole matrix', () => {

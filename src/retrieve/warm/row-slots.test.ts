@@ -102,9 +102,10 @@ describe('RowSlots', () => {
       const keySet = new Set(keys);
       const extra = live.filter((rowId) => !keySet.has(rowId));
       const absent = [...keys].filter((rowId) => !slots.has(rowId)).length;
-      const limit = Math.floor(next() * 40);
-      const got = slots.beside(keys, limit);
-      if (extra.length > limit || absent > limit) expect(got).toBeUndefined();
+      const extraLimit = Math.floor(next() * 40);
+      const absentLimit = Math.floor(next() * 40);
+      const got = slots.beside(keys, extraLimit, absentLimit);
+      if (extra.length > extraLimit || absent > absentLimit) expect(got).toBeUndefined();
       else {
         expect(got?.absent).toBe(absent);
         expect(new Set(got?.extra)).toEqual(new Set(extra));
@@ -112,7 +113,7 @@ describe('RowSlots', () => {
     }
     const slots = new RowSlots();
     slots.restore(Float64Array.of(1, 2, 3));
-    expect(slots.beside(Int32Array.of(3, 1), 10)).toBeUndefined(); // keys that do not ascend
+    expect(slots.beside(Int32Array.of(3, 1), 10, 10)).toBeUndefined(); // keys that do not ascend
   });
 
   it('hasAll answers as has() for every id, ascending or not, restored or changed', () => {

@@ -66,10 +66,10 @@ export class RowSlots {
 
   /**
    * Held rows absent from `keys` (ascending) and how many of `keys` are not held (a saved
-   * graph's key list against the rows now): undefined when either passes `limit` or the keys
-   * do not ascend.
+   * graph's key list against the rows now): undefined when there are more than `extraLimit`
+   * or `absentLimit` of them, or the keys do not ascend.
    */
-  beside(keys: Int32Array, limit: number): { extra: number[]; absent: number } | undefined {
+  beside(keys: Int32Array, extraLimit: number, absentLimit: number): { extra: number[]; absent: number } | undefined {
     for (let index = 1; index < keys.length; index++) if ((keys[index] as number) <= (keys[index - 1] as number)) return undefined;
     const extra: number[] = [];
     let found = 0;
@@ -81,15 +81,15 @@ export class RowSlots {
         const rowId = restored[slot] as number;
         while (at < keys.length && (keys[at] as number) < rowId) at++;
         if (at < keys.length && keys[at] === rowId) found++;
-        else if (extra.push(rowId) > limit) return undefined;
+        else if (extra.push(rowId) > extraLimit) return undefined;
       }
     }
     for (const rowId of this.map.keys()) {
       if (sortedIndexOf(keys, rowId) >= 0) found++;
-      else if (extra.push(rowId) > limit) return undefined;
+      else if (extra.push(rowId) > extraLimit) return undefined;
     }
     const absent = keys.length - found;
-    return absent > limit ? undefined : { extra, absent };
+    return absent > absentLimit ? undefined : { extra, absent };
   }
 
   set(rowId: number, slot: number): void {

@@ -205,8 +205,8 @@ export class FlatVectorIndex {
   }
 
   /** Held rows absent from `keys` (ascending), and how many keys are not held (RowSlots.beside). */
-  beside(keys: Int32Array, limit: number): { extra: number[]; absent: number } | undefined {
-    return this.slotOfRow.beside(keys, limit);
+  beside(keys: Int32Array, extraLimit: number, absentLimit: number): { extra: number[]; absent: number } | undefined {
+    return this.slotOfRow.beside(keys, extraLimit, absentLimit);
   }
 
   /** Whether every one of the row ids is held (fastest when they ascend). */

@@ -69,7 +69,7 @@ export class WarmIndex {
   private segmentWatermark = -1;
   /** Rows added or removed since then. */
   private changesSinceSegment = 0;
-  /** The store's deletion count that segment reflects: deletions since it (rows it never held too) are log a new process reads. */
+  /** The store's deletion count that segment reflects: each deletion since (of rows it never held too) a new process reads from the log. */
   private segmentDeletions: number | undefined;
   /** The store's chunk deletion count every deletion up to which this index has applied (undefined: unknown). */
   private deletionsSeen: number | undefined;
