@@ -6,6 +6,7 @@ import { groupOutline, inRequestedOrder, toCatalogEntry, toChunkRecord, type Cat
 import { createPool, parsePostgresUrl, wrapPgError, type PgClient, type PgPool, type PostgresTarget } from './connection.js';
 import { openNamespace } from './open-namespace.js';
 import { PgSession } from './pg-session.js';
+import { countRowsPg, countsPg } from './pg-counts.js';
 import { insertVectors, Lexicon, writeFileGroup } from './pg-write-files.js';
 import { decodeVectorSend, filterClause, pgText, quoteIdentifier, quoteLiteral, rankWeights, tsqueryLiteral, vectorLiteral } from './pg-values.js';
 
@@ -337,28 +338,12 @@ class PostgresStore implements Store {
     return rows.map((row) => [row.key.slice('state:'.length), row.value]);
   }
 
-  async countRows(): Promise<{ files: number; chunks: number }> {
-    const [row] = await this.session.rows<Record<string, string>>(`SELECT (SELECT count(*) FROM ${this.s}.files) AS files, (SELECT count(*) FROM ${this.s}.chunks) AS chunks`);
-    return { files: Number(row?.files ?? 0), chunks: Number(row?.chunks ?? 0) };
+  countRows(): Promise<{ files: number; chunks: number }> {
+    return countRowsPg(this.session, this.s);
   }
 
-  async counts(): Promise<StoreCounts> {
-    const [row] = await this.session.rows<Record<string, string>>(
-      `SELECT (SELECT count(*) FROM ${this.s}.files) AS files, (SELECT count(*) FROM ${this.s}.chunks) AS chunks,
-         (SELECT count(*) FROM ${this.s}.chunks c JOIN ${this.s}.embeddings e ON e.content_hash = c.content_hash
-            AND e.embedder = (SELECT value FROM ${this.s}.meta WHERE key = 'embedder')) AS vectors,
-         (SELECT count(*) FROM ${this.s}.embeddings) AS cached,
-         (SELECT coalesce(sum(pg_total_relation_size(k.oid)), 0) FROM pg_class k JOIN pg_namespace n ON n.oid = k.relnamespace
-            WHERE n.nspname = $1 AND k.relkind = 'r') AS bytes`,
-      [this.target.schema],
-    );
-    return {
-      files: Number(row?.files ?? 0),
-      chunks: Number(row?.chunks ?? 0),
-      vectors: Number(row?.vectors ?? 0),
-      cachedEmbeddings: Number(row?.cached ?? 0),
-      bytesOnDisk: Number(row?.bytes ?? 0),
-    };
+  counts(): Promise<StoreCounts> {
+    return countsPg(this.session, this.s, this.target.schema);
   }
 
   async collectGarbage(options: { keepUnreferenced: number; compact?: boolean }): Promise<{ removedVectors: number; keptUnreferenced: number }> {
