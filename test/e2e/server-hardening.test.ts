@@ -149,12 +149,16 @@ describe('hostile requests get an error, never a crash or a stall', () => {
   it('refuses a 1 MB query of distinct terms fast (413 by body size; the engine refuses what passes)', async () => {
     const huge = distinctWords(1_000_000);
     const started = Date.now();
+    // Refused by size: a 413, or (a busy machine) the connection cut while the client still sends.
     const http = await raw('POST', '/v1/search', json, JSON.stringify({ query: huge }));
-    expect(http.status).toBe(413);
+    expect([0, 413]).toContain(http.status);
+    if (http.status === 0) expect(http.body).toMatch(/EPIPE|ECONNRESET/);
     const under = await raw('POST', '/v1/search', json, JSON.stringify({ query: distinctWords(60_000) }));
     expect(under.status).toBe(400);
     expect(JSON.parse(under.body).error.message).toMatch(/limit is 16384/);
-    expect((await raw('POST', '/mcp', mcpHeaders, JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'search_code', arguments: { query: huge } } }))).status).toBe(413);
+    expect([0, 413]).toContain(
+      (await raw('POST', '/mcp', mcpHeaders, JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'search_code', arguments: { query: huge } } }))).status,
+    );
     const mcp = await raw('POST', '/mcp', mcpHeaders, JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'search_code', arguments: { query: distinctWords(400_000) } } }));
     expect(mcp.status).toBe(200);
     expect(JSON.parse(mcp.body).result).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/limit is 16384/) }] });
