@@ -51,7 +51,7 @@ class LociEngine implements Loci {
   readonly storeLocation: string;
   private store: Store | undefined;
   private storeWritable = false;
-  /** Read-only handles replaced by a writable one, closed with the engine. */
+  /** Handles a search opened, replaced by one that may create and write; closed with the engine. */
   private readonly retiredStores: Store[] = [];
   private readonly models: EngineModels;
   private warm: WarmIndex | undefined;

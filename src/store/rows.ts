@@ -93,3 +93,14 @@ export function inRequestedOrder(rowIds: readonly number[], rows: readonly Chunk
     return record ? [record] : [];
   });
 }
+
+/**
+ * The row ids a store's deletion log holds for the deletions counted after `after` up to
+ * `upTo` (Store.deletedRowIds), read by `read` once the span is sound; undefined when the log
+ * does not hold every one of them (it no longer reaches back that far, or they came before it).
+ */
+export async function deletionSpan(after: number, upTo: number, read: () => Promise<readonly number[]> | readonly number[]): Promise<Int32Array | undefined> {
+  if (!(Number.isSafeInteger(after) && Number.isSafeInteger(upTo) && after >= 0 && upTo >= after)) return undefined;
+  const ids = await read();
+  return ids.length === upTo - after ? Int32Array.from(ids) : undefined;
+}

@@ -2,7 +2,7 @@ import { sha256Hex } from '../../sources/content-hash.js';
 import { matcherForGlobs } from '../path-match.js';
 import { decodeTerms } from '../../lexical/codec.js';
 import type { CatalogEntry, ChunkRecord, FileWrite, IndexMeta, IndexRow, LexicalQuery, MentionQuery, ScanOptions, ScoredRow, Store, StoreCounts, TermStatistics, VectorQuery } from '../spec.js';
-import { groupOutline, inRequestedOrder, toCatalogEntry, toChunkRecord, type CatalogRow, type ChunkRow } from '../rows.js';
+import { deletionSpan, groupOutline, inRequestedOrder, toCatalogEntry, toChunkRecord, type CatalogRow, type ChunkRow } from '../rows.js';
 import { createPool, parsePostgresUrl, wrapPgError, type PgClient, type PgPool, type PostgresTarget } from './connection.js';
 import { openNamespace } from './open-namespace.js';
 import { PgSession } from './pg-session.js';
@@ -308,11 +308,10 @@ class PostgresStore implements Store {
     return Number.isSafeInteger(value) && value >= 0 ? value : undefined;
   }
 
-  async deletedRowIds(after: number, upTo: number): Promise<Int32Array | undefined> {
-    if (!(Number.isSafeInteger(after) && Number.isSafeInteger(upTo) && after >= 0 && upTo >= after)) return undefined;
-    const rows = await this.session.rows<{ row_id: number }>(`SELECT row_id FROM ${this.s}.chunk_tombstones WHERE seq > $1 AND seq <= $2 ORDER BY seq`, [after, upTo]);
-    // Fewer than were deleted: the log no longer reaches back that far (or the deletions came before it).
-    return rows.length === upTo - after ? Int32Array.from(rows, (row) => row.row_id) : undefined;
+  deletedRowIds(after: number, upTo: number): Promise<Int32Array | undefined> {
+    return deletionSpan(after, upTo, async () =>
+      (await this.session.rows<{ row_id: number }>(`SELECT row_id FROM ${this.s}.chunk_tombstones WHERE seq > $1 AND seq <= $2 ORDER BY seq`, [after, upTo])).map((row) => row.row_id),
+    );
   }
 
   async liveRowIds(): Promise<Int32Array> {

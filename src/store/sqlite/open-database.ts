@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { LociError } from '../../errors/index.js';
 import { LOCI_VERSION } from '../../version.js';
-import { CURRENT_SCHEMA_VERSION, migrations, STORE_FORMAT, TOMBSTONES_KEPT } from './schema.js';
+import { CURRENT_SCHEMA_VERSION, migrations, STORE_FORMAT, TRIM_TOMBSTONES } from './schema.js';
 import { matcherForGlobs } from '../path-match.js';
 import { assertSqliteHeader, createDatabaseFile, inspectDatabasePath } from './store-files.js';
 import { assertQuickCheck, damagedStoreError } from './damaged-store.js';
@@ -45,7 +45,7 @@ export function openDatabase(options: OpenDatabaseOptions): Database.Database {
     prepareSchema(db, file, readonly);
     // A writer trims the deletion log as it deletes (RowWriter); one that opens to index also
     // trims what older builds, which did not, left (a search's open never writes here).
-    if (!readonly && options.create) pruneTombstones(db);
+    if (!readonly && options.create) db.exec(TRIM_TOMBSTONES);
     if (options.quickCheck ?? options.create) assertQuickCheck(db, file);
   } catch (error) {
     db.close();
@@ -109,13 +109,6 @@ function schemaVersionOf(db: Database.Database, file: string): number {
     });
   }
   return version;
-}
-
-/** Drops all but the newest TOMBSTONES_KEPT deleted row ids (writing only when there are more). */
-function pruneTombstones(db: Database.Database): void {
-  const span = db.prepare('SELECT max(seq) AS last, min(seq) AS first FROM chunk_tombstones').get() as { last: number | null; first: number | null };
-  if (span.last === null || span.first === null || span.last - span.first < TOMBSTONES_KEPT) return;
-  db.prepare('DELETE FROM chunk_tombstones WHERE seq <= ?').run(span.last - TOMBSTONES_KEPT);
 }
 
 /** Runs inside the caller's write transaction. */

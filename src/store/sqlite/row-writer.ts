@@ -4,17 +4,16 @@ import { symbolKeys } from '../rows.js';
 import type { FileWrite } from '../spec.js';
 import type { Statements } from './statements.js';
 import { encodeVector } from './vector-codec.js';
-import { TOMBSTONES_KEPT } from './schema.js';
 
-/**
- * The SQLite store's write path, run inside the caller's transaction: a file's chunk, term,
- * symbol and vector rows and its catalog row; a new lexicon term gets its id in the same commit.
- */
 /** Deleted rows between two trims of the deletion log. */
 const TRIM_EVERY = 4_096;
 /** Terms looked up one by one before a write reads the whole lexicon (see RowWriter.termIdOf). */
 const WHOLE_LEXICON_AFTER = 20_000;
 
+/**
+ * The SQLite store's write path, run inside the caller's transaction: a file's chunk, term,
+ * symbol and vector rows and its catalog row; a new lexicon term gets its id in the same commit.
+ */
 export class RowWriter {
   /** Lexicon ids are immutable once committed, so a cached id is always right (forgetTermIds after a rollback). */
   private termIds = new Map<string, number>();
@@ -63,11 +62,11 @@ export class RowWriter {
       this.statements.deleteSymbols.run(id);
     }
     this.statements.deleteChunksOfPath.run(path);
-    // The deletion log (schema 4) is kept to its newest TOMBSTONES_KEPT, trimmed in the deleting transaction.
+    // The deletion log (schema 4) is kept to its newest rows, trimmed in the deleting transaction.
     this.deletedSinceTrim += ids.length;
     if (this.deletedSinceTrim >= TRIM_EVERY) {
       this.deletedSinceTrim = 0;
-      this.statements.trimTombstones.run(TOMBSTONES_KEPT);
+      this.statements.trimTombstones.run();
     }
   }
 

@@ -93,8 +93,8 @@ export const migrations: ReadonlyArray<(db: Database.Database) => void> = [
   // 4: which chunk rows were deleted, logged by the same trigger under the count's new value,
   // so a reader that saw count D reads the row ids deleted after it (seq > D) instead of every
   // live row id (at 100k chunks ~60 ms, at 1M ~0.6 s for each new process after an edit).
-  // Kept short: openDatabase drops all but the last TOMBSTONES_KEPT; a reader further behind
-  // finds fewer than it needs and compares every row id, as before.
+  // Kept short (TRIM_TOMBSTONES, run by writers): a reader further behind finds fewer than it
+  // needs and compares every row id, as before.
   (db) => {
     db.exec(`
       CREATE TABLE IF NOT EXISTS chunk_tombstones (seq INTEGER PRIMARY KEY, row_id INTEGER NOT NULL);
@@ -108,7 +108,9 @@ export const migrations: ReadonlyArray<(db: Database.Database) => void> = [
   },
 ];
 
-/** Deleted row ids the log keeps (the newest); older ones are dropped when a writer opens the store. */
+/** Deleted row ids the log keeps (the newest). */
 export const TOMBSTONES_KEPT = 100_000;
+/** Drops all but the newest TOMBSTONES_KEPT of the log (an index range on its key: nothing to do costs a lookup). */
+export const TRIM_TOMBSTONES = `DELETE FROM chunk_tombstones WHERE seq <= (SELECT max(seq) FROM chunk_tombstones) - ${TOMBSTONES_KEPT}`;
 
 export const CURRENT_SCHEMA_VERSION = migrations.length;

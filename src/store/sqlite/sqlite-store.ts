@@ -4,7 +4,7 @@ import { decodeTerms } from '../../lexical/codec.js';
 import type { CatalogEntry, ChunkRecord, FileWrite, IndexMeta, IndexRow, MentionQuery, ScanOptions, ScoredRow, Store, StoreCounts, VectorQuery } from '../spec.js';
 import { findMentionsSql } from './queries.js';
 import { sqliteLanguages } from './ranking-stats.js';
-import { groupOutline, inRequestedOrder, toCatalogEntry, toChunkRecord, type CatalogRow, type ChunkRow } from '../rows.js';
+import { deletionSpan, groupOutline, inRequestedOrder, toCatalogEntry, toChunkRecord, type CatalogRow, type ChunkRow } from '../rows.js';
 import { prepareStatements, type Statements } from './statements.js';
 import { openDatabase, wrapSqliteError } from './open-database.js';
 import { assertQuickCheck } from './damaged-store.js';
@@ -265,13 +265,8 @@ class SqliteStore implements Store {
     });
   }
 
-  async deletedRowIds(after: number, upTo: number): Promise<Int32Array | undefined> {
-    if (!(Number.isSafeInteger(after) && Number.isSafeInteger(upTo) && after >= 0 && upTo >= after)) return undefined;
-    return this.guard(() => {
-      const ids = this.statements.tombstones.all(after, upTo) as number[];
-      // Fewer than were deleted: the log no longer reaches back that far.
-      return ids.length === upTo - after ? Int32Array.from(ids) : undefined;
-    });
+  deletedRowIds(after: number, upTo: number): Promise<Int32Array | undefined> {
+    return deletionSpan(after, upTo, () => this.guard(() => this.statements.tombstones.all(after, upTo) as number[]));
   }
 
   async liveRowIds(): Promise<Int32Array> {
@@ -323,8 +318,8 @@ class SqliteStore implements Store {
         }
       }
       return {
-        files: count('SELECT count(*) FROM files'),
-        chunks: count('SELECT count(*) FROM chunks'),
+        files: this.statements.countFiles.get() as number,
+        chunks: this.statements.countChunks.get() as number,
         vectors: count('SELECT count(*) FROM chunks c JOIN embeddings e ON e.embedder = ? AND e.content_hash = c.content_hash', embedder),
         cachedEmbeddings: count('SELECT count(*) FROM embeddings'),
         bytesOnDisk,

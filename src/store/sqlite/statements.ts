@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { TRIM_TOMBSTONES } from './schema.js';
 
 /** Every statement the SQLite store runs, prepared once per connection. */
 /** The store's prepared statements, by name. */
@@ -77,7 +78,7 @@ export function prepareStatements(db: Database.Database): Statements {
     countFiles: db.prepare('SELECT count(*) FROM files').pluck(),
     chunkDeletions: db.prepare("SELECT value FROM meta WHERE key = 'chunk_deletions'").pluck(),
     tombstones: db.prepare('SELECT row_id FROM chunk_tombstones WHERE seq > ? AND seq <= ? ORDER BY seq').pluck(),
-    trimTombstones: db.prepare('DELETE FROM chunk_tombstones WHERE seq <= (SELECT max(seq) FROM chunk_tombstones) - ?'),
+    trimTombstones: db.prepare(TRIM_TOMBSTONES),
     deleteChunksOfPath: db.prepare('DELETE FROM chunks WHERE path = ?'),
     deleteFile: db.prepare('DELETE FROM files WHERE path = ?'),
     insertChunk: db.prepare(`INSERT INTO chunks (chunk_id, content_hash, path, start_line, end_line, language, kind, symbol, symbols, heading_path, text)
