@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { LociError } from '../../errors/index.js';
 import { LOCI_VERSION } from '../../version.js';
-import { CURRENT_SCHEMA_VERSION, migrations, STORE_FORMAT, TRIM_TOMBSTONES } from './schema.js';
+import { CURRENT_SCHEMA_VERSION, migrations, STORE_FORMAT, TOMBSTONES_KEPT, TRIM_TOMBSTONES } from './schema.js';
 import { matcherForGlobs } from '../path-match.js';
 import { assertSqliteHeader, createDatabaseFile, inspectDatabasePath } from './store-files.js';
 import { assertQuickCheck, damagedStoreError } from './damaged-store.js';
@@ -45,7 +45,7 @@ export function openDatabase(options: OpenDatabaseOptions): Database.Database {
     prepareSchema(db, file, readonly);
     // A writer trims the deletion log as it deletes (RowWriter); one that opens to index also
     // trims what older builds, which did not, left (a search's open never writes here).
-    if (!readonly && options.create) db.exec(TRIM_TOMBSTONES);
+    if (!readonly && options.create) trimLongLog(db);
     if (options.quickCheck ?? options.create) assertQuickCheck(db, file);
   } catch (error) {
     db.close();
@@ -109,6 +109,16 @@ function schemaVersionOf(db: Database.Database, file: string): number {
     });
   }
   return version;
+}
+
+/**
+ * Trims the deletion log when it is past its size. Only then: a write at every open would
+ * fail with SQLITE_BUSY when many processes open a new store at once (its read turning into a
+ * write after another's commit).
+ */
+function trimLongLog(db: Database.Database): void {
+  const span = db.prepare('SELECT max(seq) - min(seq) FROM chunk_tombstones').pluck().get() as number | null;
+  if (span !== null && span >= TOMBSTONES_KEPT) db.exec(TRIM_TOMBSTONES);
 }
 
 /** Runs inside the caller's write transaction. */
