@@ -2,7 +2,7 @@ import type { LociConfig } from '../config/schema.js';
 import { throwIfAborted } from '../errors/index.js';
 import { walkFolder } from '../sources/index.js';
 import type { Store } from '../store/spec.js';
-import { NO_VECTOR_GRAPH_WARNING, vectorGraphAvailable } from '../retrieve/warm/exact-or-graph-vector-index.js';
+import { NO_VECTOR_GRAPH_WARNING, vectorGraphAvailable } from '../retrieve/warm/usearch-graph.js';
 import type { IndexStatus } from './status-types.js';
 
 export interface CollectStatusOptions {

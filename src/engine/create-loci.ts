@@ -363,7 +363,7 @@ class LociEngine implements Loci {
     const handle = memory ? await memory.catch(() => undefined) : undefined;
     if (handle) {
       try {
-        await handle.memory.persist();
+        await handle.memory.close();
       } finally {
         await handle.store.close();
       }

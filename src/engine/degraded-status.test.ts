@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 // This process behaves as a machine where usearch did not install and the TypeScript grammar
 // cannot load: both must be said, not silently degraded.
-vi.mock('../retrieve/warm/exact-or-graph-vector-index.js', async (original) => ({
-  ...(await original<typeof import('../retrieve/warm/exact-or-graph-vector-index.js')>()),
+vi.mock('../retrieve/warm/usearch-graph.js', async (original) => ({
+  ...(await original<typeof import('../retrieve/warm/usearch-graph.js')>()),
   vectorGraphAvailable: () => false,
 }));
 vi.mock('../chunk/code/load-parser.js', async (original) => {

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { defaultHnswOptions, loadUsearch, type HnswOptions } from '../retrieve/warm/exact-or-graph-vector-index.js';
+import { defaultHnswOptions, type HnswOptions } from '../retrieve/warm/exact-or-graph-vector-index.js';
+import { loadUsearch } from '../retrieve/warm/usearch-graph.js';
 import type { Store } from '../store/spec.js';
 import type { IndexEvent } from './events.js';
 import { compiledModule } from '../package-files.js';

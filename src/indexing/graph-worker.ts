@@ -5,7 +5,7 @@
 // list (each through a rename) and answers `saved`. A stopped worker saves nothing.
 import { availableParallelism } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { createGraph, loadUsearch, normalized, writeGraphFiles } from '../retrieve/warm/exact-or-graph-vector-index.js';
+import { createGraph, loadUsearch, normalized, writeGraphFiles } from '../retrieve/warm/usearch-graph.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { GraphWorkerData, GraphWorkerReply } from './background-graph.js';
 

@@ -268,6 +268,13 @@ export class Memory implements MemoryCore {
     this.warm?.saveGraph();
   }
 
+  /** persist(), then lets go of what the recall index holds open (its segment file, its graph search thread); a later recall opens them again. */
+  async close(): Promise<void> {
+    await this.persist();
+    this.warm?.close();
+    this.warm = undefined;
+  }
+
   private async retriever(): Promise<Retriever> {
     const embedderId = this.records.embedderId;
     // A one-shot process recalls from the segment file when there is one, else from a store

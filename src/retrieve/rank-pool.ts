@@ -71,8 +71,11 @@ export interface RankedPool {
 /** One ranking of `limit` candidates per signal: retrieve, fuse, learned ranker, role priors, definitions first (hybrid). */
 export async function rankPool(sources: PoolSources, query: PoolQuery, limit: number): Promise<RankedPool> {
   const { mode } = query;
+  // The vector search starts first: its graph walk may run on another thread while BM25 scores here.
+  const vectorSearch = mode !== 'lexical' && query.vector ? sources.retriever.vector(query.vector, vectorShare(limit), query.filter, { beside: mode !== 'vector' }) : undefined;
+  vectorSearch?.catch(() => undefined); // awaited below; not unhandled if the lexical search throws first
   const lexicalRows = mode !== 'vector' ? await sources.retriever.lexical(query.terms, limit, query.filter) : [];
-  const vectorRows = mode !== 'lexical' && query.vector ? await sources.retriever.vector(query.vector, vectorShare(limit), query.filter) : [];
+  const vectorRows = vectorSearch ? await vectorSearch : [];
   const mentions = extractMentions(query.query);
   if (query.named) mentions.symbols = [...new Set([...mentions.symbols, ...query.named.keys])];
   const mentionRows =

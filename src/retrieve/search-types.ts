@@ -14,7 +14,8 @@ export interface Retriever {
   /** A degraded path the caller should hear about (no vector graph module on a big index). */
   warnings?(): string[];
   lexical(terms: string[], limit: number, filter: SearchFilter | undefined): Promise<ScoredRow[]>;
-  vector(vector: Float32Array, limit: number, filter: SearchFilter | undefined): Promise<ScoredRow[]>;
+  /** `beside`: the caller has other work meanwhile (a hybrid search scores BM25), so the search may run partly on another thread. */
+  vector(vector: Float32Array, limit: number, filter: SearchFilter | undefined, options?: { beside?: boolean }): Promise<ScoredRow[]>;
   /** Document frequencies for the ranker's IDF (absent: no learned ranking). */
   termStatistics?(terms: string[]): Promise<TermStatistics>;
   /** The index's languages, for language names in queries (absent: none are hints). */

@@ -1,51 +1,11 @@
-import { createRequire } from 'node:module';
-import { chmodSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import type { ScoredRow } from '../../store/spec.js';
 import type { RowFilter } from '../../store/filter-match.js';
 import type { VectorBase } from '../../store/segment-file.js';
 import { FlatVectorIndex, type VectorRowMeta, type VectorSnapshot } from './vector-index.js';
-
-const require = createRequire(import.meta.url);
-
-export interface UsearchIndex {
-  add(keys: BigUint64Array, vectors: Float32Array, threads?: number): void;
-  search(vector: Float32Array, k: number, threads?: number): { keys: BigUint64Array; distances: Float32Array };
-  remove(keys: bigint | BigUint64Array): number;
-  size(): number;
-  /** Vectors it holds room for; an add past it reserves more (and sets how many threads later adds may use). */
-  capacity(): number;
-  save(path: string): void;
-  load(path: string): void;
-  /** Memory-maps a saved graph: nothing is read up front, and the graph is read-only. */
-  view?(path: string): void;
-}
-
-interface UsearchModule {
-  Index: new (options: { metric: string; dimensions: number; connectivity: number; expansion_add: number; expansion_search: number; quantization: string }) => UsearchIndex;
-}
-
-let usearch: UsearchModule | null | undefined;
-
-/** Whether the optional usearch module loads here (without it, vector search scans exactly). */
-export function vectorGraphAvailable(): boolean {
-  return loadUsearch() !== null;
-}
-
-/** What to tell the user when usearch is missing and the index is big enough to want it. */
-export const NO_VECTOR_GRAPH_WARNING =
-  'The optional native module usearch is not installed, so vector search scans every vector exactly (correct, but slower on large indexes). Install it with: npm install usearch';
-
-/** usearch is an optional native dependency; without it every search is exact. */
-export function loadUsearch(): UsearchModule | null {
-  if (usearch === undefined) {
-    try {
-      usearch = require('usearch') as UsearchModule;
-    } catch {
-      usearch = null;
-    }
-  }
-  return usearch;
-}
+import { createGraph, loadUsearch, normalized, writeGraphFiles, type UsearchIndex } from './usearch-graph.js';
+import type { GraphSearchThread } from './graph-search-thread.js';
+import { fileIdentity, sameFile, type MappedGraphFile } from './mapped-graph-file.js';
 
 export interface HnswOptions {
   /** Build the graph once this many vectors are held; below it exact search is as fast. */
@@ -90,39 +50,16 @@ const VIEW_DELTA = 4_096;
  */
 export const defaultHnswOptions: HnswOptions = { threshold: 20_000, connectivity: 24, expansionAdd: 128, expansionSearch: 160 };
 
-/** An empty cosine graph with these parameters (the one shape every graph file of loci has). */
-export function createGraph(module: UsearchModule, dimensions: number, options: Pick<HnswOptions, 'connectivity' | 'expansionAdd' | 'expansionSearch'>): UsearchIndex {
-  return new module.Index({
-    metric: 'cos',
-    dimensions,
-    connectivity: options.connectivity,
-    expansion_add: options.expansionAdd,
-    expansion_search: options.expansionSearch,
-    quantization: 'f16',
-  });
-}
-
-/**
- * Saves a graph and its key list (ascending, so opening checks it in one pass), each through a
- * temporary file and a rename, readable by the store's owner only (the graph holds the
- * store's vectors, like the database).
- */
-export function writeGraphFiles(graph: UsearchIndex, unordered: Int32Array, file: string): void {
-  const keys = Int32Array.from(unordered).sort();
-  graph.save(`${file}.tmp`);
-  chmodSync(`${file}.tmp`, 0o600);
-  writeFileSync(`${file}.keys.tmp`, Buffer.from(keys.buffer, keys.byteOffset, keys.byteLength), { mode: 0o600 });
-  chmodSync(`${file}.keys.tmp`, 0o600); // a leftover from an interrupted save keeps its old mode
-  renameSync(`${file}.tmp`, file);
-  renameSync(`${file}.keys.tmp`, `${file}.keys`);
-}
-
-/** A copy of `vector` scaled to unit length (the zero vector stays zero). */
-export function normalized(vector: Float32Array): Float32Array {
-  let norm = 0;
-  for (const value of vector) norm += value * value;
-  const scale = norm > 0 ? 1 / Math.sqrt(norm) : 0;
-  return Float32Array.from(vector, (value) => value * scale);
+/** The vector index a warm index holds (none without an embedder). */
+export function vectorIndexFor(options: { embedderId: string; dimensions: number; graphFile?: string; graphThreshold?: number; buildGraph?: boolean }): ExactOrGraphVectorIndex | undefined {
+  return options.embedderId !== 'none' && options.dimensions > 0
+    ? new ExactOrGraphVectorIndex(options.dimensions, {
+        ...defaultHnswOptions,
+        ...(options.graphFile ? { file: options.graphFile } : {}),
+        ...(options.graphThreshold !== undefined ? { threshold: options.graphThreshold } : {}),
+        ...(options.buildGraph === false ? { build: false } : {}),
+      })
+    : undefined;
 }
 
 /**
@@ -143,6 +80,10 @@ export class ExactOrGraphVectorIndex {
   private extra = new Set<number>();
   /** While mapped: keys of the graph whose rows are gone. */
   private stale = 0;
+  /** While mapped: the file, as identified when mapped (another thread may search it). */
+  private mappedFile: MappedGraphFile | undefined;
+  /** Moves at every row change: a search answered elsewhere meanwhile is done again here. */
+  private changes = 0;
 
   constructor(
     readonly dimensions: number,
@@ -193,6 +134,7 @@ export class ExactOrGraphVectorIndex {
   }
 
   add(rowId: number, vector: Float32Array, meta: VectorRowMeta): void {
+    this.changes++;
     const replaced = this.flat.has(rowId);
     this.flat.add(rowId, vector, meta);
     if (this.viewed) {
@@ -210,6 +152,7 @@ export class ExactOrGraphVectorIndex {
   }
 
   remove(rowId: number): void {
+    this.changes++;
     if (this.viewed) {
       const held = this.flat.has(rowId);
       this.flat.remove(rowId);
@@ -265,20 +208,47 @@ export class ExactOrGraphVectorIndex {
   }
 
   search(query: Float32Array, limit: number, accept?: RowFilter): ScoredRow[] {
-    if (!this.graph || limit <= 0) return this.flat.search(query, limit, accept);
+    const plan = this.plan(limit, accept);
+    if (!plan || !this.graph) return this.flat.search(query, limit, accept);
+    const unit = normalized(query);
+    return this.finish(query, limit, accept, unit, this.graph.search(unit, plan.k, 0).keys);
+  }
+
+  /**
+   * search(), the graph's walk done on `thread` when the graph is a mapped file: the same file,
+   * asked the same, proposes the same candidates, scored here as search() scores them. Any row
+   * change meanwhile, or no answer from the thread, and it is search() here.
+   */
+  async searchOn(thread: GraphSearchThread, query: Float32Array, limit: number, accept?: RowFilter): Promise<ScoredRow[]> {
+    const file = this.viewed ? this.mappedFile : undefined;
+    const plan = file ? this.plan(limit, accept) : undefined;
+    if (!file || !plan) return this.search(query, limit, accept);
+    const changes = this.changes;
+    const unit = normalized(query);
+    const asked = thread.search(file, unit, plan.k);
+    const keys = asked ? await asked : undefined;
+    if (!keys || changes !== this.changes) return this.search(query, limit, accept);
+    return this.finish(query, limit, accept, unit, keys);
+  }
+
+  /** How many candidates the graph is asked for; undefined: the search is an exact scan. */
+  private plan(limit: number, accept: RowFilter | undefined): { k: number } | undefined {
+    if (!this.graph || limit <= 0) return undefined;
     let want = limit;
     if (accept) {
       // A selective filter (a namespace, a folder) is answered exactly: scanning the few
       // rows that pass is cheaper than oversampling the graph. A broad one uses the graph,
       // oversampled by the estimated pass rate.
       const rate = this.flat.acceptRate(accept);
-      if (rate < SELECTIVE_FILTER) return this.flat.search(query, limit, accept);
+      if (rate < SELECTIVE_FILTER) return undefined;
       want = Math.min(this.graphSize, Math.ceil((limit / rate) * 2));
     }
     const breadth = Math.max(want, Math.min(MAX_BREADTH, Math.ceil(this.graphSize / VECTORS_PER_BREADTH)));
-    const unit = normalized(query);
     // Gone rows may be among the graph's candidates: as many more are asked for.
-    const { keys } = this.graph.search(unit, breadth + (this.viewed ? this.stale : 0), 0);
+    return { k: breadth + (this.viewed ? this.stale : 0) };
+  }
+
+  private finish(query: Float32Array, limit: number, accept: RowFilter | undefined, unit: Float32Array, keys: BigUint64Array): ScoredRow[] {
     // The graph's f16 distances only choose candidates; each is scored exactly (f32 cosine), so
     // scores match an exact scan and the order is the exact order of what the graph found.
     const rows = this.flat.scoreRows(keys, unit, accept);
@@ -324,8 +294,10 @@ export class ExactOrGraphVectorIndex {
 
   /** A viewed graph takes its first change: the graph is loaded from its file and reconciled with the rows as they are now. */
   private materialize(): void {
+    this.changes++;
     this.graph = undefined;
     this.viewed = false;
+    this.mappedFile = undefined;
     this.viewedKeys = 0;
     this.extra = new Set();
     this.stale = 0;
@@ -347,8 +319,13 @@ export class ExactOrGraphVectorIndex {
       const keys = new Int32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
       const delta = keys.length === this.flat.size && this.flat.hasAll(keys) ? { extra: [], absent: 0 } : this.flat.beside(keys, this.viewDelta, this.staleDelta);
       if (!delta) return false;
+      const before = fileIdentity(file);
       graph.view(file);
       if (graph.size() !== keys.length) return false;
+      const { connectivity, expansionAdd, expansionSearch } = this.options;
+      const mapped: MappedGraphFile = { ...before, keys: keys.length, dimensions: this.dimensions, connectivity, expansionAdd, expansionSearch };
+      // Replaced while mapped here: which one was mapped is not known, so no other thread searches it.
+      this.mappedFile = sameFile(mapped) ? mapped : undefined;
       this.extra = new Set(delta.extra);
       this.stale = delta.absent;
       // graphKeys stays empty while mapped: its keys are the file's, less `stale`, plus `extra`.

@@ -2,11 +2,12 @@ import { rmSync } from 'node:fs';
 import type { LexicalWeights, ScoredRow, SearchFilter, Store, TermStatistics } from '../../store/spec.js';
 import { compileFilter } from '../../store/filter-match.js';
 import { LexicalIndex } from './lexical-index.js';
-import { defaultHnswOptions, ExactOrGraphVectorIndex } from './exact-or-graph-vector-index.js';
+import { vectorIndexFor, type ExactOrGraphVectorIndex } from './exact-or-graph-vector-index.js';
 import { readSegmentHeader, SegmentError, SegmentReader, writeSegment } from '../../store/segment-file.js';
 import { prefetchInBackground, segmentContents, segmentMismatch, STORE_INSTANCE_STATE } from './warm-segment.js';
 import { Lexicon } from './lexicon.js';
 import { attachCachedVectors, deletedSince } from './warm-catch-up.js';
+import { GraphSearchThread } from './graph-search-thread.js';
 
 /**
  * Row changes (added or removed) since the segment file was read or written from which an
@@ -73,25 +74,14 @@ export class WarmIndex {
   private segmentDeletions: number | undefined;
   /** The store's chunk deletion count every deletion up to which this index has applied (undefined: unknown). */
   private deletionsSeen: number | undefined;
+  private readonly graphThread = new GraphSearchThread();
 
   constructor(
     private readonly store: Store,
     readonly options: WarmIndexOptions,
   ) {
     this.lexical = new LexicalIndex(options.weights, this.termIds);
-    this.vectors = this.newVectorIndex();
-  }
-
-  private newVectorIndex(): ExactOrGraphVectorIndex | undefined {
-    const { options } = this;
-    return options.embedderId !== 'none' && options.dimensions > 0
-      ? new ExactOrGraphVectorIndex(options.dimensions, {
-          ...defaultHnswOptions,
-          ...(options.graphFile ? { file: options.graphFile } : {}),
-          ...(options.graphThreshold !== undefined ? { threshold: options.graphThreshold } : {}),
-          ...(options.buildGraph === false ? { build: false } : {}),
-        })
-      : undefined;
+    this.vectors = vectorIndexFor(this.options);
   }
 
   /**
@@ -107,7 +97,7 @@ export class WarmIndex {
     if (file && error.damaged) rmSync(file, { force: true });
     this.termIds = new Lexicon();
     this.lexical = new LexicalIndex(this.options.weights, this.termIds);
-    this.vectors = this.newVectorIndex();
+    this.vectors = vectorIndexFor(this.options);
     this.withoutVector.clear();
     this.lastLexiconId = 0;
     this.watermark = 0;
@@ -119,9 +109,9 @@ export class WarmIndex {
   }
 
   /** Runs a search; when a part of the segment read on demand is damaged, rebuilds from the store and runs it again. */
-  async guard<T>(search: () => T): Promise<T> {
+  async guard<T>(search: () => T | Promise<T>): Promise<T> {
     try {
-      return search();
+      return await search();
     } catch (error) {
       if (!(error instanceof SegmentError)) throw error;
       this.reset(error);
@@ -132,6 +122,7 @@ export class WarmIndex {
 
   /** Closes the segment file this index reads from (what is unread stays unread; later reads rebuild). */
   close(): void {
+    void this.graphThread.close();
     this.reader?.close();
     openReaders.unregister(this);
   }
@@ -325,6 +316,11 @@ export class WarmIndex {
 
   searchVectors(vector: Float32Array, limit: number, filter: SearchFilter | undefined): ScoredRow[] {
     return this.vectors ? this.vectors.search(vector, limit, compileFilter(filter)) : [];
+  }
+
+  /** searchVectors, the graph walked on a second thread when the graph is a mapped file (graph-search-thread.ts): the caller may score BM25 meanwhile. */
+  async searchVectorsBeside(vector: Float32Array, limit: number, filter: SearchFilter | undefined): Promise<ScoredRow[]> {
+    return this.vectors ? this.vectors.searchOn(this.graphThread, vector, limit, compileFilter(filter)) : [];
   }
 
   private async catchUpOrRebuild(): Promise<void> {

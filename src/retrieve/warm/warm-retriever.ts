@@ -1,5 +1,6 @@
 import type { Retriever } from '../search.js';
-import { defaultHnswOptions, NO_VECTOR_GRAPH_WARNING, vectorGraphAvailable } from './exact-or-graph-vector-index.js';
+import { defaultHnswOptions } from './exact-or-graph-vector-index.js';
+import { NO_VECTOR_GRAPH_WARNING, vectorGraphAvailable } from './usearch-graph.js';
 import type { WarmIndex } from './warm-index.js';
 
 /**
@@ -12,7 +13,7 @@ export function warmRetriever(warm: WarmIndex, embedderId: string, options: { fo
     warnings: () => (embedderId !== 'none' && warm.size >= defaultHnswOptions.threshold && !vectorGraphAvailable() ? [NO_VECTOR_GRAPH_WARNING] : []),
     // guard(): a part of the segment file read on demand that is damaged rebuilds the index from the store.
     lexical: (terms, limit, filter) => warm.guard(() => warm.searchLexical(terms, limit, filter)),
-    vector: (vector, limit, filter) => warm.guard(() => warm.searchVectors(vector, limit, filter)),
+    vector: (vector, limit, filter, options) => warm.guard(() => (options?.beside ? warm.searchVectorsBeside(vector, limit, filter) : warm.searchVectors(vector, limit, filter))),
     ...(options.forRanker ? { termStatistics: (terms: string[]) => warm.guard(() => warm.termStatistics(terms)), languages: async () => warm.languages() } : {}),
   };
 }

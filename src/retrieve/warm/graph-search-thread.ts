@@ -1,0 +1,124 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { compiledModule } from '../../package-files.js';
+import { fileKey, type GraphSearchReply, type GraphSearchRequest, type MappedGraphFile } from './mapped-graph-file.js';
+
+const WORKER_FILE = compiledModule('retrieve/warm/graph-search-worker.js');
+/** Graph searches a process answers on its own thread before it starts the worker: a one-shot search never starts one. */
+const START_AFTER = 1;
+/** A reply later than this: the search is answered on the calling thread and the worker is stopped for good. */
+const REPLY_TIMEOUT_MS = 2_000;
+/** Requests in flight at most; past it searches run on the calling thread. */
+const MAX_IN_FLIGHT = 16;
+
+interface Pending {
+  key: string;
+  resolve(keys: BigUint64Array | undefined): void;
+}
+
+/**
+ * A worker thread that walks a memory-mapped HNSW graph file for the calling thread, so a
+ * hybrid search's graph walk and its BM25 scoring run at once on two cores
+ * (graph-search-worker.ts). It only ever proposes candidates: the caller scores them exactly,
+ * as its own graph search would, and answers on its own thread whenever this one cannot (not
+ * started or ready yet, busy, stopped, the file refused or changed).
+ */
+export class GraphSearchThread {
+  private worker: Worker | undefined;
+  private ready = false;
+  private stopped = false;
+  private seen = 0;
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private readonly refused = new Set<string>();
+
+  private readonly workerFile: URL;
+  private readonly startAfter: number;
+  private readonly replyTimeoutMs: number;
+
+  constructor(options: { workerFile?: URL; startAfter?: number; replyTimeoutMs?: number } = {}) {
+    this.workerFile = options.workerFile ?? WORKER_FILE;
+    this.startAfter = options.startAfter ?? START_AFTER;
+    this.replyTimeoutMs = options.replyTimeoutMs ?? REPLY_TIMEOUT_MS;
+  }
+
+  /** Whether the worker answers requests now. */
+  get running(): boolean {
+    return this.ready && !this.stopped;
+  }
+
+  /** The graph's `k` candidates for the unit `vector`, from the worker; undefined (at once) when it cannot answer: search on the calling thread. */
+  search(file: MappedGraphFile, vector: Float32Array, k: number): Promise<BigUint64Array | undefined> | undefined {
+    if (this.stopped) return undefined;
+    const worker = this.worker;
+    if (!worker) {
+      if (++this.seen > this.startAfter) this.start();
+      return undefined;
+    }
+    if (!this.ready || this.pending.size >= MAX_IN_FLIGHT) return undefined;
+    const key = fileKey(file);
+    if (this.refused.has(key)) return undefined;
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => void this.stop(), this.replyTimeoutMs);
+      timer.unref();
+      this.pending.set(id, {
+        key,
+        resolve: (keys) => {
+          clearTimeout(timer);
+          resolve(keys);
+        },
+      });
+      // A reply awaited keeps the process alive; an idle worker never does.
+      if (this.pending.size === 1) worker.ref();
+      worker.postMessage({ id, file, vector, k } satisfies GraphSearchRequest);
+    });
+  }
+
+  /** Stops the worker; searches in flight are answered on the calling thread. */
+  async close(): Promise<void> {
+    await this.stop();
+  }
+
+  private start(): void {
+    // Running from the TypeScript sources (the unit tests) there is no compiled worker.
+    if (this.workerFile.protocol !== 'file:' || !existsSync(fileURLToPath(this.workerFile))) {
+      this.stopped = true;
+      return;
+    }
+    const worker = new Worker(this.workerFile, { resourceLimits: { maxOldGenerationSizeMb: 64 } });
+    this.worker = worker;
+    worker.on('message', (reply: GraphSearchReply) => {
+      if (reply.id === undefined) {
+        this.ready = true;
+        return;
+      }
+      const pending = this.pending.get(reply.id);
+      if (!pending) return;
+      this.pending.delete(reply.id);
+      if (this.pending.size === 0) worker.unref();
+      if (reply.keys) pending.resolve(reply.keys);
+      else {
+        // The file is not the one mapped here (replaced meanwhile) or cannot be mapped: not asked again.
+        this.refused.add(pending.key);
+        pending.resolve(undefined);
+      }
+    });
+    worker.on('error', () => void this.stop());
+    worker.on('exit', () => void this.stop());
+    // After its listeners (adding one refs it again): an idle worker never keeps the process alive.
+    worker.unref();
+  }
+
+  /** Answers what is in flight with undefined and stops the worker for good. */
+  private async stop(): Promise<void> {
+    const worker = this.worker;
+    this.stopped = true;
+    this.ready = false;
+    this.worker = undefined;
+    for (const pending of this.pending.values()) pending.resolve(undefined);
+    this.pending.clear();
+    await worker?.terminate();
+  }
+}

@@ -1,0 +1,43 @@
+// The graph search thread (graph-search-thread.ts): answers the HNSW part of vector searches
+// from the same memory-mapped graph file the calling thread maps, so a hybrid search walks the
+// graph while the calling thread scores BM25. It only ever reads a file the caller named and
+// identified; a file that is not that one (replaced, grown, foreign) is refused, never searched.
+import { parentPort } from 'node:worker_threads';
+import { fileKey, sameFile, type GraphSearchReply, type GraphSearchRequest, type MappedGraphFile } from './mapped-graph-file.js';
+import { createGraph, loadUsearch, type UsearchIndex } from './usearch-graph.js';
+
+const port = parentPort;
+if (!port) throw new Error('graph-search-worker runs as a worker thread');
+
+let open: { key: string; graph: UsearchIndex } | undefined;
+
+function graphOf(file: MappedGraphFile): UsearchIndex {
+  const key = fileKey(file);
+  if (open?.key === key) return open.graph;
+  const module = loadUsearch();
+  if (!module) throw new Error('usearch is not installed');
+  const graph = createGraph(module, file.dimensions, file);
+  if (!graph.view) throw new Error('this usearch cannot map a graph file');
+  // The file must be the one the caller mapped, before and after mapping it here.
+  if (!sameFile(file)) throw new Error('the graph file changed');
+  graph.view(file.path);
+  if (!sameFile(file) || graph.size() !== file.keys) throw new Error('the graph file changed');
+  // One file at a time: the caller moves to a new one only when its own graph changed.
+  open = { key, graph };
+  return graph;
+}
+
+port.on('message', (request: GraphSearchRequest) => {
+  let reply: GraphSearchReply;
+  try {
+    const { keys } = graphOf(request.file).search(request.vector, request.k, 0);
+    reply = { id: request.id, keys };
+  } catch (error) {
+    reply = { id: request.id, error: error instanceof Error ? error.message : String(error) };
+  }
+  port.postMessage(reply, reply.keys ? [reply.keys.buffer as ArrayBuffer] : []);
+});
+
+// usearch loads before the first request, so the caller sends none until it answers quickly.
+loadUsearch();
+port.postMessage({ ready: true } satisfies GraphSearchReply);

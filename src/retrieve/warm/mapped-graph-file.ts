@@ -1,0 +1,45 @@
+import { statSync } from 'node:fs';
+
+/**
+ * A saved graph file as one thread mapped it: another thread searching "the same graph" maps
+ * this file only while it is still this one (same inode, size and time), with the same shape.
+ */
+export interface MappedGraphFile {
+  path: string;
+  dev: number;
+  ino: number;
+  size: number;
+  mtimeMs: number;
+  /** Keys the mapped graph holds. */
+  keys: number;
+  dimensions: number;
+  connectivity: number;
+  expansionAdd: number;
+  expansionSearch: number;
+}
+
+export interface GraphSearchRequest {
+  id: number;
+  file: MappedGraphFile;
+  /** The query, unit length (as the calling thread searches its own graph). */
+  vector: Float32Array;
+  k: number;
+}
+
+export type GraphSearchReply = { ready: true; id?: undefined; keys?: undefined } | { id: number; keys: BigUint64Array } | { id: number; error: string; keys?: undefined };
+
+export function fileKey(file: MappedGraphFile): string {
+  return [file.path, file.dev, file.ino, file.size, file.mtimeMs, file.keys, file.dimensions, file.connectivity, file.expansionAdd, file.expansionSearch].join('\0');
+}
+
+/** The file's identity now (throws when it is gone). */
+export function fileIdentity(path: string): Pick<MappedGraphFile, 'path' | 'dev' | 'ino' | 'size' | 'mtimeMs'> {
+  const stat = statSync(path);
+  return { path, dev: stat.dev, ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs };
+}
+
+/** Whether the file at `file.path` is still the one identified. */
+export function sameFile(file: MappedGraphFile): boolean {
+  const now = fileIdentity(file.path);
+  return now.dev === file.dev && now.ino === file.ino && now.size === file.size && now.mtimeMs === file.mtimeMs;
+}

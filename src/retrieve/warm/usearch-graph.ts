@@ -1,0 +1,79 @@
+import { createRequire } from 'node:module';
+import { chmodSync, renameSync, writeFileSync } from 'node:fs';
+
+const require = createRequire(import.meta.url);
+
+export interface UsearchIndex {
+  add(keys: BigUint64Array, vectors: Float32Array, threads?: number): void;
+  search(vector: Float32Array, k: number, threads?: number): { keys: BigUint64Array; distances: Float32Array };
+  remove(keys: bigint | BigUint64Array): number;
+  size(): number;
+  /** Vectors it holds room for; an add past it reserves more (and sets how many threads later adds may use). */
+  capacity(): number;
+  save(path: string): void;
+  load(path: string): void;
+  /** Memory-maps a saved graph: nothing is read up front, and the graph is read-only. */
+  view?(path: string): void;
+}
+
+export interface UsearchModule {
+  Index: new (options: { metric: string; dimensions: number; connectivity: number; expansion_add: number; expansion_search: number; quantization: string }) => UsearchIndex;
+}
+
+let usearch: UsearchModule | null | undefined;
+
+/** Whether the optional usearch module loads here (without it, vector search scans exactly). */
+export function vectorGraphAvailable(): boolean {
+  return loadUsearch() !== null;
+}
+
+/** What to tell the user when usearch is missing and the index is big enough to want it. */
+export const NO_VECTOR_GRAPH_WARNING =
+  'The optional native module usearch is not installed, so vector search scans every vector exactly (correct, but slower on large indexes). Install it with: npm install usearch';
+
+/** usearch is an optional native dependency; without it every search is exact. */
+export function loadUsearch(): UsearchModule | null {
+  if (usearch === undefined) {
+    try {
+      usearch = require('usearch') as UsearchModule;
+    } catch {
+      usearch = null;
+    }
+  }
+  return usearch;
+}
+
+/** An empty cosine graph with these parameters (the one shape every graph file of loci has). */
+export function createGraph(module: UsearchModule, dimensions: number, options: { connectivity: number; expansionAdd: number; expansionSearch: number }): UsearchIndex {
+  return new module.Index({
+    metric: 'cos',
+    dimensions,
+    connectivity: options.connectivity,
+    expansion_add: options.expansionAdd,
+    expansion_search: options.expansionSearch,
+    quantization: 'f16',
+  });
+}
+
+/**
+ * Saves a graph and its key list (ascending, so opening checks it in one pass), each through a
+ * temporary file and a rename, readable by the store's owner only (the graph holds the
+ * store's vectors, like the database).
+ */
+export function writeGraphFiles(graph: UsearchIndex, unordered: Int32Array, file: string): void {
+  const keys = Int32Array.from(unordered).sort();
+  graph.save(`${file}.tmp`);
+  chmodSync(`${file}.tmp`, 0o600);
+  writeFileSync(`${file}.keys.tmp`, Buffer.from(keys.buffer, keys.byteOffset, keys.byteLength), { mode: 0o600 });
+  chmodSync(`${file}.keys.tmp`, 0o600); // a leftover from an interrupted save keeps its old mode
+  renameSync(`${file}.tmp`, file);
+  renameSync(`${file}.keys.tmp`, `${file}.keys`);
+}
+
+/** A copy of `vector` scaled to unit length (the zero vector stays zero). */
+export function normalized(vector: Float32Array): Float32Array {
+  let norm = 0;
+  for (const value of vector) norm += value * value;
+  const scale = norm > 0 ? 1 / Math.sqrt(norm) : 0;
+  return Float32Array.from(vector, (value) => value * scale);
+}

@@ -1,0 +1,214 @@
+// The graph search thread, driven through the built library (dist/): the worker file exists
+// only after the build.
+import { execFile } from 'node:child_process';
+import { renameSync, writeFileSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+type VectorIndexModule = typeof import('../../src/retrieve/warm/exact-or-graph-vector-index.js');
+type ThreadModule = typeof import('../../src/retrieve/warm/graph-search-thread.js');
+type UsearchModule = typeof import('../../src/retrieve/warm/usearch-graph.js');
+type GraphSearchThread = InstanceType<ThreadModule['GraphSearchThread']>;
+type VectorIndex = InstanceType<VectorIndexModule['ExactOrGraphVectorIndex']>;
+
+const dist = (path: string) => import(join(process.cwd(), 'dist', path));
+const DIMENSIONS = 24;
+
+function clustered(count: number, seed: number): Float32Array[] {
+  let state = seed;
+  const next = () => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648) * 2 - 1;
+  const centers = Array.from({ length: 30 }, () => Float32Array.from({ length: DIMENSIONS }, next));
+  return Array.from({ length: count }, (_, index) => Float32Array.from(centers[index % 30] as Float32Array, (value) => value + 0.4 * next()));
+}
+
+const vectors = clustered(3000, 5);
+const queries = clustered(40, 77);
+const meta = (rowId: number) => ({ path: `src/file${rowId}.ts`, language: 'typescript' });
+
+let folder: string;
+const threads: GraphSearchThread[] = [];
+beforeEach(async () => {
+  folder = await mkdtemp(join(tmpdir(), 'loci-graph-thread-'));
+});
+afterEach(async () => {
+  for (const thread of threads.splice(0)) await thread.close();
+  await rm(folder, { recursive: true, force: true });
+});
+
+async function load() {
+  const { ExactOrGraphVectorIndex } = (await dist('retrieve/warm/exact-or-graph-vector-index.js')) as VectorIndexModule;
+  const { GraphSearchThread } = (await dist('retrieve/warm/graph-search-thread.js')) as ThreadModule;
+  const file = join(folder, 'vectors.hnsw');
+  const options = { threshold: 100, connectivity: 16, expansionAdd: 64, expansionSearch: 64, file };
+  const withRows = () => {
+    const index = new ExactOrGraphVectorIndex(DIMENSIONS, options);
+    vectors.forEach((vector, rowId) => index.add(rowId, vector, meta(rowId)));
+    index.ensureGraph();
+    return index;
+  };
+  // Built, saved, then mapped by a second index of the same rows (as a new process does).
+  withRows().persist();
+  const mapped = withRows();
+  expect(mapped.mapped).toBe(true);
+  /** A thread whose answers are counted (undefined: answered on the calling thread). */
+  const thread = (options: ConstructorParameters<ThreadModule['GraphSearchThread']>[0] = {}) => {
+    const made = new GraphSearchThread({ startAfter: 0, ...options });
+    threads.push(made);
+    const counts = { answered: 0, declined: 0 };
+    const search = made.search.bind(made);
+    made.search = (...args) => {
+      const asked = search(...args);
+      if (!asked) counts.declined++;
+      return asked?.then((keys) => {
+        if (keys) counts.answered++;
+        else counts.declined++;
+        return keys;
+      });
+    };
+    return { thread: made, counts };
+  };
+  return { ExactOrGraphVectorIndex, GraphSearchThread, mapped, withRows, thread, file, options };
+}
+
+/** Searches until the worker answers (it starts at the first and loads in the background), at most 10 s. */
+async function untilRunning(index: VectorIndex, thread: GraphSearchThread): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!thread.running && Date.now() < deadline) {
+    await index.searchOn(thread, queries[0] as Float32Array, 10);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  expect(thread.running).toBe(true);
+}
+
+describe('graph search thread', () => {
+  it('answers exactly what the calling thread answers, filtered or not, from the mapped file', async () => {
+    const { mapped, thread } = await load();
+    const { thread: worker, counts } = thread();
+    await untilRunning(mapped, worker);
+    counts.answered = 0;
+    // Every other file: a broad filter, answered from the graph oversampled.
+    const broad = (path: string) => Number(/\d+/.exec(path)?.[0]) % 2 === 0;
+    for (const query of queries) {
+      expect(await mapped.searchOn(worker, query, 10)).toEqual(mapped.search(query, 10));
+      expect(await mapped.searchOn(worker, query, 25, broad)).toEqual(mapped.search(query, 25, broad));
+    }
+    expect(counts.answered).toBe(queries.length * 2);
+  });
+
+  it('searches on the calling thread when rows change while the worker walks, or the graph is in memory', async () => {
+    const { mapped, thread, ExactOrGraphVectorIndex, options } = await load();
+    const { thread: worker, counts } = thread();
+    await untilRunning(mapped, worker);
+    const query = queries[3] as Float32Array;
+    const nearest = (mapped.search(query, 1)[0] as { rowId: number }).rowId;
+    const pending = mapped.searchOn(worker, query, 10);
+    mapped.remove(nearest); // after the request left, before its answer
+    const found = await pending;
+    expect(found.map((row) => row.rowId)).not.toContain(nearest);
+    expect(found).toEqual(mapped.search(query, 10));
+
+    // A graph read into memory (no file) is never sent.
+    const inMemory = new ExactOrGraphVectorIndex(DIMENSIONS, { ...options, file: undefined });
+    vectors.forEach((vector, rowId) => inMemory.add(rowId, vector, meta(rowId)));
+    inMemory.ensureGraph();
+    const asked = counts.answered + counts.declined;
+    expect(await inMemory.searchOn(worker, query, 10)).toEqual(inMemory.search(query, 10));
+    expect(counts.answered + counts.declined).toBe(asked);
+  });
+
+  it("refuses a graph file replaced since it was mapped here, and the answer stays the mapped graph's", async () => {
+    const { mapped, thread, file } = await load();
+    const { loadUsearch, createGraph } = (await dist('retrieve/warm/usearch-graph.js')) as UsearchModule;
+    const { thread: worker, counts } = thread({ startAfter: 0 });
+    const expected = queries.map((query) => mapped.search(query, 10));
+    // Another process saves a different graph under the same name (through a rename, as loci saves).
+    const other = createGraph(loadUsearch() as NonNullable<ReturnType<typeof loadUsearch>>, DIMENSIONS, { connectivity: 16, expansionAdd: 64, expansionSearch: 64 });
+    const rows = clustered(vectors.length, 9); // as many keys: only its identity tells it apart
+    other.add(
+      BigUint64Array.from(rows, (_, index) => BigInt(index)),
+      Float32Array.from(rows.flatMap((row) => [...row])),
+    );
+    other.save(`${file}.other`);
+    renameSync(`${file}.other`, file);
+    const deadline = Date.now() + 10_000;
+    while (!worker.running && Date.now() < deadline) {
+      await mapped.searchOn(worker, queries[0] as Float32Array, 10);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    for (const [index, query] of queries.entries()) expect(await mapped.searchOn(worker, query, 10)).toEqual(expected[index]);
+    expect(counts.answered).toBe(0);
+  });
+
+  it('answers on the calling thread when the worker dies, hangs or is closed', async () => {
+    const { mapped, thread } = await load();
+    const query = queries[7] as Float32Array;
+    const expected = mapped.search(query, 10);
+    const script = (name: string, body: string) => {
+      const path = join(folder, name);
+      writeFileSync(path, `import { parentPort } from 'node:worker_threads';\nparentPort.postMessage({ ready: true });\n${body}\n`);
+      return pathToFileURL(path);
+    };
+
+    const dying = thread({ workerFile: script('dies.mjs', "parentPort.on('message', () => { throw new Error('boom'); });") });
+    const silent = thread({ workerFile: script('hangs.mjs', "parentPort.on('message', () => {});"), replyTimeoutMs: 300 });
+    for (const { thread: worker } of [dying, silent]) {
+      await untilRunning(mapped, worker);
+      expect(await mapped.searchOn(worker, query, 10)).toEqual(expected);
+      expect(worker.running).toBe(false);
+      expect(await mapped.searchOn(worker, query, 10)).toEqual(expected);
+    }
+    expect(dying.counts.answered + silent.counts.answered).toBe(0);
+
+    const { thread: closed } = thread();
+    await untilRunning(mapped, closed);
+    const inFlight = mapped.searchOn(closed, query, 10);
+    await closed.close();
+    expect(await inFlight).toEqual(expected);
+    expect(await mapped.searchOn(closed, query, 10)).toEqual(expected);
+  });
+
+  it('keeps a process alive while a reply is awaited, and never once idle: a process that does not close exits', async () => {
+    const child = join(folder, 'child.mjs');
+    const url = (path: string) => pathToFileURL(join(process.cwd(), 'dist', path)).href;
+    writeFileSync(
+      child,
+      `import { ExactOrGraphVectorIndex } from '${url('retrieve/warm/exact-or-graph-vector-index.js')}';
+import { GraphSearchThread } from '${url('retrieve/warm/graph-search-thread.js')}';
+let state = 5;
+const next = () => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648) * 2 - 1;
+const options = { threshold: 100, connectivity: 16, expansionAdd: 64, expansionSearch: 64, file: ${JSON.stringify(join(folder, 'child.hnsw'))} };
+const rows = Array.from({ length: 2000 }, () => Float32Array.from({ length: ${DIMENSIONS} }, next));
+const build = () => { const index = new ExactOrGraphVectorIndex(${DIMENSIONS}, options); rows.forEach((row, id) => index.add(id, row, { path: 'f' + id, language: 'x' })); index.ensureGraph(); return index; };
+build().persist();
+const mapped = build();
+const thread = new GraphSearchThread({ startAfter: 0 });
+let answered = 0;
+if (process.argv[2] === 'start-only') {
+  // The worker started by this search, never asked anything: the process still ends.
+  await mapped.searchOn(thread, rows[0], 10);
+  console.log(JSON.stringify({ answered, running: thread.running }));
+  process.exitCode = 0;
+} else {
+const search = thread.search.bind(thread);
+thread.search = (...args) => search(...args)?.then((keys) => { if (keys) answered++; return keys; });
+for (let round = 0; round < 500 && answered < 20; round++) {
+  await mapped.searchOn(thread, rows[round % rows.length], 10);
+  // Only what is awaited keeps this process alive: no timer between searches once the worker runs.
+  if (!thread.running) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+console.log(JSON.stringify({ answered, running: thread.running }));
+}
+`,
+    );
+    const started = Date.now();
+    const { stdout } = await promisify(execFile)(process.execPath, [child], { timeout: 30_000 });
+    expect(JSON.parse(stdout)).toEqual({ answered: 20, running: true });
+    const startOnly = await promisify(execFile)(process.execPath, [child, 'start-only'], { timeout: 30_000 });
+    expect(JSON.parse(startOnly.stdout)).toEqual({ answered: 0, running: false });
+    expect(Date.now() - started).toBeLessThan(30_000);
+  });
+});
