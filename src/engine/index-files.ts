@@ -9,13 +9,13 @@ import { SEGMENT_FILE, segmentFile, segmentName, VECTOR_GRAPH_FILE, vectorGraphF
  * segment file and the vector graph. A one-shot engine uses a saved graph but never builds
  * one; a long-lived one reads the rest of a segment in the background.
  */
-export function indexCacheOptions(location: StoreLocation, embedderId: string, oneShot: boolean): Pick<WarmIndexOptions, 'graphFile' | 'segmentFile' | 'buildGraph' | 'prefetch'> {
+export function indexCacheOptions(location: StoreLocation, embedderId: string, oneShot: boolean): Pick<WarmIndexOptions, 'graphFile' | 'segmentFile' | 'buildGraph' | 'prefetch' | 'searchThread'> {
   const graphFile = vectorGraphFile(location, embedderId, 'index');
   const segment = segmentFile(location, embedderId);
   return {
     ...(graphFile ? { graphFile } : {}),
     ...(segment ? { segmentFile: segment } : {}),
-    ...(oneShot ? { buildGraph: false } : { prefetch: true }),
+    ...(oneShot ? { buildGraph: false } : { prefetch: true, searchThread: true }),
   };
 }
 

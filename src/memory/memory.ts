@@ -270,9 +270,12 @@ export class Memory implements MemoryCore {
 
   /** persist(), then lets go of what the recall index holds open (its segment file, its graph search thread); a later recall opens them again. */
   async close(): Promise<void> {
-    await this.persist();
-    this.warm?.close();
-    this.warm = undefined;
+    try {
+      await this.persist();
+    } finally {
+      this.warm?.close();
+      this.warm = undefined;
+    }
   }
 
   private async retriever(): Promise<Retriever> {

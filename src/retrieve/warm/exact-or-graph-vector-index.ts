@@ -217,9 +217,10 @@ export class ExactOrGraphVectorIndex {
   /**
    * search(), the graph's walk done on `thread` when the graph is a mapped file: the same file,
    * asked the same, proposes the same candidates, scored here as search() scores them. Any row
-   * change meanwhile, or no answer from the thread, and it is search() here.
+   * change meanwhile, or no answer from the thread: it is search() here. undefined: this index
+   * is no longer `current()` (its holder replaced it meanwhile), so the answer is not its to give.
    */
-  async searchOn(thread: GraphSearchThread, query: Float32Array, limit: number, accept?: RowFilter): Promise<ScoredRow[]> {
+  async searchOn(thread: GraphSearchThread, query: Float32Array, limit: number, accept?: RowFilter, current: () => boolean = () => true): Promise<ScoredRow[] | undefined> {
     const file = this.viewed ? this.mappedFile : undefined;
     const plan = file ? this.plan(limit, accept) : undefined;
     if (!file || !plan) return this.search(query, limit, accept);
@@ -227,6 +228,7 @@ export class ExactOrGraphVectorIndex {
     const unit = normalized(query);
     const asked = thread.search(file, unit, plan.k);
     const keys = asked ? await asked : undefined;
+    if (!current()) return undefined;
     if (!keys || changes !== this.changes) return this.search(query, limit, accept);
     return this.finish(query, limit, accept, unit, keys);
   }

@@ -7,8 +7,9 @@ import { fileKey, type GraphSearchReply, type GraphSearchRequest, type MappedGra
 const WORKER_FILE = compiledModule('retrieve/warm/graph-search-worker.js');
 /** Graph searches a process answers on its own thread before it starts the worker: a one-shot search never starts one. */
 const START_AFTER = 1;
-/** A reply later than this: the search is answered on the calling thread and the worker is stopped for good. */
+/** A reply later than this: that search is answered on the calling thread; after STALLS_TO_STOP such in a row the worker is stopped for good. */
 const REPLY_TIMEOUT_MS = 2_000;
+const STALLS_TO_STOP = 3;
 /** Requests in flight at most; past it searches run on the calling thread. */
 const MAX_IN_FLIGHT = 16;
 
@@ -30,6 +31,8 @@ export class GraphSearchThread {
   private stopped = false;
   private seen = 0;
   private nextId = 1;
+  /** Replies late in a row (a busy calling thread can make one late; a stuck worker makes them all). */
+  private stalls = 0;
   private readonly pending = new Map<number, Pending>();
   private readonly refused = new Set<string>();
 
@@ -61,7 +64,10 @@ export class GraphSearchThread {
     if (this.refused.has(key)) return undefined;
     const id = this.nextId++;
     return new Promise((resolve) => {
-      const timer = setTimeout(() => void this.stop(), this.replyTimeoutMs);
+      const timer = setTimeout(() => {
+        this.settle(id)?.resolve(undefined);
+        if (++this.stalls >= STALLS_TO_STOP) void this.stop();
+      }, this.replyTimeoutMs);
       timer.unref();
       this.pending.set(id, {
         key,
@@ -87,17 +93,23 @@ export class GraphSearchThread {
       this.stopped = true;
       return;
     }
-    const worker = new Worker(this.workerFile, { resourceLimits: { maxOldGenerationSizeMb: 64 } });
+    let worker: Worker;
+    try {
+      worker = new Worker(this.workerFile, { resourceLimits: { maxOldGenerationSizeMb: 64 } });
+    } catch {
+      // No thread to be had (a limit on threads): every search runs on the calling thread.
+      this.stopped = true;
+      return;
+    }
     this.worker = worker;
     worker.on('message', (reply: GraphSearchReply) => {
       if (reply.id === undefined) {
         this.ready = true;
         return;
       }
-      const pending = this.pending.get(reply.id);
+      const pending = this.settle(reply.id);
       if (!pending) return;
-      this.pending.delete(reply.id);
-      if (this.pending.size === 0) worker.unref();
+      this.stalls = 0;
       if (reply.keys) pending.resolve(reply.keys);
       else {
         // The file is not the one mapped here (replaced meanwhile) or cannot be mapped: not asked again.
@@ -109,6 +121,15 @@ export class GraphSearchThread {
     worker.on('exit', () => void this.stop());
     // After its listeners (adding one refs it again): an idle worker never keeps the process alive.
     worker.unref();
+  }
+
+  /** Takes request `id` off the list (the worker is let go of when none is left). */
+  private settle(id: number): Pending | undefined {
+    const pending = this.pending.get(id);
+    if (!pending) return undefined;
+    this.pending.delete(id);
+    if (this.pending.size === 0) this.worker?.unref();
+    return pending;
   }
 
   /** Answers what is in flight with undefined and stops the worker for good. */

@@ -38,6 +38,8 @@ export interface WarmIndexOptions {
   buildGraph?: boolean;
   /** Read the rest of a segment file in the background after loading it (long-lived processes), so no later query waits on a first read. */
   prefetch?: boolean;
+  /** Walk a mapped vector graph on a second thread during hybrid searches (long-lived processes; graph-search-thread.ts). */
+  searchThread?: boolean;
   /** Where to keep the whole index as a segment file between processes (absent: rebuilt from the store's rows). */
   segmentFile?: string;
   /** Told when a segment file is loaded, saved or rejected. */
@@ -68,13 +70,12 @@ export class WarmIndex {
   private graphDeferrals = 0;
   /** The watermark of the segment file this index was read from or last wrote (-1: none). */
   private segmentWatermark = -1;
-  /** Rows added or removed since then. */
-  private changesSinceSegment = 0;
+  private changesSinceSegment = 0; // rows added or removed since then
   /** The store's deletion count that segment reflects: each deletion since (of rows it never held too) a new process reads from the log. */
   private segmentDeletions: number | undefined;
   /** The store's chunk deletion count every deletion up to which this index has applied (undefined: unknown). */
   private deletionsSeen: number | undefined;
-  private readonly graphThread = new GraphSearchThread();
+  private readonly graphThread: GraphSearchThread | undefined; // long-lived processes only (`searchThread`)
 
   constructor(
     private readonly store: Store,
@@ -82,6 +83,7 @@ export class WarmIndex {
   ) {
     this.lexical = new LexicalIndex(options.weights, this.termIds);
     this.vectors = vectorIndexFor(this.options);
+    this.graphThread = options.searchThread ? new GraphSearchThread() : undefined;
   }
 
   /**
@@ -122,7 +124,7 @@ export class WarmIndex {
 
   /** Closes the segment file this index reads from (what is unread stays unread; later reads rebuild). */
   close(): void {
-    void this.graphThread.close();
+    void this.graphThread?.close();
     this.reader?.close();
     openReaders.unregister(this);
   }
@@ -320,7 +322,9 @@ export class WarmIndex {
 
   /** searchVectors, the graph walked on a second thread when the graph is a mapped file (graph-search-thread.ts): the caller may score BM25 meanwhile. */
   async searchVectorsBeside(vector: Float32Array, limit: number, filter: SearchFilter | undefined): Promise<ScoredRow[]> {
-    return this.vectors ? this.vectors.searchOn(this.graphThread, vector, limit, compileFilter(filter)) : [];
+    const vectors = this.vectors; // reset meanwhile (damage the lexical search found): the index now held answers
+    if (!vectors || !this.graphThread) return this.searchVectors(vector, limit, filter);
+    return (await vectors.searchOn(this.graphThread, vector, limit, compileFilter(filter), () => vectors === this.vectors)) ?? this.searchVectors(vector, limit, filter);
   }
 
   private async catchUpOrRebuild(): Promise<void> {
