@@ -2,10 +2,10 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { compiledModule } from '../../package-files.js';
-import { fileKey, type GraphSearchReply, type GraphSearchRequest, type MappedGraphFile } from './mapped-graph-file.js';
+import type { GraphSearchReply, GraphSearchRequest, MappedGraphFile } from './mapped-graph-file.js';
 
 const WORKER_FILE = compiledModule('retrieve/warm/graph-search-worker.js');
-/** Graph searches a process answers on its own thread before it starts the worker: a one-shot search never starts one. */
+/** Graph searches an engine answers on its own thread before it starts the worker: one that searches once never starts it. */
 const START_AFTER = 1;
 /** A reply later than this: that search is answered on the calling thread; after STALLS_TO_STOP such in a row the worker is stopped for good. */
 const REPLY_TIMEOUT_MS = 2_000;
@@ -14,7 +14,7 @@ const STALLS_TO_STOP = 3;
 const MAX_IN_FLIGHT = 16;
 
 interface Pending {
-  key: string;
+  file: MappedGraphFile;
   resolve(keys: BigUint64Array | undefined): void;
 }
 
@@ -34,7 +34,8 @@ export class GraphSearchThread {
   /** Replies late in a row (a busy calling thread can make one late; a stuck worker makes them all). */
   private stalls = 0;
   private readonly pending = new Map<number, Pending>();
-  private readonly refused = new Set<string>();
+  /** Mapped files the worker refused (each mapping is one object for as long as it lasts). */
+  private readonly refused = new WeakSet<MappedGraphFile>();
 
   private readonly workerFile: URL;
   private readonly startAfter: number;
@@ -60,8 +61,7 @@ export class GraphSearchThread {
       return undefined;
     }
     if (!this.ready || this.pending.size >= MAX_IN_FLIGHT) return undefined;
-    const key = fileKey(file);
-    if (this.refused.has(key)) return undefined;
+    if (this.refused.has(file)) return undefined;
     const id = this.nextId++;
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
@@ -70,7 +70,7 @@ export class GraphSearchThread {
       }, this.replyTimeoutMs);
       timer.unref();
       this.pending.set(id, {
-        key,
+        file,
         resolve: (keys) => {
           clearTimeout(timer);
           resolve(keys);
@@ -113,7 +113,7 @@ export class GraphSearchThread {
       if (reply.keys) pending.resolve(reply.keys);
       else {
         // The file is not the one mapped here (replaced meanwhile) or cannot be mapped: not asked again.
-        this.refused.add(pending.key);
+        this.refused.add(pending.file);
         pending.resolve(undefined);
       }
     });

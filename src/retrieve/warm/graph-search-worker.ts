@@ -3,13 +3,18 @@
 // graph while the calling thread scores BM25. It only ever reads a file the caller named and
 // identified; a file that is not that one (replaced, grown, foreign) is refused, never searched.
 import { parentPort } from 'node:worker_threads';
-import { fileKey, sameFile, type GraphSearchReply, type GraphSearchRequest, type MappedGraphFile } from './mapped-graph-file.js';
+import { sameFile, type GraphSearchReply, type GraphSearchRequest, type MappedGraphFile } from './mapped-graph-file.js';
 import { createGraph, loadUsearch, type UsearchIndex } from './usearch-graph.js';
 
 const port = parentPort;
 if (!port) throw new Error('graph-search-worker runs as a worker thread');
 
 let open: { key: string; graph: UsearchIndex } | undefined;
+
+/** Everything that tells one mapped file (and the graph's shape) from another. */
+function fileKey(file: MappedGraphFile): string {
+  return [file.path, file.dev, file.ino, file.size, file.mtimeMs, file.keys, file.dimensions, file.connectivity, file.expansionAdd, file.expansionSearch].join('\0');
+}
 
 function graphOf(file: MappedGraphFile): UsearchIndex {
   const key = fileKey(file);
