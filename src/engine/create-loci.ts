@@ -386,6 +386,10 @@ class LociEngine implements Loci {
 
   private async warmIndexFor(store: Store, embedderId: string, dimensions: number): Promise<WarmIndex> {
     if (!this.warm || this.warm.options.embedderId !== embedderId) {
+      // The store's embedder changed (another process re-indexed): the old index lets go of its
+      // segment file and its graph search thread now. A search still under way on it answers
+      // from the store (a closed file reads as one to rebuild from).
+      this.warm?.close();
       this.warm = new WarmIndex(store, { weights: this.config.search.fieldWeights, embedderId, dimensions, ...this.cacheFiles(embedderId) });
     }
     return this.warm;

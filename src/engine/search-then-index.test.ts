@@ -46,6 +46,36 @@ describe('an engine that searched first and then indexes', () => {
   });
 });
 
+describe('an engine whose store changes embedder under it', () => {
+  it('closes the index it held for the old embedder (its open segment file) when it takes the new one', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'loci-embedder-change-'));
+    const store = join(folder, 'store');
+    try {
+      const first = createLoci({ root: folder, store });
+      await first.indexDocuments(documents(0, 30));
+      const loci = createLoci({ root: folder, store });
+      try {
+        expect((await loci.search('queue note')).results.length).toBeGreaterThan(0);
+        const held = readdirSync(store).filter((name) => name.startsWith('segment'));
+        expect(held.length).toBeGreaterThan(0);
+        const oldSegment = join(store, held[0] as string);
+        expect(openHandles(oldSegment)).toBe(1);
+        // Another engine re-indexes the store without vectors: the store's embedder is now `none`.
+        const other = createLoci({ root: folder, store, embedder: 'none' });
+        await other.indexDocuments(documents(0, 30));
+        await other.close();
+        expect((await loci.search('queue note')).results.length).toBeGreaterThan(0);
+        expect(openHandles(oldSegment)).toBe(0);
+      } finally {
+        await loci.close();
+        await first.close();
+      }
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+});
+
 /** This process's open file descriptors on `file` (Linux; elsewhere 0). */
 function openHandles(file: string): number {
   if (process.platform !== 'linux') return 0;

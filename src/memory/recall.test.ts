@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLoci, type Loci } from '../engine/create-loci.js';
 import type { MemoryInput } from './spec.js';
+import { LociError } from '../errors/index.js';
+import { recall as recallRecords, type RecallContext } from './recall.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 const T0 = Date.UTC(2025, 4, 1, 12);
@@ -109,5 +111,75 @@ describe('session signals in hybrid recall', () => {
       expect(hit.explanation?.recency?.weight).toBe(0.1);
     }
     expect((await memory.recall('budget meeting', { topK: 4, now: T0 + 11 * DAY }))[0]?.explanation).toBeUndefined();
+  });
+});
+
+describe('recall signals', () => {
+  const weights = { lexical: 1, vector: 1, recency: 0, temporal: 0, outcome: 0, length: 0, session: 0, sessionHits: 0 };
+  /** A remote-like embedder: its answer waits on `reply`; `calls` logs when each part starts. */
+  const setup = (options: { lexicalFails?: boolean; embedFails?: boolean } = {}) => {
+    const calls: string[] = [];
+    let answer: () => void = () => undefined;
+    const reply = new Promise<void>((resolve) => (answer = resolve));
+    const model = {
+      specificationVersion: 'v1' as const,
+      provider: 'test',
+      modelId: 'slow',
+      dimensions: 2,
+      maxEmbeddingsPerCall: 8,
+      supportsParallelCalls: true,
+      async doEmbed() {
+        calls.push('embed');
+        await reply;
+        if (options.embedFails) throw new LociError('EMBEDDER_FAILED', 'the embedder is down');
+        return { embeddings: [Float32Array.from([1, 0])] };
+      },
+    };
+    const row = { rowId: 1, score: 1, path: 'chat/#r1' };
+    const context: RecallContext = {
+      lookup: async () => new Map(),
+      model,
+      weights,
+      recencyHalfLifeMs: DAY,
+      retriever: {
+        path: () => ({ index: 'memory', lexical: 'bm25', vectors: 'exact' }),
+        async lexical() {
+          calls.push('lexical');
+          answer();
+          if (options.lexicalFails) throw new Error('lexical broke');
+          return [row];
+        },
+        async vector() {
+          calls.push('vector');
+          return [row];
+        },
+      },
+    };
+    return { calls, context };
+  };
+
+  it('starts embedding the query before the lexical search, so a remote embedder answers meanwhile', async () => {
+    const { calls, context } = setup();
+    const result = await recallRecords(context, 'budget meeting');
+    expect(calls).toEqual(['embed', 'lexical', 'vector']);
+    expect(result.degraded).toBe(false);
+  });
+
+  it('reports a lexical failure while the embedding is out (and leaves no unhandled rejection); an embedder failure degrades to lexical', async () => {
+    const unhandled: unknown[] = [];
+    const record = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', record);
+    try {
+      const failing = setup({ lexicalFails: true, embedFails: true });
+      await expect(recallRecords(failing.context, 'budget meeting')).rejects.toThrow('lexical broke');
+      const degraded = setup({ embedFails: true });
+      const result = await recallRecords(degraded.context, 'budget meeting');
+      expect(result.degradedParts).toEqual(['vector']);
+      expect(result.warnings.join(' ')).toContain('the embedder is down');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', record);
+    }
   });
 });

@@ -81,17 +81,33 @@ export async function recall(context: RecallContext, query: string, options: Rec
   if (options.kinds && options.kinds.length > 0) filter.languages = [...options.kinds];
   const pool = Math.max(CANDIDATES, topK * 10);
 
-  let lexical: ScoredRow[] = [];
-  let vector: ScoredRow[] = [];
-  if (mode === 'hybrid' || mode === 'lexical') lexical = await context.retriever.lexical(queryTerms(query), pool, filter);
   const warnings: string[] = [];
   const degradedParts: Array<'vector'> = [];
   const vectorOnly = mode === 'vector' || mode === 'cosine';
+  // The query's embedding (a remote embedder answers over the network) and the vector search
+  // it leads to start first; the lexical search runs meanwhile.
+  let vectorSearch: Promise<ScoredRow[]> | undefined;
   if (mode !== 'lexical' && context.model) {
     throwIfAborted(options.signal);
+    const model = context.model;
+    vectorSearch = (async () => {
+      const { embeddings } = await embedMany({ model, values: [query], purpose: 'query', ...(options.signal ? { abortSignal: options.signal } : {}) });
+      return context.retriever.vector(embeddings[0] as Float32Array, pool, filter, { beside: mode === 'hybrid' });
+    })();
+    // A lexical failure meanwhile is the one reported; this one is read below otherwise.
+    vectorSearch.catch(() => undefined);
+  } else if (mode !== 'lexical' && context.modelUnavailable) {
+    if (vectorOnly) throw context.modelUnavailable;
+    warnings.push(`The embedder could not be set up, so recall used lexical signals only: ${context.modelUnavailable.message}`);
+    degradedParts.push('vector');
+  } else if (vectorOnly) {
+    throw new LociError('NOT_SUPPORTED', `This memory has no vectors (embedder none), so ${mode} recall cannot run.`, { hint: 'Use mode lexical or hybrid.' });
+  }
+  const lexical: ScoredRow[] = mode === 'hybrid' || mode === 'lexical' ? await context.retriever.lexical(queryTerms(query), pool, filter) : [];
+  let vector: ScoredRow[] = [];
+  if (vectorSearch) {
     try {
-      const { embeddings } = await embedMany({ model: context.model, values: [query], purpose: 'query', ...(options.signal ? { abortSignal: options.signal } : {}) });
-      vector = await context.retriever.vector(embeddings[0] as Float32Array, pool, filter);
+      vector = await vectorSearch;
     } catch (error) {
       // Degrade, never lose: hybrid recall answers lexically when the embedder fails, and says so.
       if (vectorOnly || !isProviderFailure(error)) throw error;
@@ -99,12 +115,6 @@ export async function recall(context: RecallContext, query: string, options: Rec
       degradedParts.push('vector');
       if (options.minSimilarity !== undefined) warnings.push('minSimilarity needs vectors: no record could be checked against it.');
     }
-  } else if (mode !== 'lexical' && context.modelUnavailable) {
-    if (vectorOnly) throw context.modelUnavailable;
-    warnings.push(`The embedder could not be set up, so recall used lexical signals only: ${context.modelUnavailable.message}`);
-    degradedParts.push('vector');
-  } else if (vectorOnly) {
-    throw new LociError('NOT_SUPPORTED', `This memory has no vectors (embedder none), so ${mode} recall cannot run.`, { hint: 'Use mode lexical or hybrid.' });
   }
 
   const best = (rows: ScoredRow[]) => {

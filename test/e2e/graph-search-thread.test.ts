@@ -120,6 +120,10 @@ describe('graph search thread', () => {
     expect(counts.answered).toBe(answered + 1);
     expect(found?.[0]?.rowId).toBe(99_999);
     expect(found).toEqual(mapped.search(query, 10));
+    // Its graph now in memory, the next search lets the worker go (and the file it mapped).
+    expect(worker.running).toBe(true);
+    expect(await mapped.searchOn(worker, query, 10)).toEqual(mapped.search(query, 10));
+    expect(worker.running).toBe(false);
 
     // A graph read into memory (no file) is never sent.
     const inMemory = new ExactOrGraphVectorIndex(DIMENSIONS, { ...options, file: undefined });
@@ -128,6 +132,12 @@ describe('graph search thread', () => {
     const asked = counts.answered + counts.declined;
     expect(await inMemory.searchOn(worker, query, 10)).toEqual(inMemory.search(query, 10));
     expect(counts.answered + counts.declined).toBe(asked);
+    // A mapped file asked for later starts a new worker, which answers.
+    const remapped = (await load()).mapped;
+    await untilRunning(remapped, worker);
+    const before = counts.answered;
+    expect(await remapped.searchOn(worker, query, 10)).toEqual(remapped.search(query, 10));
+    expect(counts.answered).toBe(before + 1);
 
     // The holder replaced the index meanwhile: no answer from it (the holder asks the new one).
     const again = await load();

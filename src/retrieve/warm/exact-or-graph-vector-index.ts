@@ -222,6 +222,7 @@ export class ExactOrGraphVectorIndex {
    */
   async searchOn(thread: GraphSearchThread, query: Float32Array, limit: number, accept?: RowFilter, current: () => boolean = () => true): Promise<ScoredRow[] | undefined> {
     const file = this.viewed ? this.mappedFile : undefined;
+    if (!file) thread.release(); // nothing mapped to walk there: its worker need not hold the file it mapped
     const plan = file ? this.plan(limit, accept) : undefined;
     if (!file || !plan) return this.search(query, limit, accept);
     const changes = this.changes;

@@ -82,6 +82,26 @@ export class GraphSearchThread {
     });
   }
 
+  /**
+   * The caller searches no mapped file now (its graph was read into memory, or it has none):
+   * the worker is let go, and the file it mapped with it (a replaced file's disk space stays
+   * pinned while mapped). A mapped file asked for later starts a new one, as the first did.
+   */
+  release(): void {
+    const worker = this.worker;
+    if (!worker || this.stopped) return;
+    this.worker = undefined;
+    this.ready = false;
+    this.seen = 0;
+    this.stalls = 0;
+    for (const pending of this.pending.values()) pending.resolve(undefined);
+    this.pending.clear();
+    // Its exit is not a failure: the listeners that would stop this thread for good go first.
+    worker.removeAllListeners();
+    worker.on('error', () => undefined);
+    void worker.terminate();
+  }
+
   /** Stops the worker; searches in flight are answered on the calling thread. */
   async close(): Promise<void> {
     await this.stop();

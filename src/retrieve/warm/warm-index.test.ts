@@ -8,6 +8,7 @@ import { catalogEntry, chunk } from '../../store/test-support/store-contract.js'
 import { fts5Oracle } from '../../store/test-support/fts5-oracle.js';
 import { queryTerms } from '../../lexical/tokenize.js';
 import { WarmIndex } from './warm-index.js';
+import { SegmentError } from '../../store/segment-format.js';
 import { pick, random, vocabulary } from './test-words.js';
 
 const weights = { path: 1.5, symbols: 2, heading: 1.5, body: 1 };
@@ -76,6 +77,47 @@ describe('warm index', () => {
     await warm.refresh();
     expect(warm.searchLexical(['marmalad'], 5, undefined)).toHaveLength(0);
     await other.close();
+  });
+
+  it('a reset while a catch-up waits on the store (damage found by another search) still ends holding every row', async () => {
+    // 2,500 rows: the catch-up reads them in three slices.
+    for (let file = 0; file < 50; file++) {
+      const chunks = Array.from({ length: 50 }, (_, index) => chunk(`f${file}.ts`, index * 10 + 1, `shared word${index} file${file}`));
+      await store.writeFile({ entry: catalogEntry(`f${file}.ts`), chunks });
+    }
+    for (const at of ['scanIndexRows', 'readLexicon'] as const) {
+      // While the catch-up awaits the store's second slice (or its lexicon), another search meets damage in the segment.
+      let calls = 0;
+      let second: Promise<number> | undefined;
+      const waiting = new Proxy(store, {
+        get(target, key, receiver) {
+          const value = Reflect.get(target, key, receiver);
+          if (key !== at || typeof value !== 'function') return typeof value === 'function' ? value.bind(target) : value;
+          return async (...args: unknown[]) => {
+            const answer = await value.apply(target, args);
+            if (++calls === (at === 'scanIndexRows' ? 2 : 1)) {
+              let thrown = false;
+              second = warm.guard(() => {
+                if (!thrown) {
+                  thrown = true;
+                  throw new SegmentError('damaged block', { damaged: false });
+                }
+                return warm.searchLexical(['share'], 3000, undefined).length;
+              });
+            }
+            return answer;
+          };
+        },
+      });
+      const warm = new WarmIndex(waiting, { weights, embedderId: 'none', dimensions: 0 });
+      await warm.refresh();
+      expect(second).toBeDefined();
+      expect(await second).toBe(2500);
+      await warm.refresh();
+      expect(warm.size).toBe(2500);
+      expect(warm.searchLexical(['share'], 3000, undefined)).toHaveLength(2500);
+      expect(warm.searchLexical(['file49'], 100, undefined)).toHaveLength(50);
+    }
   });
 
   it('holds vectors of its embedder only', async () => {

@@ -1,5 +1,5 @@
 import { rmSync } from 'node:fs';
-import type { LexicalWeights, ScoredRow, SearchFilter, Store, TermStatistics } from '../../store/spec.js';
+import type { ScoredRow, SearchFilter, Store, TermStatistics } from '../../store/spec.js';
 import { compileFilter } from '../../store/filter-match.js';
 import { LexicalIndex } from './lexical-index.js';
 import { vectorIndexFor, type ExactOrGraphVectorIndex } from './exact-or-graph-vector-index.js';
@@ -8,6 +8,7 @@ import { prefetchInBackground, segmentContents, segmentMismatch, STORE_INSTANCE_
 import { Lexicon } from './lexicon.js';
 import { attachCachedVectors, deletedSince } from './warm-catch-up.js';
 import { GraphSearchThread } from './graph-search-thread.js';
+import type { WarmIndexOptions } from './warm-options.js';
 
 /**
  * Row changes (added or removed) since the segment file was read or written from which an
@@ -17,34 +18,7 @@ import { GraphSearchThread } from './graph-search-thread.js';
 export const SEGMENT_REWRITE_MIN = 1_000;
 const SEGMENT_REWRITE_SHARE = 0.05;
 
-export interface SegmentEvent {
-  type: 'segment-loaded' | 'segment-saved' | 'segment-rejected';
-  file: string;
-  rows: number;
-  ms: number;
-  reason?: string;
-}
-
-export interface WarmIndexOptions {
-  weights: LexicalWeights;
-  /** Embedder whose vectors to hold; `none` for lexical only. */
-  embedderId: string;
-  dimensions: number;
-  /** Where to keep the HNSW graph between processes (absent: rebuilt when needed). */
-  graphFile?: string;
-  /** Vector count from which an HNSW graph answers unfiltered queries. */
-  graphThreshold?: number;
-  /** false: use a saved graph but never build one (one-shot processes). */
-  buildGraph?: boolean;
-  /** Read the rest of a segment file in the background after loading it (long-lived processes), so no later query waits on a first read. */
-  prefetch?: boolean;
-  /** Walk a mapped vector graph on a second thread during hybrid searches (long-lived processes; graph-search-thread.ts). */
-  searchThread?: boolean;
-  /** Where to keep the whole index as a segment file between processes (absent: rebuilt from the store's rows). */
-  segmentFile?: string;
-  /** Told when a segment file is loaded, saved or rejected. */
-  onSegment?: (event: SegmentEvent) => void;
-}
+export type { SegmentEvent, WarmIndexOptions } from './warm-options.js';
 
 /**
  * The store's chunks held in memory for fast search: an inverted index and a vector
@@ -76,6 +50,8 @@ export class WarmIndex {
   /** The store's chunk deletion count every deletion up to which this index has applied (undefined: unknown). */
   private deletionsSeen: number | undefined;
   private readonly graphThread: GraphSearchThread | undefined; // long-lived processes only (`searchThread`)
+  /** Counts resets: a catch-up that awaited the store across one starts over. */
+  private generation = 0;
 
   constructor(
     private readonly store: Store,
@@ -93,6 +69,7 @@ export class WarmIndex {
   private reset(error: SegmentError): void {
     const file = this.options.segmentFile;
     this.options.onSegment?.({ type: 'segment-rejected', file: file ?? '', rows: 0, ms: 0, reason: error.message });
+    this.generation++;
     this.reader?.close();
     this.reader = undefined;
     openReaders.unregister(this);
@@ -327,34 +304,47 @@ export class WarmIndex {
     return (await vectors.searchOn(this.graphThread, vector, limit, compileFilter(filter), () => vectors === this.vectors)) ?? this.searchVectors(vector, limit, filter);
   }
 
+  /**
+   * Catches up, starting over when the index was reset meanwhile (damage that another search
+   * or the background read found): what was read for the index before the reset is not
+   * applied to the one after it. A reset index reads no segment, so this ends.
+   */
   private async catchUpOrRebuild(): Promise<void> {
-    try {
-      await this.catchUp();
-    } catch (error) {
-      if (!(error instanceof SegmentError)) throw error;
-      this.reset(error);
-      await this.catchUp();
+    for (let attempt = 0; attempt < 4; attempt++) {
+      try {
+        if (await this.catchUp()) return;
+      } catch (error) {
+        if (!(error instanceof SegmentError)) throw error;
+        this.reset(error);
+      }
     }
+    throw new Error('The index was reset four times during one catch-up; the next search tries again.');
   }
 
-  private async catchUp(): Promise<void> {
+  /** false: the index was reset while this awaited the store (the caller starts over). */
+  private async catchUp(): Promise<boolean> {
+    const generation = this.generation;
+    const current = () => generation === this.generation;
     const token = await this.store.changeToken();
+    if (!current()) return false;
     if (token === this.token) {
       // Caught up while the graph was left for later (persist withoutGraph): build or map it now.
       if (this.graphDeferrals === 0) this.vectors?.ensureGraph();
-      return;
+      return true;
     }
     if (!this.segmentTried) {
       this.segmentTried = true;
       if (this.options.segmentFile) {
         this.instance = (await this.store.readState(STORE_INSTANCE_STATE)) || undefined;
         await this.loadSegment();
+        if (!current()) return false;
       }
     }
     // New rows in slices, giving the event loop a turn between them: a catch-up after a big
     // write never holds other requests for long.
     for (;;) {
       const fresh = await this.store.scanIndexRows({ afterRowId: this.watermark, limit: CATCH_UP_SLICE, ...(this.vectors ? { embedderId: this.options.embedderId } : {}) });
+      if (!current()) return false;
       const added = fresh.map((row) => ({ rowId: row.rowId, meta: { path: row.path, language: row.language }, terms: row.terms }));
       this.lexical.addMany(added);
       for (const [index, row] of fresh.entries()) {
@@ -366,20 +356,26 @@ export class WarmIndex {
       this.changesSinceSegment += fresh.length;
       if (fresh.length < CATCH_UP_SLICE) break;
       await new Promise<void>((resolve) => setImmediate(resolve));
+      if (!current()) return false;
     }
     // After the rows: a term is committed with the first row that uses it, so every term id
     // just read is in the lexicon now.
-    for (const [id, term] of await this.store.readLexicon(this.lastLexiconId)) {
+    const lexicon = await this.store.readLexicon(this.lastLexiconId);
+    if (!current()) return false;
+    for (const [id, term] of lexicon) {
       this.termIds.set(term, id);
       this.lastLexiconId = Math.max(this.lastLexiconId, id);
     }
     const deleted = await deletedSince(this.store, this.lexical, this.deletionsSeen, this.watermark);
+    if (!current()) return false;
     this.removeRows(deleted.gone);
     this.deletionsSeen = deleted.seen;
     // Vectors attached to rows already held (the store joins vectors by content hash).
     if (this.vectors && this.withoutVector.size > 0) await attachCachedVectors(this.store, this.options.embedderId, this.withoutVector, this.vectors, CATCH_UP_SLICE);
+    if (!current()) return false;
     if (this.graphDeferrals === 0) this.vectors?.ensureGraph();
     this.token = token;
+    return true;
   }
 
   private removeRows(rowIds: ArrayLike<number>): void {

@@ -1,0 +1,31 @@
+import type { LexicalWeights } from '../../store/spec.js';
+
+/** What a warm index reports about its segment file (loaded, saved, rejected and why). */
+export interface SegmentEvent {
+  type: 'segment-loaded' | 'segment-saved' | 'segment-rejected';
+  file: string;
+  rows: number;
+  ms: number;
+  reason?: string;
+}
+
+export interface WarmIndexOptions {
+  weights: LexicalWeights;
+  /** Embedder whose vectors to hold; `none` for lexical only. */
+  embedderId: string;
+  dimensions: number;
+  /** Where to keep the HNSW graph between processes (absent: rebuilt when needed). */
+  graphFile?: string;
+  /** Vector count from which an HNSW graph answers unfiltered queries. */
+  graphThreshold?: number;
+  /** false: use a saved graph but never build one (one-shot processes). */
+  buildGraph?: boolean;
+  /** Read the rest of a segment file in the background after loading it (long-lived processes), so no later query waits on a first read. */
+  prefetch?: boolean;
+  /** Walk a mapped vector graph on a second thread during hybrid searches (long-lived processes; graph-search-thread.ts). */
+  searchThread?: boolean;
+  /** Where to keep the whole index as a segment file between processes (absent: rebuilt from the store's rows). */
+  segmentFile?: string;
+  /** Told when a segment file is loaded, saved or rejected. */
+  onSegment?: (event: SegmentEvent) => void;
+}
