@@ -53,6 +53,8 @@ class LociEngine implements Loci {
   private storeWritable = false;
   /** Handles a search opened, replaced by one that may create and write; closed with the engine. */
   private readonly retiredStores: Store[] = [];
+  /** Warm indexes of embedders the store no longer uses (closed with the engine at the latest). */
+  private readonly retiredWarm: WarmIndex[] = [];
   private readonly models: EngineModels;
   private warm: WarmIndex | undefined;
   private memoryHandle: Promise<{ memory: Memory; store: Store }> | undefined;
@@ -356,6 +358,7 @@ class LociEngine implements Loci {
       // Only a cache: the next process rebuilds it.
     }
     warm?.close();
+    for (const retired of this.retiredWarm.splice(0)) retired.close();
     const memory = this.memoryHandle;
     this.memoryHandle = undefined;
     await store?.close();
@@ -386,10 +389,10 @@ class LociEngine implements Loci {
 
   private async warmIndexFor(store: Store, embedderId: string, dimensions: number): Promise<WarmIndex> {
     if (!this.warm || this.warm.options.embedderId !== embedderId) {
-      // The store's embedder changed (another process re-indexed): the old index lets go of its
-      // segment file and its graph search thread now. A search still under way on it answers
-      // from the store (a closed file reads as one to rebuild from).
-      this.warm?.close();
+      // The store's embedder changed (another process re-indexed): the old index stops its graph
+      // search thread now and closes its segment file once searches under way on it are done.
+      if (this.warm) this.retiredWarm.push(this.warm);
+      this.warm?.retire();
       this.warm = new WarmIndex(store, { weights: this.config.search.fieldWeights, embedderId, dimensions, ...this.cacheFiles(embedderId) });
     }
     return this.warm;

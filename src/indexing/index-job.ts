@@ -129,7 +129,8 @@ export function lazyWarmIndex(store: Store, options: WarmIndexOptions, existing?
   let made: Promise<WarmIndex> | undefined;
   let transient: WarmIndex | undefined;
   return {
-    get: () => (made ??= existing ? existing() : Promise.resolve((transient = new WarmIndex(store, options)))),
+    // Only saves: no graph search thread, so the graph it saves is not mapped for searches either.
+    get: () => (made ??= existing ? existing() : Promise.resolve((transient = new WarmIndex(store, { ...options, searchThread: false })))),
     close: () => transient?.close(),
   };
 }

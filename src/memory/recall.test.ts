@@ -119,6 +119,7 @@ describe('recall signals', () => {
   /** A remote-like embedder: its answer waits on `reply`; `calls` logs when each part starts. */
   const setup = (options: { lexicalFails?: boolean; embedFails?: boolean } = {}) => {
     const calls: string[] = [];
+    const signals: Array<AbortSignal | undefined> = [];
     let answer: () => void = () => undefined;
     const reply = new Promise<void>((resolve) => (answer = resolve));
     const model = {
@@ -128,8 +129,9 @@ describe('recall signals', () => {
       dimensions: 2,
       maxEmbeddingsPerCall: 8,
       supportsParallelCalls: true,
-      async doEmbed() {
+      async doEmbed(embedOptions: { abortSignal?: AbortSignal }) {
         calls.push('embed');
+        signals.push(embedOptions.abortSignal);
         await reply;
         if (options.embedFails) throw new LociError('EMBEDDER_FAILED', 'the embedder is down');
         return { embeddings: [Float32Array.from([1, 0])] };
@@ -155,7 +157,7 @@ describe('recall signals', () => {
         },
       },
     };
-    return { calls, context };
+    return { calls, signals, context };
   };
 
   it('starts embedding the query before the lexical search, so a remote embedder answers meanwhile', async () => {
@@ -165,13 +167,14 @@ describe('recall signals', () => {
     expect(result.degraded).toBe(false);
   });
 
-  it('reports a lexical failure while the embedding is out (and leaves no unhandled rejection); an embedder failure degrades to lexical', async () => {
+  it('reports a lexical failure while the embedding is out (stopping it, leaving no unhandled rejection); an embedder failure degrades to lexical', async () => {
     const unhandled: unknown[] = [];
     const record = (reason: unknown) => unhandled.push(reason);
     process.on('unhandledRejection', record);
     try {
       const failing = setup({ lexicalFails: true, embedFails: true });
       await expect(recallRecords(failing.context, 'budget meeting')).rejects.toThrow('lexical broke');
+      expect(failing.signals[0]?.aborted).toBe(true); // the embedding is stopped
       const degraded = setup({ embedFails: true });
       const result = await recallRecords(degraded.context, 'budget meeting');
       expect(result.degradedParts).toEqual(['vector']);

@@ -87,13 +87,17 @@ export async function recall(context: RecallContext, query: string, options: Rec
   // The query's embedding (a remote embedder answers over the network) and the vector search
   // it leads to start first; the lexical search runs meanwhile.
   let vectorSearch: Promise<ScoredRow[]> | undefined;
+  // Stops the embedding when the caller aborts or the lexical search fails (its error is the answer).
+  const embedding = new AbortController();
+  const stopEmbedding = () => embedding.abort(options.signal?.reason);
   if (mode !== 'lexical' && context.model) {
     throwIfAborted(options.signal);
+    options.signal?.addEventListener('abort', stopEmbedding, { once: true });
     const model = context.model;
     vectorSearch = (async () => {
-      const { embeddings } = await embedMany({ model, values: [query], purpose: 'query', ...(options.signal ? { abortSignal: options.signal } : {}) });
+      const { embeddings } = await embedMany({ model, values: [query], purpose: 'query', abortSignal: embedding.signal });
       return context.retriever.vector(embeddings[0] as Float32Array, pool, filter, { beside: mode === 'hybrid' });
-    })();
+    })().finally(() => options.signal?.removeEventListener('abort', stopEmbedding));
     // A lexical failure meanwhile is the one reported; this one is read below otherwise.
     vectorSearch.catch(() => undefined);
   } else if (mode !== 'lexical' && context.modelUnavailable) {
@@ -103,7 +107,14 @@ export async function recall(context: RecallContext, query: string, options: Rec
   } else if (vectorOnly) {
     throw new LociError('NOT_SUPPORTED', `This memory has no vectors (embedder none), so ${mode} recall cannot run.`, { hint: 'Use mode lexical or hybrid.' });
   }
-  const lexical: ScoredRow[] = mode === 'hybrid' || mode === 'lexical' ? await context.retriever.lexical(queryTerms(query), pool, filter) : [];
+  let lexical: ScoredRow[] = [];
+  try {
+    if (mode === 'hybrid' || mode === 'lexical') lexical = await context.retriever.lexical(queryTerms(query), pool, filter);
+  } catch (error) {
+    stopEmbedding();
+    throw error;
+  }
+  throwIfAborted(options.signal);
   let vector: ScoredRow[] = [];
   if (vectorSearch) {
     try {

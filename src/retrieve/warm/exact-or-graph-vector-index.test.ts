@@ -357,4 +357,40 @@ describe('HNSW vector index', () => {
     expect(grown.unsaved).toBe(false);
     expect(load(290).unsaved).toBe(true); // 20 rows deleted meanwhile: more than viewDelta, reconciled, so changed
   });
+
+  it('maps its graph once saved, in place of the copy in memory: the same answers, changes beside the file with no rewrite, and mapped again after it is read back', () => {
+    const options = { ...savedGraph('map-after-save.hnsw'), viewDelta: 50 };
+    const index = new ExactOrGraphVectorIndex(dimensions, options);
+    vectors.slice(0, 2000).forEach((vector, rowId) => index.add(rowId, vector, meta(rowId)));
+    index.ensureGraph();
+    expect(index.mapped).toBe(false);
+    expect(index.mapSavedGraph()).toBe(false); // not saved yet: nothing to map
+    const before = queries.map((query) => index.search(query, 10));
+    index.persist();
+    expect(index.mapSavedGraph()).toBe(true);
+    expect(index.mapped).toBe(true);
+    expect(queries.map((query) => index.search(query, 10))).toEqual(before);
+    // A few changes sit beside the mapped file: saving writes nothing.
+    const file = options.file;
+    utimesSync(file, new Date(1_000_000), new Date(1_000_000));
+    const stamp = statSync(file).mtimeMs;
+    for (let rowId = 2000; rowId < 2040; rowId++) index.add(rowId, vectors[rowId] as Float32Array, meta(rowId));
+    index.remove(3);
+    expect(index.mapped).toBe(true);
+    expect(index.unsaved).toBe(false);
+    index.persist();
+    expect(statSync(file).mtimeMs).toBe(stamp);
+    expect(index.search(vectors[2030] as Float32Array, 1)[0]?.rowId).toBe(2030);
+    expect(index.search(vectors[3] as Float32Array, 10).map((row) => row.rowId)).not.toContain(3);
+    // Past viewDelta the graph is read back into memory; once saved, it is mapped again.
+    for (let rowId = 2040; rowId < 2100; rowId++) index.add(rowId, vectors[rowId] as Float32Array, meta(rowId));
+    expect(index.mapped).toBe(false);
+    expect(index.unsaved).toBe(true);
+    index.persist();
+    expect(statSync(file).mtimeMs).not.toBe(stamp);
+    expect(index.mapSavedGraph()).toBe(true);
+    expect(index.search(vectors[2090] as Float32Array, 1)[0]?.rowId).toBe(2090);
+    expect(index.search(vectors[3] as Float32Array, 10).map((row) => row.rowId)).not.toContain(3);
+    expect(index.size).toBe(2099);
+  });
 });

@@ -290,6 +290,25 @@ export class ExactOrGraphVectorIndex {
     writeGraphFiles(this.graph, Int32Array.from(this.graphKeys), file);
   }
 
+  /**
+   * After persist(): the file holds this graph now, so it is memory-mapped in place of the copy
+   * in memory (a long-lived process: the memory goes back to the page cache, the graph search
+   * thread can walk it again, and later changes sit beside it instead of rewriting the whole
+   * file at every save). false: nothing to map (no graph, unsaved changes, already mapped, or
+   * the file could not be mapped: the graph in memory stays).
+   */
+  mapSavedGraph(): boolean {
+    if (!this.graph || this.viewed || this.dirty || !this.options.file) return false;
+    const module = loadUsearch();
+    if (!module) return false;
+    const view = createGraph(module, this.dimensions, this.options);
+    if (!this.viewSaved(view)) return false;
+    this.changes++;
+    this.graph = view;
+    this.graphKeys.clear(); // while mapped, the graph's keys are the file's (see viewSaved)
+    return true;
+  }
+
   /** Whether persist() would write: the graph changed since it was loaded or saved. */
   get unsaved(): boolean {
     return this.graph !== undefined && this.dirty;

@@ -11,6 +11,7 @@ import { readSegmentHeader, SegmentError, type SegmentHeader, SegmentReader, sor
 import { type SegmentEvent, WarmIndex, type WarmIndexOptions } from './warm-index.js';
 import { STORE_INSTANCE_STATE } from './warm-segment.js';
 import { pick, random, vocabulary } from './test-words.js';
+import { openHandles } from '../../store/test-support/open-handles.js';
 
 const weights = { path: 1.5, symbols: 2, heading: 1.5, body: 1 };
 const DIMENSIONS = 8;
@@ -303,6 +304,25 @@ describe('segment files', () => {
     expect(events[1]?.reason).toMatch(/fail their checksum/);
     await warm.refresh(); // rebuilt from the store
     expectSameAnswers(warm, reference, 32);
+  });
+
+  it('a retired index (its holder took another) stops its background read, keeps its file open for searches under way, and closes it after the grace', async () => {
+    const { header } = await savedWithReference(41);
+    const end = header.postings.offset + header.postings.bytes;
+    const damaged = readFileSync(segment);
+    damaged.fill(0x7f, end - 8, end);
+    writeFileSync(segment, damaged);
+    const events: SegmentEvent[] = [];
+    const warm = new WarmIndex(store, options({ prefetch: true, onSegment: (event) => events.push(event) }));
+    await warm.refresh();
+    warm.retire(300); // before the background read's first step
+    const sleep = () => new Promise((resolve) => setTimeout(resolve, 20));
+    expect(openHandles(segment)).toBe(1);
+    for (let wait = 0; wait < 5; wait++) await sleep();
+    expect(openHandles(segment)).toBe(1);
+    for (let wait = 0; wait < 100 && openHandles(segment) > 0; wait++) await sleep();
+    expect(openHandles(segment)).toBe(0);
+    expect(events.map((event) => event.type)).toEqual(['segment-loaded']); // the damaged postings were never read
   });
 
   it('lexicon and path blocks are read as searches need them: damage found by a search rebuilds the index, and a long-lived index finds it in the background', async () => {

@@ -38,11 +38,13 @@ export async function attachCachedVectors(
   withoutVector: Map<number, { path: string; language: string; contentHash: string }>,
   vectors: ExactOrGraphVectorIndex,
   slice: number,
+  current: () => boolean = () => true,
 ): Promise<void> {
   const entries = [...withoutVector];
   for (let start = 0; start < entries.length; start += slice) {
     const part = entries.slice(start, start + slice);
     const found = await store.getCachedVectors(embedderId, [...new Set(part.map(([, entry]) => entry.contentHash))]);
+    if (!current()) return; // the index was reset meanwhile: these rows are not its own any more
     for (const [rowId, { contentHash, ...meta }] of part) {
       const vector = found.get(contentHash);
       if (!vector || vector.length !== vectors.dimensions) continue;

@@ -1,3 +1,4 @@
+import { statSync, utimesSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -117,6 +118,31 @@ describe('warm index', () => {
       expect(warm.size).toBe(2500);
       expect(warm.searchLexical(['share'], 3000, undefined)).toHaveLength(2500);
       expect(warm.searchLexical(['file49'], 100, undefined)).toHaveLength(50);
+    }
+  });
+
+  it('a long-lived index maps the graph it saved: a few rows later, saving again leaves the file alone (the graph held in memory rewrites it)', async () => {
+    const next = random(5);
+    const vector = () => Float32Array.from({ length: 8 }, () => next() - 0.5);
+    const write = async (from: number, count: number) => {
+      for (let file = from; file < from + count; file++) {
+        await store.writeFile({ entry: catalogEntry(`v${file}.ts`, { embedder: 'e@8' }), chunks: [chunk(`v${file}.ts`, 1, `word${file}`, { vector: vector() })] });
+      }
+    };
+    await write(0, 300);
+    for (const searchThread of [true, false]) {
+      const graphFile = join(folder, `graph-${searchThread}.hnsw`);
+      const warm = new WarmIndex(store, { weights, embedderId: 'e@8', dimensions: 8, graphFile, graphThreshold: 50, searchThread });
+      await warm.refresh();
+      expect(warm.usesVectorGraph).toBe(true);
+      await warm.persist(); // the graph built here is saved
+      utimesSync(graphFile, new Date(1_000_000), new Date(1_000_000));
+      await write(1000 + (searchThread ? 0 : 10), 5);
+      await warm.persist();
+      expect(statSync(graphFile).mtimeMs === 1_000_000).toBe(searchThread);
+      const query = vector();
+      expect(warm.searchVectors(query, 5, undefined)).toHaveLength(5);
+      warm.close();
     }
   });
 

@@ -1,10 +1,11 @@
 import { rmSync } from 'node:fs';
+import { LociError } from '../../errors/index.js';
 import type { ScoredRow, SearchFilter, Store, TermStatistics } from '../../store/spec.js';
 import { compileFilter } from '../../store/filter-match.js';
 import { LexicalIndex } from './lexical-index.js';
 import { vectorIndexFor, type ExactOrGraphVectorIndex } from './exact-or-graph-vector-index.js';
-import { readSegmentHeader, SegmentError, SegmentReader, writeSegment } from '../../store/segment-file.js';
-import { prefetchInBackground, segmentContents, segmentMismatch, STORE_INSTANCE_STATE } from './warm-segment.js';
+import { readSegmentHeader, SegmentError, type SegmentReader, writeSegment } from '../../store/segment-file.js';
+import { openMatchingSegment, prefetchInBackground, segmentContents, STORE_INSTANCE_STATE } from './warm-segment.js';
 import { Lexicon } from './lexicon.js';
 import { attachCachedVectors, deletedSince } from './warm-catch-up.js';
 import { GraphSearchThread } from './graph-search-thread.js';
@@ -52,6 +53,7 @@ export class WarmIndex {
   private readonly graphThread: GraphSearchThread | undefined; // long-lived processes only (`searchThread`)
   /** Counts resets: a catch-up that awaited the store across one starts over. */
   private generation = 0;
+  private retired = false;
 
   constructor(
     private readonly store: Store,
@@ -99,6 +101,14 @@ export class WarmIndex {
     }
   }
 
+  /** Replaced by its holder: the graph search thread and background read stop now; the segment file stays open for searches under way, until close() or `graceMs` from now. */
+  retire(graceMs = 60_000): void {
+    if (this.retired) return;
+    this.retired = true;
+    void this.graphThread?.close();
+    setTimeout(() => this.close(), graceMs).unref();
+  }
+
   /** Closes the segment file this index reads from (what is unread stays unread; later reads rebuild). */
   close(): void {
     void this.graphThread?.close();
@@ -125,10 +135,8 @@ export class WarmIndex {
 
   /**
    * Catches up with the store, then saves what is expensive to rebuild (the segment file, the
-   * HNSW graph) for the next process, if it changed. `withoutGraph`: neither build, map nor
-   * save the graph — while an indexing run's graph worker finishes the graph file, the run
-   * reads its rows into this index and saves the segment; the next refresh maps the file
-   * instead of building the graph here (searches sharing this catch-up answer exactly).
+   * HNSW graph) for the next process, if it changed. `withoutGraph`: neither build, map nor save
+   * the graph (an indexing run's graph worker finishes the file; the next refresh maps it).
    * The segment is rewritten when anything changed since it was read or written; with
    * `minChanges`, only past that many rows (an indexing run: fewer stay a delta that the next
    * process reads from the store); with `pastThresholdOnly`, past the share threshold.
@@ -141,16 +149,22 @@ export class WarmIndex {
       release?.();
     }
     if (this.options.segmentFile && this.instance === undefined) this.instance = (await this.store.readState(STORE_INSTANCE_STATE)) || undefined;
-    if (!options.withoutGraph) this.vectors?.persist();
+    if (!options.withoutGraph) this.persistGraph();
     const damaged = this.saveSegment(options.pastThresholdOnly ? this.rewriteThreshold() : (options.minChanges ?? 0));
     if (damaged) {
       // The file this index was read from is damaged where the save read it (a lexicon or path
       // block no search had needed): rebuilt from the store, then saved whole.
       this.reset(damaged);
       await this.refresh();
-      if (!options.withoutGraph) this.vectors?.persist();
+      if (!options.withoutGraph) this.persistGraph();
       this.saveSegment(0);
     }
+  }
+
+  /** Saves the graph if it changed; a long-lived process then maps the saved file in place of its copy in memory. */
+  private persistGraph(): void {
+    this.vectors?.persist();
+    if (this.options.searchThread) this.vectors?.mapSavedGraph();
   }
 
   /**
@@ -232,29 +246,13 @@ export class WarmIndex {
   }
 
   /** Adopts the segment file, if it is whole and was written from this store with these settings. */
-  private async loadSegment(): Promise<void> {
+  private async loadSegment(current: () => boolean): Promise<void> {
     const file = this.options.segmentFile;
     if (!file || this.instance === undefined || this.lexical.size > 0) return;
     const started = performance.now();
-    let reader: SegmentReader;
-    try {
-      reader = SegmentReader.open(file);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-      this.options.onSegment?.({ type: 'segment-rejected', file, rows: 0, ms: performance.now() - started, reason: (error as Error).message });
-      return;
-    }
-    // The file's last lexicon id must be one the store has: ids size in-memory arrays, so a
-    // file claiming more than the store holds is not trusted.
-    const lastTerm = reader.header.lastLexiconId;
-    const lexiconKnown = lastTerm === 0 || (await this.store.readLexicon(lastTerm - 1))[0]?.[0] === lastTerm;
     const expected = { storeInstance: this.instance, embedderId: this.options.embedderId, dimensions: this.vectors ? this.vectors.dimensions : 0, weights: this.options.weights };
-    const mismatch = segmentMismatch(reader.header, expected) ?? (lexiconKnown ? undefined : "its lexicon is not the store's");
-    if (mismatch) {
-      reader.close();
-      this.options.onSegment?.({ type: 'segment-rejected', file, rows: 0, ms: performance.now() - started, reason: mismatch });
-      return;
-    }
+    const reader = await openMatchingSegment(this.store, file, expected, (reason) => this.options.onSegment?.({ type: 'segment-rejected', file, rows: 0, ms: performance.now() - started, reason }));
+    if (!reader || !current()) return reader?.close(); // reset meanwhile: the rebuild reads the store instead
     this.lexical.restore(reader.lexical);
     if (this.vectors && reader.vectors) this.vectors.restore(reader.vectors);
     this.termIds.adopt(reader.lexicon);
@@ -275,7 +273,7 @@ export class WarmIndex {
         { lexicon: reader.lexicon, metas: reader.lexical.metas },
         lexical,
         vectors,
-        () => lexical === this.lexical && vectors === this.vectors,
+        () => lexical === this.lexical && vectors === this.vectors && !this.retired,
         (error) => this.reset(error),
       );
     }
@@ -301,7 +299,10 @@ export class WarmIndex {
   async searchVectorsBeside(vector: Float32Array, limit: number, filter: SearchFilter | undefined): Promise<ScoredRow[]> {
     const vectors = this.vectors; // reset meanwhile (damage the lexical search found): the index now held answers
     if (!vectors || !this.graphThread) return this.searchVectors(vector, limit, filter);
-    return (await vectors.searchOn(this.graphThread, vector, limit, compileFilter(filter), () => vectors === this.vectors)) ?? this.searchVectors(vector, limit, filter);
+    const answer = await vectors.searchOn(this.graphThread, vector, limit, compileFilter(filter), () => vectors === this.vectors);
+    if (answer) return answer;
+    await this.refresh(); // reset meanwhile: the index now held answers once it caught up
+    return this.searchVectors(vector, limit, filter);
   }
 
   /**
@@ -318,7 +319,7 @@ export class WarmIndex {
         this.reset(error);
       }
     }
-    throw new Error('The index was reset four times during one catch-up; the next search tries again.');
+    throw new LociError('INTERNAL', 'The index was reset four times during one catch-up; the next search tries again.');
   }
 
   /** false: the index was reset while this awaited the store (the caller starts over). */
@@ -336,7 +337,7 @@ export class WarmIndex {
       this.segmentTried = true;
       if (this.options.segmentFile) {
         this.instance = (await this.store.readState(STORE_INSTANCE_STATE)) || undefined;
-        await this.loadSegment();
+        await this.loadSegment(current);
         if (!current()) return false;
       }
     }
@@ -371,7 +372,7 @@ export class WarmIndex {
     this.removeRows(deleted.gone);
     this.deletionsSeen = deleted.seen;
     // Vectors attached to rows already held (the store joins vectors by content hash).
-    if (this.vectors && this.withoutVector.size > 0) await attachCachedVectors(this.store, this.options.embedderId, this.withoutVector, this.vectors, CATCH_UP_SLICE);
+    if (this.vectors && this.withoutVector.size > 0) await attachCachedVectors(this.store, this.options.embedderId, this.withoutVector, this.vectors, CATCH_UP_SLICE, current);
     if (!current()) return false;
     if (this.graphDeferrals === 0) this.vectors?.ensureGraph();
     this.token = token;

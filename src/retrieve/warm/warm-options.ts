@@ -22,7 +22,7 @@ export interface WarmIndexOptions {
   buildGraph?: boolean;
   /** Read the rest of a segment file in the background after loading it (long-lived processes), so no later query waits on a first read. */
   prefetch?: boolean;
-  /** Walk a mapped vector graph on a second thread during hybrid searches (long-lived processes; graph-search-thread.ts). */
+  /** Walk a mapped vector graph on a second thread during hybrid searches, and map a graph once saved so it can (long-lived processes; graph-search-thread.ts). */
   searchThread?: boolean;
   /** Where to keep the whole index as a segment file between processes (absent: rebuilt from the store's rows). */
   segmentFile?: string;

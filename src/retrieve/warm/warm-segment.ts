@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { sortTerms } from '../../store/segment-file.js';
+import { SegmentReader, sortTerms } from '../../store/segment-file.js';
 import { type MetaTable, SegmentError, type SegmentContents, type SegmentHeader, type TermTable } from '../../store/segment-format.js';
 import type { Store } from '../../store/spec.js';
 import type { ExactOrGraphVectorIndex } from './exact-or-graph-vector-index.js';
@@ -53,6 +53,34 @@ export function segmentContents(parts: WarmParts): SegmentContents {
 }
 
 /** Why a segment cannot stand for an index (another store, embedder or weights), if it cannot. */
+/**
+ * Opens the segment file if it is whole and was written from this store with these settings;
+ * else `rejected` hears why (a missing file is no rejection) and there is none.
+ */
+export async function openMatchingSegment(
+  store: Store,
+  file: string,
+  expected: Pick<SegmentHeader, 'storeInstance' | 'embedderId' | 'dimensions' | 'weights'>,
+  rejected: (reason: string) => void,
+): Promise<SegmentReader | undefined> {
+  let reader: SegmentReader;
+  try {
+    reader = SegmentReader.open(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') rejected((error as Error).message);
+    return undefined;
+  }
+  // The file's last lexicon id must be one the store has: ids size in-memory arrays, so a
+  // file claiming more than the store holds is not trusted.
+  const lastTerm = reader.header.lastLexiconId;
+  const lexiconKnown = lastTerm === 0 || (await store.readLexicon(lastTerm - 1))[0]?.[0] === lastTerm;
+  const mismatch = segmentMismatch(reader.header, expected) ?? (lexiconKnown ? undefined : "its lexicon is not the store's");
+  if (!mismatch) return reader;
+  reader.close();
+  rejected(mismatch);
+  return undefined;
+}
+
 export function segmentMismatch(header: SegmentHeader, expected: Pick<SegmentHeader, 'storeInstance' | 'embedderId' | 'dimensions' | 'weights'>): string | undefined {
   if (header.storeInstance !== expected.storeInstance) return 'written from another store';
   if (header.embedderId !== expected.embedderId || header.dimensions !== expected.dimensions) return 'written for another embedder';
