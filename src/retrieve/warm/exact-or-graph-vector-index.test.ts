@@ -393,4 +393,33 @@ describe('HNSW vector index', () => {
     expect(index.search(vectors[3] as Float32Array, 10).map((row) => row.rowId)).not.toContain(3);
     expect(index.size).toBe(2099);
   });
+
+  it('many rows beside a mapped graph: only their best count, in the one order (score, then row id), ties included', () => {
+    const options = { ...savedGraph('beside-many.hnsw'), viewDelta: 500 };
+    withRows(1000, options).persist();
+    const mapped = withRows(1000, options);
+    expect(mapped.mapped).toBe(true);
+    // 300 rows beside it, 40 of them copies of one vector (equal scores), added in a shuffled order.
+    const copy = vectors[2500] as Float32Array;
+    const beside = Array.from({ length: 300 }, (_, index) => 1000 + ((index * 7919) % 300));
+    for (const rowId of beside) mapped.add(rowId, rowId % 10 === 0 || rowId >= 1260 ? copy : (vectors[rowId] as Float32Array), meta(rowId));
+    expect(mapped.mapped).toBe(true);
+    const copies = beside.filter((rowId) => rowId % 10 === 0 || rowId >= 1260).sort((a, b) => a - b);
+    expect(copies.length).toBeGreaterThan(25);
+    expect(mapped.search(copy, 10).map((row) => row.rowId)).toEqual(copies.slice(0, 10));
+    const even = (path: string) => Number(/file(\d+)/.exec(path)?.[1]) % 2 === 0;
+    expect(mapped.search(copy, 12, even).map((row) => row.rowId)).toEqual(copies.filter((rowId) => rowId % 2 === 0).slice(0, 12));
+    // Against an exact scan of the same rows: the graph's own part may differ (it is a graph), the best rows beside it may not.
+    const exact = new FlatVectorIndex(dimensions);
+    for (let rowId = 0; rowId < 1000; rowId++) exact.add(rowId, vectors[rowId] as Float32Array, meta(rowId));
+    for (const rowId of beside) exact.add(rowId, rowId % 10 === 0 || rowId >= 1260 ? copy : (vectors[rowId] as Float32Array), meta(rowId));
+    for (const query of queries.slice(0, 20)) {
+      const want = exact
+        .search(query, 10)
+        .filter((row) => row.rowId >= 1000)
+        .map((row) => row.rowId);
+      const got = mapped.search(query, 10).map((row) => row.rowId);
+      for (const rowId of want) expect(got).toContain(rowId);
+    }
+  });
 });

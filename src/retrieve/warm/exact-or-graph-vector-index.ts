@@ -2,6 +2,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import type { ScoredRow } from '../../store/spec.js';
 import type { RowFilter } from '../../store/filter-match.js';
 import type { VectorBase } from '../../store/segment-file.js';
+import { TopK } from '../../store/top-k.js';
 import { FlatVectorIndex, type VectorRowMeta, type VectorSnapshot } from './vector-index.js';
 import { createGraph, loadUsearch, normalized, writeGraphFiles, type UsearchIndex } from './usearch-graph.js';
 import type { GraphSearchThread } from './graph-search-thread.js';
@@ -257,14 +258,11 @@ export class ExactOrGraphVectorIndex {
     const rows = this.flat.scoreRows(keys, unit, accept);
     const fromGraph = rows.length;
     if (this.viewed && this.extra.size > 0) {
-      const proposed = new Set(rows.map((row) => row.rowId));
-      rows.push(
-        ...this.flat.scoreRows(
-          [...this.extra].filter((rowId) => !proposed.has(rowId)),
-          unit,
-          accept,
-        ),
-      );
+      // Only the best `limit` of the rows beside the graph can be among the best `limit` of all
+      // (the same order: score, then row id): up to VIEW_DELTA rows, sorted no more.
+      const top = new TopK(limit);
+      this.flat.scoreRows([...this.extra], unit, accept, { top, skip: new Set(rows.map((row) => row.rowId)) });
+      for (const { id, score } of top.sorted()) rows.push({ rowId: id, score, path: '' });
     }
     rows.sort((a, b) => b.score - a.score || a.rowId - b.rowId);
     if (rows.length > limit) rows.length = limit;

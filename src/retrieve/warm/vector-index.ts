@@ -25,17 +25,13 @@ export class FlatVectorIndex {
   private stored: Float32Array;
   /** A restored matrix not read yet: read (from the segment file) by the first access. */
   private pendingMatrix: (() => Float32Array) | undefined;
-
   /** Reads one restored row while the matrix is still pending (absent: read the matrix). */
   private pendingRow: ((slot: number) => Float32Array) | undefined;
   /** Reads the pending matrix a slice at a time (background prefetch), once started. */
   private pendingReader: VectorBase['matrixReader'];
   private reading: ReturnType<NonNullable<VectorBase['matrixReader']>> | undefined;
 
-  /**
-   * Rows added while the restored matrix is still unread: slot `baseSlots + r` is row r here,
-   * so catching up with a few new rows reads nothing from the file and copies no matrix.
-   */
+  /** Rows added while the restored matrix is unread (slot `baseSlots + r` is row r): a catch-up reads and copies nothing. */
   private tail = new Float32Array(0);
   /** Restored rows read from the file one by one, kept until the matrix is read (at most ROWS_READ_KEPT). */
   private readonly rowsRead = new Map<number, Float32Array>();
@@ -251,21 +247,26 @@ export class FlatVectorIndex {
    * Scores the given rows exactly (cosine against the unit query), in the given order, skipping
    * rows not held or not accepted: a graph's candidates. While a restored matrix is not loaded,
    * each row is read from the file alone (a new process rescoring a few candidates does not
-   * read every vector).
+   * read every vector). `into`: only the best go to `top` (rows beside a mapped graph), none
+   * in `skip`, and nothing is returned.
    */
-  scoreRows(rowIds: ArrayLike<number | bigint>, unit: Float32Array, accept: RowFilter | undefined): ScoredRow[] {
+  scoreRows(rowIds: ArrayLike<number | bigint>, unit: Float32Array, accept: RowFilter | undefined, into?: { top: TopK; skip: ReadonlySet<number> }): ScoredRow[] {
     const rows: ScoredRow[] = [];
     const dimensions = this.dimensions;
     for (let index = 0; index < rowIds.length; index++) {
       const rowId = Number(rowIds[index]);
       const slot = this.slotOfRow.get(rowId);
-      if (slot === undefined) continue;
+      if (slot === undefined || into?.skip.has(rowId)) continue;
       if (accept && !this.metas.accepts(slot, accept)) continue;
-      const vector = this.rowVector(slot);
+      // The matrix itself when it is read (no view made per row); rowVector may read it meanwhile.
+      const pending = this.pendingMatrix !== undefined;
+      const vector = pending ? this.rowVector(slot) : this.stored;
+      const offset = pending ? 0 : slot * dimensions;
       let score = 0;
-      for (let dimension = 0; dimension < dimensions; dimension++) score += (unit[dimension] as number) * (vector[dimension] as number);
+      for (let dimension = 0; dimension < dimensions; dimension++) score += (unit[dimension] as number) * (vector[offset + dimension] as number);
       // No path yet: the caller keeps the best and asks for theirs (pathOf).
-      rows.push({ rowId, score, path: '' });
+      if (!into) rows.push({ rowId, score, path: '' });
+      else if (score >= into.top.floor) into.top.push(rowId, score);
     }
     return rows;
   }
