@@ -68,14 +68,20 @@ async function openOverDamagedLexicon(seed: number): Promise<{ reference: WarmIn
   return { reference, warm, events };
 }
 
-/** The 8 bytes before `end` of the segment damaged, then a long-lived index opened on it, waited on until its background read rejects the file (or 2 s pass). */
-async function damagedInBackground(end: number): Promise<{ warm: WarmIndex; events: SegmentEvent[] }> {
+/** The 8 bytes before `end` of the segment damaged, then a long-lived index opened on it (its background read not started yet). */
+async function openOverDamage(end: number): Promise<{ warm: WarmIndex; events: SegmentEvent[] }> {
   const damaged = readFileSync(segment);
   damaged.fill(0x7f, end - 8, end);
   writeFileSync(segment, damaged);
   const events: SegmentEvent[] = [];
   const warm = new WarmIndex(store, options({ prefetch: true, onSegment: (event) => events.push(event) }));
   await warm.refresh();
+  return { warm, events };
+}
+
+/** openOverDamage, waited on until its background read rejects the file (or 2 s pass). */
+async function damagedInBackground(end: number): Promise<{ warm: WarmIndex; events: SegmentEvent[] }> {
+  const { warm, events } = await openOverDamage(end);
   for (let wait = 0; wait < 100 && events.length < 2; wait++) await new Promise((resolve) => setTimeout(resolve, 20));
   return { warm, events };
 }
@@ -308,13 +314,7 @@ describe('segment files', () => {
 
   it('a retired index (its holder took another) stops its background read, keeps its file open for searches under way, and closes it after the grace', async () => {
     const { header } = await savedWithReference(41);
-    const end = header.postings.offset + header.postings.bytes;
-    const damaged = readFileSync(segment);
-    damaged.fill(0x7f, end - 8, end);
-    writeFileSync(segment, damaged);
-    const events: SegmentEvent[] = [];
-    const warm = new WarmIndex(store, options({ prefetch: true, onSegment: (event) => events.push(event) }));
-    await warm.refresh();
+    const { warm, events } = await openOverDamage(header.postings.offset + header.postings.bytes);
     warm.retire(300); // before the background read's first step
     const sleep = () => new Promise((resolve) => setTimeout(resolve, 20));
     expect(openHandles(segment)).toBe(1);
