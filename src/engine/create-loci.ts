@@ -53,8 +53,8 @@ class LociEngine implements Loci {
   private storeWritable = false;
   /** Handles a search opened, replaced by one that may create and write; closed with the engine. */
   private readonly retiredStores: Store[] = [];
-  /** Warm indexes of embedders the store no longer uses (closed with the engine at the latest). */
-  private readonly retiredWarm: WarmIndex[] = [];
+  /** Warm indexes of embedders the store no longer uses, closed with the engine at the latest (weakly held: never kept alive here). */
+  private readonly retiredWarm = new Set<WeakRef<WarmIndex>>();
   private readonly models: EngineModels;
   private warm: WarmIndex | undefined;
   private memoryHandle: Promise<{ memory: Memory; store: Store }> | undefined;
@@ -358,7 +358,8 @@ class LociEngine implements Loci {
       // Only a cache: the next process rebuilds it.
     }
     warm?.close();
-    for (const retired of this.retiredWarm.splice(0)) retired.close();
+    for (const retired of this.retiredWarm) retired.deref()?.close();
+    this.retiredWarm.clear();
     const memory = this.memoryHandle;
     this.memoryHandle = undefined;
     await store?.close();
@@ -391,7 +392,7 @@ class LociEngine implements Loci {
     if (!this.warm || this.warm.options.embedderId !== embedderId) {
       // The store's embedder changed (another process re-indexed): the old index stops its graph
       // search thread now and closes its segment file once searches under way on it are done.
-      if (this.warm) this.retiredWarm.push(this.warm);
+      if (this.warm) this.retiredWarm.add(new WeakRef(this.warm));
       this.warm?.retire();
       this.warm = new WarmIndex(store, { weights: this.config.search.fieldWeights, embedderId, dimensions, ...this.cacheFiles(embedderId) });
     }
