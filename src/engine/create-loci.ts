@@ -145,8 +145,7 @@ class LociEngine implements Loci {
   }
 
   private jobSpec(options: { progressive: boolean; spec: string; paths?: string[] }): IndexJobSpec {
-    // Whole-folder runs save the vector graph so the next process starts warm (not for
-    // engines that keep nothing in memory, nor for the watcher's small batches).
+    // Whole-folder runs save the vector graph for the next process (not engines keeping nothing in memory, nor watcher batches).
     const embedderId = this.models.currentId;
     const graphFile = options.paths || this.options.inMemory === false ? undefined : vectorGraphFile(this.location, embedderId, 'index');
     // The segment file serves one-shot processes too, so it is written whatever this engine keeps in memory.
@@ -241,9 +240,8 @@ class LociEngine implements Loci {
       return storeRetriever(store, embedderId, weights);
     }
     const warm = await this.warmIndexFor(store, embedderId, dimensions);
-    // While this process is indexing, a search answers from what the warm index holds and
-    // catches up in the background, so it never waits on the writer's progress; otherwise
-    // it sees everything committed before it started.
+    // While this process is indexing, a search answers from what the warm index holds and catches
+    // up in the background (never waiting on the writer); otherwise it sees all committed before it.
     if (this.activeRuns > 0 && warm.size > 0) void warm.refresh().catch(() => undefined);
     else await warm.refresh();
     return warmRetriever(warm, embedderId, { forRanker: true });
@@ -375,9 +373,8 @@ class LociEngine implements Loci {
   }
 
   /**
-   * Opens the store once; a search's open (which never creates a store) is replaced when indexing needs one that may. The
-   * first handle stays open until close(): searches under way read through it, and so
-   * does the warm index, which is kept (the same database, seen through either handle).
+   * Opens the store once; a search's open (which never creates a store) is replaced when indexing needs one that may.
+   * The first handle stays open until close(): searches under way and the warm index read through it.
    */
   private async openStore(create: boolean): Promise<Store> {
     if (this.store && (this.storeWritable || !create || this.location.kind === 'instance')) return this.store;
@@ -390,10 +387,8 @@ class LociEngine implements Loci {
 
   private async warmIndexFor(store: Store, embedderId: string, dimensions: number): Promise<WarmIndex> {
     if (!this.warm || this.warm.options.embedderId !== embedderId) {
-      // The store's embedder changed (another process re-indexed): the old index stops its graph
-      // search thread now and closes its segment file once searches under way on it are done.
-      if (this.warm) this.retiredWarm.add(new WeakRef(this.warm));
-      this.warm?.retire();
+      // The store's embedder changed (another process re-indexed): the old index is retired (WarmIndex.retire).
+      if (this.warm) this.retiredWarm.add(new WeakRef(this.warm.retire()));
       this.warm = new WarmIndex(store, { weights: this.config.search.fieldWeights, embedderId, dimensions, ...this.cacheFiles(embedderId) });
     }
     return this.warm;

@@ -102,11 +102,12 @@ export class WarmIndex {
   }
 
   /** Replaced by its holder: the graph search thread and background read stop now; the segment file stays open for searches under way, until close() or `graceMs` from now. */
-  retire(graceMs = 60_000): void {
-    if (this.retired) return;
+  retire(graceMs = 60_000): this {
+    if (this.retired) return this;
     this.retired = true;
     void this.graphThread?.close();
     setTimeout(() => this.close(), graceMs).unref();
+    return this;
   }
 
   /** Closes the segment file this index reads from (what is unread stays unread; later reads rebuild). */
