@@ -212,7 +212,12 @@ export class ExactOrGraphVectorIndex {
     const plan = this.plan(limit, accept);
     if (!plan || !this.graph) return this.flat.search(query, limit, accept);
     const unit = normalized(query);
-    return this.finish(query, limit, accept, unit, this.graph.search(unit, plan.k, 0).keys);
+    return this.finish(query, limit, accept, unit, this.walk(unit, plan.k));
+  }
+
+  /** The graph's `k` candidates, walked on this thread (a plan was made, so there is a graph). */
+  private walk(unit: Float32Array, k: number): BigUint64Array {
+    return (this.graph as UsearchIndex).search(unit, k, 0).keys;
   }
 
   /**
@@ -224,12 +229,15 @@ export class ExactOrGraphVectorIndex {
   async searchOn(thread: GraphSearchThread, query: Float32Array, limit: number, accept?: RowFilter, current: () => boolean = () => true): Promise<ScoredRow[] | undefined> {
     const file = this.viewed ? this.mappedFile : undefined;
     if (!file) thread.release(); // nothing mapped to walk there: its worker need not hold the file it mapped
-    const plan = file ? this.plan(limit, accept) : undefined;
-    if (!file || !plan) return this.search(query, limit, accept);
+    if (!file) return this.search(query, limit, accept);
+    const plan = this.plan(limit, accept);
+    if (!plan) return this.flat.search(query, limit, accept); // an exact scan, as search() would do
     const changes = this.changes;
     const unit = normalized(query);
     const asked = thread.search(file, unit, plan.k);
-    const keys = asked ? await asked : undefined;
+    // Declined at once (not started or ready, busy, refused): walked here, the plan and query as made.
+    if (!asked) return this.finish(query, limit, accept, unit, this.walk(unit, plan.k));
+    const keys = await asked;
     if (!current()) return undefined;
     if (!keys || changes !== this.changes) return this.search(query, limit, accept);
     return this.finish(query, limit, accept, unit, keys);

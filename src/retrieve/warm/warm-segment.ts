@@ -52,7 +52,6 @@ export function segmentContents(parts: WarmParts): SegmentContents {
   };
 }
 
-/** Why a segment cannot stand for an index (another store, embedder or weights), if it cannot. */
 /**
  * Opens the segment file if it is whole and was written from this store with these settings;
  * else `rejected` hears why (a missing file is no rejection) and there is none.
@@ -81,6 +80,7 @@ export async function openMatchingSegment(
   return undefined;
 }
 
+/** Why a segment cannot stand for an index (another store, embedder or weights), if it cannot. */
 export function segmentMismatch(header: SegmentHeader, expected: Pick<SegmentHeader, 'storeInstance' | 'embedderId' | 'dimensions' | 'weights'>): string | undefined {
   if (header.storeInstance !== expected.storeInstance) return 'written from another store';
   if (header.embedderId !== expected.embedderId || header.dimensions !== expected.dimensions) return 'written for another embedder';
