@@ -75,6 +75,119 @@ describe('fast tokenizer matches the regex reference', () => {
     expect(checked).toBeGreaterThan(10_000);
   });
 
+  it("holds the locator's stemming claims on short stems with each of Porter's suffixes", () => {
+    // Stems of one to three letters (all of one and two, and three made of letters the rules
+    // turn on) with every suffix Porter rewrites, and some of them stacked.
+    const letters = 'abcdefghijklmnopqrstuvwxyz';
+    const some = 'aeiouyblstz';
+    const heads = [...letters];
+    for (const a of letters) for (const b of letters) heads.push(a + b);
+    for (const a of some) for (const b of some) for (const c of some) heads.push(a + b + c);
+    const suffixes = [
+      '',
+      's',
+      'es',
+      'ies',
+      'sses',
+      'ss',
+      'ed',
+      'eed',
+      'ing',
+      'ings',
+      'ied',
+      'y',
+      'ys',
+      'e',
+      'le',
+      'ational',
+      'tional',
+      'ization',
+      'ation',
+      'ations',
+      'ator',
+      'alism',
+      'iveness',
+      'fulness',
+      'ousness',
+      'aliti',
+      'iviti',
+      'biliti',
+      'logi',
+      'enci',
+      'anci',
+      'izer',
+      'bli',
+      'alli',
+      'entli',
+      'eli',
+      'ousli',
+      'icate',
+      'ative',
+      'alize',
+      'iciti',
+      'ical',
+      'ful',
+      'ness',
+      'al',
+      'ance',
+      'ence',
+      'er',
+      'ic',
+      'able',
+      'ible',
+      'ant',
+      'ement',
+      'ment',
+      'ent',
+      'ion',
+      'sion',
+      'tion',
+      'ou',
+      'ism',
+      'ate',
+      'iti',
+      'ous',
+      'ive',
+      'ize',
+      'll',
+      'ated',
+      'izing',
+      'ating',
+      'bled',
+      'bling',
+      'ized',
+      'yed',
+      'ying',
+      'ly',
+      'fully',
+      'ingly',
+      'edly',
+    ];
+    const broken: string[] = [];
+    for (const head of heads) {
+      for (const suffix of suffixes) {
+        const word = head + suffix;
+        const [stemmed] = tokenize(word);
+        if (stemmed === undefined || word.length > 48) continue;
+        const claim =
+          word.length <= 3
+            ? stemmed.length <= 3 && stemmed[0] === word[0]
+            : stemmed.length >= 4
+              ? stemmed.slice(0, 3) === word.slice(0, 3)
+              : stemmed.slice(0, 2) === word.slice(0, 2) || stemmed === word[0] || (stemmed === `${word[0]}i` && word[1] === 'y');
+        if (!claim) broken.push(`${word} → ${stemmed}`);
+      }
+    }
+    expect(broken).toEqual([]);
+    // The exceptions to "its first two letters" are found.
+    const text = 'eying aing ayed ties hopping relational';
+    const wanted = new Set(['ei', 'a', 'ai', 'ti', 'hop', 'relat']);
+    const expected = new Map<string, number[]>();
+    tokenize(text).forEach((token, position) => wanted.has(token) && expected.set(token, [...(expected.get(token) ?? []), position]));
+    expect(expected.size).toBe(6);
+    expect(locateTerms(text, wanted).positions).toEqual(expected);
+  });
+
   it('folds a text with other characters piece by piece to the same tokens as folding it whole', () => {
     const texts = [
       'café naïve Ünïcode ﬁle ligatures, “quotes” – dashes… ™ symbols fooBar™baz Foo™',

@@ -35,20 +35,20 @@ export function stem(word: string): string {
   return result;
 }
 
-enum CharClass {
-  Other,
-  Lower,
-  Upper,
-  Digit,
-  Underscore,
-}
+// Character classes of ASCII codes (anything from 128 up is OTHER).
+const OTHER = 0;
+const LOWER = 1;
+const UPPER = 2;
+const DIGIT = 3;
+const UNDERSCORE = 4;
+const CLASSES = new Uint8Array(128);
+CLASSES.fill(LOWER, 97, 123);
+CLASSES.fill(UPPER, 65, 91);
+CLASSES.fill(DIGIT, 48, 58);
+CLASSES[95] = UNDERSCORE;
 
-function classOf(code: number): CharClass {
-  if (code >= 97 && code <= 122) return CharClass.Lower;
-  if (code >= 65 && code <= 90) return CharClass.Upper;
-  if (code >= 48 && code <= 57) return CharClass.Digit;
-  if (code === 95) return CharClass.Underscore;
-  return CharClass.Other;
+function classOf(code: number): number {
+  return code < 128 ? (CLASSES[code] as number) : OTHER;
 }
 
 /** Splits an ASCII word into parts; equivalent to partPattern on ASCII input. */
@@ -108,7 +108,7 @@ function forEachPiece(text: string, ascii: (start: number, end: number) => void,
   let index = 0;
   while (index < length) {
     let code = text.charCodeAt(index);
-    while (code < 128 && classOf(code) === CharClass.Other) {
+    while (code < 128 && classOf(code) === OTHER) {
       if (++index >= length) return;
       code = text.charCodeAt(index);
     }
@@ -117,7 +117,7 @@ function forEachPiece(text: string, ascii: (start: number, end: number) => void,
     while (index < length) {
       code = text.charCodeAt(index);
       if (code >= 128) wide = true;
-      else if (classOf(code) === CharClass.Other) break;
+      else if (classOf(code) === OTHER) break;
       index++;
     }
     if (wide) other(text.slice(start, index));
@@ -130,9 +130,9 @@ function forEachAsciiWord(text: string, visit: (start: number, end: number) => v
   const length = text.length;
   let index = 0;
   while (index < length) {
-    while (index < length && classOf(text.charCodeAt(index)) === CharClass.Other) index++;
+    while (index < length && classOf(text.charCodeAt(index)) === OTHER) index++;
     const start = index;
-    while (index < length && classOf(text.charCodeAt(index)) !== CharClass.Other) index++;
+    while (index < length && classOf(text.charCodeAt(index)) !== OTHER) index++;
     if (index === start || index - start > MAX_WORD_LENGTH) continue;
     visit(start, index);
   }
@@ -165,6 +165,9 @@ function packWord(text: string, from: number, to: number): number {
   return key;
 }
 const STOP_KEYS = new Set([...stopWords].filter((word) => word.length <= MAX_STOP_WORD).map((word) => packWord(word, 0, word.length)));
+/** Which (first letter, length) pairs a stop word has: only parts of such a shape are looked up. */
+const STOP_SHAPES = new Uint8Array(128 * (MAX_STOP_WORD + 1));
+for (const word of stopWords) if (word.charCodeAt(0) < 128) STOP_SHAPES[word.charCodeAt(0) * (MAX_STOP_WORD + 1) + word.length] = 1;
 const lowerCode = (code: number): number => (code >= 65 && code <= 90 ? code + 32 : code);
 /** A token's first two characters (lower-cased) as a number: the cheap test before stemming. */
 const prefixOf = (first: number, second: number): number => first * 128 + second;
@@ -179,22 +182,22 @@ function asciiPartRanges(text: string, from: number, to: number, out: Int32Array
   let index = from;
   while (index < to) {
     const kind = classOf(text.charCodeAt(index));
-    if (kind === CharClass.Underscore) {
+    if (kind === UNDERSCORE) {
       index++;
       continue;
     }
     let end = index + 1;
-    if (kind === CharClass.Digit || kind === CharClass.Lower) {
+    if (kind === DIGIT || kind === LOWER) {
       while (end < to && classOf(text.charCodeAt(end)) === kind) end++;
     } else {
-      while (end < to && classOf(text.charCodeAt(end)) === CharClass.Upper) end++;
-      if (end < to && classOf(text.charCodeAt(end)) === CharClass.Lower) {
+      while (end < to && classOf(text.charCodeAt(end)) === UPPER) end++;
+      if (end < to && classOf(text.charCodeAt(end)) === LOWER) {
         if (end - index > 1) {
           out[count++] = index;
           out[count++] = end - 1;
           index = end - 1;
         }
-        while (end < to && classOf(text.charCodeAt(end)) === CharClass.Lower) end++;
+        while (end < to && classOf(text.charCodeAt(end)) === LOWER) end++;
       }
     }
     out[count++] = index;
@@ -206,27 +209,53 @@ function asciiPartRanges(text: string, from: number, to: number, out: Int32Array
 
 /**
  * The positions `tokenize(text)` would give the wanted terms, and its token count, without
- * making or stemming tokens that cannot be one: Porter only rewrites endings, so a part
- * longer than three letters keeps its first two in its stem (a shorter one its first), and a
- * part whose first letters start no wanted term is only counted (tokenize.test.ts checks
- * both agree on real text).
+ * making or stemming tokens that cannot be one. Porter only rewrites endings: a stem of four
+ * letters or more starts with its word's first three; a shorter stem of a longer word starts
+ * with its first two, or is its first letter alone, or that letter and `i` for a second `y`;
+ * a word of three letters or fewer stems to as many or fewer, its first letter kept. A part
+ * whose first letters start no wanted term of a length it could stem to is only counted
+ * (tokenize.test.ts checks both agree on real text, and these claims on short stems with
+ * each of Porter's suffixes).
  */
 export function locateTerms(text: string, wanted: ReadonlySet<string>): TermLocations {
   return termLocator(wanted)(text);
 }
 
+/** Bits of `termLocator`'s prefix table: a wanted term of at most three letters starts with these two letters; a longer one does. */
+const SHORT_TERM = 1;
+const LONG_TERM = 2;
+
 /** locateTerms for many texts and one set of wanted terms: the lookup tables are built once. */
 export function termLocator(wanted: ReadonlySet<string>): (text: string) => TermLocations {
-  // First two letters (and first letter) of the wanted terms, as bitmaps over ASCII codes.
+  // First two letters of the wanted terms (the first letter of short ones), as bitmaps over
+  // ASCII codes, and the third letters of the longer ones under their first two.
   const prefixes = new Uint8Array(128 * 128);
   const initials = new Uint8Array(128);
+  const thirds = new Map<number, Uint8Array>();
   for (const term of wanted) {
     const first = term.charCodeAt(0);
     const second = term.length > 1 ? term.charCodeAt(1) : 0;
-    if (first >= 128 || second >= 128) continue; // cannot come out of the ASCII scan
-    prefixes[prefixOf(first, second)] = 1;
-    initials[first] = 1;
+    const third = term.length > 3 ? term.charCodeAt(2) : 0;
+    if (first >= 128 || second >= 128 || third >= 128) continue; // cannot come out of the ASCII scan
+    const prefix = prefixOf(first, second);
+    if (term.length <= 3) {
+      prefixes[prefix] = (prefixes[prefix] as number) | SHORT_TERM;
+      initials[first] = 1;
+      // Porter can leave a longer word its first letter alone (`aing` → `a`) or turn its second, `y`, into `i` (`eyed` → `ei`).
+      if (term.length === 1) for (let next = 0; next < 128; next++) prefixes[prefixOf(first, next)] = (prefixes[prefixOf(first, next)] as number) | SHORT_TERM;
+      if (term.length === 2 && second === 105) prefixes[prefixOf(first, 121)] = (prefixes[prefixOf(first, 121)] as number) | SHORT_TERM;
+      continue;
+    }
+    prefixes[prefix] = (prefixes[prefix] as number) | LONG_TERM;
+    let letters = thirds.get(prefix);
+    if (!letters) thirds.set(prefix, (letters = new Uint8Array(128)));
+    letters[third] = 1;
   }
+  // Whether a token of four letters or more (or a whole identifier) with these first letters may be a wanted term.
+  const mayBeWanted = (first: number, second: number, third: number): boolean => {
+    const kinds = prefixes[prefixOf(first, second)] as number;
+    return (kinds & SHORT_TERM) !== 0 || ((kinds & LONG_TERM) !== 0 && (thirds.get(prefixOf(first, second)) as Uint8Array)[third] === 1);
+  };
   const ranges = new Int32Array(PART_RANGES.length);
   return (source) => {
     const positions = new Map<string, number[]>();
@@ -247,29 +276,32 @@ export function termLocator(wanted: ReadonlySet<string>): (text: string) => Term
         let letters = 0;
         let first = 0;
         let second = 0;
+        let third = 0;
         for (let at = start; at < end; at++) {
           const code = text.charCodeAt(at);
           if (code === 95) continue;
           if (letters === 0) first = lowerCode(code);
           else if (letters === 1) second = lowerCode(code);
+          else if (letters === 2) third = lowerCode(code);
           letters++;
         }
         if (letters <= MAX_TOKEN_LENGTH) {
-          if (prefixes[prefixOf(first, second)] === 1) record(text.slice(start, end).replaceAll('_', '').toLowerCase(), length);
+          // Unstemmed: it can only be a term of its own length.
+          if (letters <= 3 ? (prefixes[prefixOf(first, second)] as number) & SHORT_TERM : mayBeWanted(first, second, third)) record(text.slice(start, end).replaceAll('_', '').toLowerCase(), length);
           length++;
         }
       }
-      for (let part = 0; part < offsets; part += 2) {
-        const from = ranges[part] as number;
-        const to = ranges[part + 1] as number;
-        const size = to - from;
-        if (size > MAX_TOKEN_LENGTH) continue;
-        if (size <= MAX_STOP_WORD && STOP_KEYS.has(packWord(text, from, to))) continue;
-        const first = lowerCode(text.charCodeAt(from));
-        // Short words may lose letters to Porter (`ied` → `i`) but never their first one.
-        if (size <= 3 ? initials[first] === 1 : prefixes[prefixOf(first, lowerCode(text.charCodeAt(from + 1)))] === 1) record(stem(text.slice(from, to).toLowerCase()), length);
-        length++;
-      }
+      for (let part = 0; part < offsets; part += 2) asciiPart(text, ranges[part] as number, ranges[part + 1] as number);
+    };
+    // One part [from, to) of an ASCII word: counted unless a stop word, made and stemmed only when its first letters may start a wanted term.
+    const asciiPart = (text: string, from: number, to: number): void => {
+      const size = to - from;
+      if (size > MAX_TOKEN_LENGTH) return;
+      const first = lowerCode(text.charCodeAt(from));
+      if (size <= MAX_STOP_WORD && STOP_SHAPES[first * (MAX_STOP_WORD + 1) + size] === 1 && STOP_KEYS.has(packWord(text, from, to))) return;
+      // Short words may lose letters to Porter (`ied` → `i`) but never their first one.
+      if (size <= 3 ? initials[first] === 1 : mayBeWanted(first, lowerCode(text.charCodeAt(from + 1)), lowerCode(text.charCodeAt(from + 2)))) record(stem(text.slice(from, to).toLowerCase()), length);
+      length++;
     };
     if (nonAscii.test(source)) {
       // Words as tokenizeUnicode finds them in each folded piece; the ASCII ones (nearly all)
@@ -295,7 +327,31 @@ export function termLocator(wanted: ReadonlySet<string>): (text: string) => Term
       );
       return { positions, length };
     }
-    forEachAsciiWord(source, (start, end) => asciiWord(source, start, end));
+    // forEachAsciiWord inlined (this runs over every candidate's text at every ranked search),
+    // and a word of one part (lower case, digits, capitals, or one capital then lower case:
+    // most words) taken as it is, without splitting it.
+    const size = source.length;
+    let index = 0;
+    while (index < size) {
+      while (index < size && CLASSES[source.charCodeAt(index)] === OTHER) index++;
+      if (index >= size) break;
+      const start = index;
+      const head = CLASSES[source.charCodeAt(index++)] as number;
+      let single = head !== UNDERSCORE;
+      let tail = head === UPPER ? OTHER : head; // after one capital: undecided
+      while (index < size) {
+        const kind = CLASSES[source.charCodeAt(index)] as number;
+        if (kind === OTHER) break;
+        if (single && kind !== tail) {
+          if (tail === OTHER && kind !== DIGIT && kind !== UNDERSCORE) tail = kind;
+          else single = false;
+        }
+        index++;
+      }
+      if (index - start > MAX_WORD_LENGTH) continue;
+      if (single) asciiPart(source, start, index);
+      else asciiWord(source, start, index);
+    }
     return { positions, length };
   };
 }

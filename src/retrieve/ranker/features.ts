@@ -48,6 +48,8 @@ export const featureNames = [
 ] as const;
 
 export type FeatureName = (typeof featureNames)[number];
+/** Each feature's slot in a feature vector. */
+export const FEATURE = Object.fromEntries(featureNames.map((name, slot) => [name, slot])) as Readonly<Record<FeatureName, number>>;
 export type FeatureVector = Float64Array;
 
 export interface QueryFeatures {
@@ -119,13 +121,24 @@ export function computeFeatures(query: QueryFeatures, candidates: ReadonlyArray<
     const comment = firstComment(record.text);
     const commentTokens = comment ? locate(comment).positions : EMPTY;
     const nameWords = symbolWords(record.symbol);
-    const coverage = (has: (term: string) => boolean): number => {
-      if (totalIdf <= 0) return 0;
-      let sum = 0;
-      for (const [term, weight] of idf) if (has(term)) sum += weight;
-      return sum / totalIdf;
-    };
-    const anywhere = coverage((term) => positions.has(term) || symbol.has(term) || path.has(term) || heading.has(term));
+    // IDF-weighted coverage of the query's terms by each field, summed in the terms' order.
+    let symbolSum = 0;
+    let pathSum = 0;
+    let commentSum = 0;
+    let headingSum = 0;
+    let anywhereSum = 0;
+    for (const [term, weight] of idf) {
+      const inSymbol = symbol.has(term);
+      const inPath = path.has(term);
+      const inHeading = heading.has(term);
+      if (inSymbol) symbolSum += weight;
+      if (inPath) pathSum += weight;
+      if (commentTokens.has(term)) commentSum += weight;
+      if (inHeading) headingSum += weight;
+      if (positions.has(term) || inSymbol || inPath || inHeading) anywhereSum += weight;
+    }
+    const share = (sum: number): number => (totalIdf > 0 ? sum / totalIdf : 0);
+    const anywhere = share(anywhereSum);
     let near = 0;
     for (const [first, second] of pairs) {
       const a = positions.get(first);
@@ -133,27 +146,27 @@ export function computeFeatures(query: QueryFeatures, candidates: ReadonlyArray<
       if (a && b && a.some((x) => b.some((y) => Math.abs(y - x) <= PROXIMITY_WINDOW))) near++;
     }
     const vector = candidate.signals.vector ?? minVector;
-    const values: Record<FeatureName, number> = {
-      fused: candidate.score,
-      lexical: (candidate.signals.lexical ?? 0) / maxLexical,
-      vector,
-      vectorMinMax: maxVector > minVector ? (vector - minVector) / (maxVector - minVector) : 0,
-      symbolCoverage: coverage((term) => symbol.has(term)),
-      pathCoverage: coverage((term) => path.has(term)),
-      commentCoverage: coverage((term) => commentTokens.has(term)),
-      symbolPrecision: nameWords.length > 0 ? nameWords.filter((word) => queryTerms.has(word)).length / nameWords.length : 0,
-      headingCoverage: coverage((term) => heading.has(term)),
-      coverage: anywhere,
-      complete: query.terms.length > 0 && anywhere > 0.999 ? 1 : 0,
-      proximity: pairs.length > 0 ? near / pairs.length : 0,
-      lexicalRank: lexicalRank[index] as number,
-      vectorRank: vectorRank[index] as number,
-      length: Math.log(1 + body.length),
-      languageMatch: query.languages.has(record.language) ? 1 : 0,
-      importNeighbour: neighbours.has(record.path) ? 1 : 0,
-      fileHits: Math.log(Math.max(1, query.fileHits?.get(record.path) ?? 0)),
-    };
-    return Float64Array.from(featureNames, (name) => values[name]);
+    // In featureNames' order, the one a model's weights are read in (rank.test.ts reads features by name).
+    const values = new Float64Array(featureNames.length);
+    values[FEATURE.fused] = candidate.score;
+    values[FEATURE.lexical] = (candidate.signals.lexical ?? 0) / maxLexical;
+    values[FEATURE.vector] = vector;
+    values[FEATURE.vectorMinMax] = maxVector > minVector ? (vector - minVector) / (maxVector - minVector) : 0;
+    values[FEATURE.symbolCoverage] = share(symbolSum);
+    values[FEATURE.pathCoverage] = share(pathSum);
+    values[FEATURE.commentCoverage] = share(commentSum);
+    values[FEATURE.symbolPrecision] = nameWords.length > 0 ? nameWords.filter((word) => queryTerms.has(word)).length / nameWords.length : 0;
+    values[FEATURE.headingCoverage] = share(headingSum);
+    values[FEATURE.coverage] = anywhere;
+    values[FEATURE.complete] = query.terms.length > 0 && anywhere > 0.999 ? 1 : 0;
+    values[FEATURE.proximity] = pairs.length > 0 ? near / pairs.length : 0;
+    values[FEATURE.lexicalRank] = lexicalRank[index] as number;
+    values[FEATURE.vectorRank] = vectorRank[index] as number;
+    values[FEATURE.length] = Math.log(1 + body.length);
+    values[FEATURE.languageMatch] = query.languages.has(record.language) ? 1 : 0;
+    values[FEATURE.importNeighbour] = neighbours.has(record.path) ? 1 : 0;
+    values[FEATURE.fileHits] = Math.log(Math.max(1, query.fileHits?.get(record.path) ?? 0));
+    return values;
   });
 }
 
@@ -177,7 +190,10 @@ function importNeighbours(paths: readonly string[], imports: ReadonlyMap<string,
 }
 
 function firstComment(text: string): string | undefined {
-  const match = FIRST_COMMENT.exec(text.length > COMMENT_SEARCH ? text.slice(0, COMMENT_SEARCH) : text);
+  const head = text.length > COMMENT_SEARCH ? text.slice(0, COMMENT_SEARCH) : text;
+  // Every form it matches holds `#`, `/`, `"""` or `'''`: prose without them skips the expression.
+  if (!head.includes('#') && !head.includes('/') && !head.includes('"""') && !head.includes("'''")) return undefined;
+  const match = FIRST_COMMENT.exec(head);
   return match ? (match[2] ?? match[3] ?? match[4]) : undefined;
 }
 

@@ -87,8 +87,8 @@ function fileHitsOf(fused: FusionCandidate[]): Map<string, number> {
 }
 
 /** The `imports` the indexer kept in each file's catalog attributes (none for other entries). */
-function importsOf(catalog: Map<string, CatalogEntry>): Map<string, string[]> {
-  const out = new Map<string, string[]>();
+function importsOf(catalog: Map<string, CatalogEntry>): Map<string, readonly string[]> {
+  const out = new Map<string, readonly string[]>();
   for (const [path, entry] of catalog) {
     const { imports } = decodeFileAttributes(entry.attributes);
     if (imports.length > 0) out.set(path, imports);
