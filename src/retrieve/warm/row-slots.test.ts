@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RowSlots } from './row-slots.js';
+import { RowSlots, sortedIndexOf } from './row-slots.js';
 
 /** A seeded generator, so a failure replays. */
 function random(seed: number): () => number {
@@ -114,6 +114,37 @@ describe('RowSlots', () => {
     const slots = new RowSlots();
     slots.restore(Float64Array.of(1, 2, 3));
     expect(slots.beside(Int32Array.of(3, 1), 10, 10)).toBeUndefined(); // keys that do not ascend
+  });
+
+  it('finds an id among sorted ids as indexOf does: dense, gapped, clustered, at the ends, absent', () => {
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed / 2147483648;
+    };
+    const shapes: Array<(count: number) => number[]> = [
+      (count) => Array.from({ length: count }, (_, index) => index + 1),
+      (count) => {
+        let id = Math.floor(random() * 5);
+        return Array.from({ length: count }, () => (id += 1 + (random() < 0.3 ? Math.floor(random() * 200) : 0)));
+      },
+      // Most ids in a run, a few far away (a store whose early rows were deleted).
+      (count) => Array.from({ length: count }, (_, index) => (index < count - 3 ? index + 1 : 1_000_000 + index * 7919)),
+    ];
+    let checked = 0;
+    for (const shape of shapes) {
+      for (const count of [0, 1, 2, 3, 10, 97, 1000]) {
+        const ids = shape(count);
+        for (const values of [Float64Array.from(ids), Int32Array.from(ids)]) {
+          const probes = new Set([...ids, ...ids.map((id) => id + 1), ...ids.map((id) => id - 1), -1, 0, 2.5, Number.NaN, 2_000_000_000]);
+          for (const probe of probes) {
+            expect(sortedIndexOf(values, probe)).toBe(ids.indexOf(probe));
+            checked++;
+          }
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(8_000);
   });
 
   it('hasAll answers as has() for every id, ascending or not, restored or changed', () => {
