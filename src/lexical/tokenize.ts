@@ -253,8 +253,9 @@ export function termLocator(wanted: ReadonlySet<string>): (text: string) => Term
   }
   // Whether a token of four letters or more (or a whole identifier) with these first letters may be a wanted term.
   const mayBeWanted = (first: number, second: number, third: number): boolean => {
-    const kinds = prefixes[prefixOf(first, second)] as number;
-    return (kinds & SHORT_TERM) !== 0 || ((kinds & LONG_TERM) !== 0 && (thirds.get(prefixOf(first, second)) as Uint8Array)[third] === 1);
+    const prefix = prefixOf(first, second);
+    const kinds = prefixes[prefix] as number;
+    return (kinds & SHORT_TERM) !== 0 || ((kinds & LONG_TERM) !== 0 && (thirds.get(prefix) as Uint8Array)[third] === 1);
   };
   const ranges = new Int32Array(PART_RANGES.length);
   return (source) => {
