@@ -5,6 +5,8 @@ import { definitionsFirst, type NameQuery } from './definitions.js';
 import { fuseScores, type FusionCandidate } from './fusion.js';
 import { extractMentions } from './mentions.js';
 import { loadRanker, type RankingExplanation } from './ranker/model.js';
+import { featuresWhile } from './ranker/early-features.js';
+import { featureContext, type QueryFeatures } from './ranker/features.js';
 import { rerankCandidates } from './ranker/rank.js';
 import { applyRolePriors, DEFAULT_ROLE_PENALTIES, DEFAULT_ROLE_PRIOR_DEPTH, DEFAULT_SUBJECT_SHARE, rolesOf } from './role-priors.js';
 import type { SearchMode } from '../config/schema.js';
@@ -73,8 +75,29 @@ export async function rankPool(sources: PoolSources, query: PoolQuery, limit: nu
   const { mode } = query;
   // The vector search starts first: its graph walk may run on another thread while BM25 scores here.
   const vectorSearch = mode !== 'lexical' && query.vector ? sources.retriever.vector(query.vector, vectorShare(limit), query.filter, { beside: mode !== 'vector' }) : undefined;
-  vectorSearch?.catch(() => undefined); // awaited below; not unhandled if the lexical search throws first
+  let vectorOut = vectorSearch === undefined;
+  vectorSearch?.then(
+    () => (vectorOut = true),
+    () => (vectorOut = true), // awaited below; not unhandled if the lexical search throws first
+  );
   const lexicalRows = mode !== 'vector' ? await sources.retriever.lexical(query.terms, limit, query.filter) : [];
+  // The ranker was fitted on hybrid candidates; a single-signal mode keeps that signal's order.
+  const ranker = mode === 'hybrid' && query.useRanker ? loadRanker(sources.defaults.ranker ?? 'default') : undefined;
+  const { termStatistics } = sources.retriever;
+  const features: QueryFeatures | undefined =
+    ranker && termStatistics
+      ? { terms: query.terms, sequence: tokenize(query.text), languages: new Set(query.languages), statistics: await termStatistics.call(sources.retriever, query.terms) }
+      : undefined;
+  // While the graph walks, the lexical head's records and text features (most of the ranker's window).
+  const early =
+    ranker && features && !vectorOut && lexicalRows.length > 0
+      ? await featuresWhile(
+          () => !vectorOut,
+          lexicalRows.slice(0, ranker.depth).map((row) => row.rowId),
+          featureContext(features),
+          (rowIds) => sources.store.getChunks(rowIds),
+        )
+      : undefined;
   const vectorRows = vectorSearch ? await vectorSearch : [];
   const mentions = extractMentions(query.query);
   if (query.named) mentions.symbols = [...new Set([...mentions.symbols, ...query.named.keys])];
@@ -83,17 +106,15 @@ export async function rankPool(sources: PoolSources, query: PoolQuery, limit: nu
   let ranked = fuseScores({ lexical: lexicalRows, vector: vectorRows, mention: mentionRows, weights: sources.defaults.weights, method: sources.defaults.fusion });
   let records = new Map<number, ChunkRecord>();
   let explanations = new Map<number, RankingExplanation>();
-  // The ranker was fitted on hybrid candidates; a single-signal mode keeps that signal's order.
-  const ranker = mode === 'hybrid' && query.useRanker ? loadRanker(sources.defaults.ranker ?? 'default') : undefined;
-  const { termStatistics } = sources.retriever;
-  if (ranker && termStatistics && ranked.length > 0) {
+  if (ranker && features && ranked.length > 0) {
     throwIfAborted(query.signal);
     const out = await rerankCandidates({
       ranker,
       fused: ranked,
       files: query.files,
       explain: query.explain,
-      query: { terms: query.terms, sequence: tokenize(query.text), languages: new Set(query.languages), statistics: await termStatistics.call(sources.retriever, query.terms) },
+      query: features,
+      ...(early ? { early } : {}),
       getChunks: (rowIds) => sources.store.getChunks(rowIds),
       getCatalogEntries: (paths) => sources.store.getCatalogEntries(paths),
     });

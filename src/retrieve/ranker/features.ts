@@ -1,7 +1,7 @@
 import type { ChunkRecord, TermStatistics } from '../../store/spec.js';
 import type { FusionCandidate } from '../fusion.js';
 import { moduleKey } from '../../chunk/imports.js';
-import { termLocator, tokenize } from '../../lexical/tokenize.js';
+import { termLocator, tokenize, type TermLocations } from '../../lexical/tokenize.js';
 
 /**
  * The ranker's features, in the order a model lists its weights. Every one is computed
@@ -84,11 +84,102 @@ export function inverseDocumentFrequency(statistics: TermStatistics, term: strin
   return idf > 0 ? idf : 1e-6;
 }
 
-/** One feature vector per candidate, in candidate order. */
-export function computeFeatures(query: QueryFeatures, candidates: ReadonlyArray<{ candidate: FusionCandidate; record: ChunkRecord }>): FeatureVector[] {
+/** What the features need from the query alone: computed once per query. */
+export interface FeatureContext {
+  /** Each query term's IDF, in the terms' order (coverages are summed in it). */
+  idf: ReadonlyMap<string, number>;
+  totalIdf: number;
+  queryTerms: ReadonlySet<string>;
+  locate: (text: string) => TermLocations;
+  /** Adjacent distinct query-term pairs, for proximity. */
+  pairs: ReadonlyArray<readonly [string, string]>;
+}
+
+export function featureContext(query: Pick<QueryFeatures, 'terms' | 'sequence' | 'statistics'>): FeatureContext {
   const idf = new Map(query.terms.map((term) => [term, inverseDocumentFrequency(query.statistics, term)]));
   let totalIdf = 0;
   for (const value of idf.values()) totalIdf += value;
+  const queryTerms = new Set(query.terms);
+  const pairs: Array<[string, string]> = [];
+  for (let index = 0; index + 1 < query.sequence.length; index++) {
+    const first = query.sequence[index] as string;
+    const second = query.sequence[index + 1] as string;
+    if (first !== second) pairs.push([first, second]);
+  }
+  return { idf, totalIdf, queryTerms, locate: termLocator(queryTerms), pairs };
+}
+
+/**
+ * The features read from one chunk's own fields: the same whatever list it sits in, so they
+ * can be computed before the list is known (rank-pool.ts, while the vector search runs).
+ */
+export interface TextFeatures {
+  symbolCoverage: number;
+  pathCoverage: number;
+  commentCoverage: number;
+  headingCoverage: number;
+  coverage: number;
+  proximity: number;
+  symbolPrecision: number;
+  length: number;
+}
+
+export function textFeatures(context: FeatureContext, record: ChunkRecord): TextFeatures {
+  const { idf, totalIdf, locate, pairs } = context;
+  // Only which query terms each field holds matters: the locator skips the rest cheaply.
+  const symbol = record.symbol ? locate(record.symbol).positions : EMPTY;
+  const path = locate(record.path).positions;
+  const heading = record.headingPath.length > 0 ? locate(record.headingPath.join(' ')).positions : EMPTY;
+  const body = locate(record.text.length > MAX_FEATURE_TEXT ? record.text.slice(0, MAX_FEATURE_TEXT) : record.text);
+  const positions = body.positions;
+  const comment = firstComment(record.text);
+  const commentTokens = comment ? locate(comment).positions : EMPTY;
+  const nameWords = symbolWords(record.symbol);
+  // IDF-weighted coverage of the query's terms by each field, summed in the terms' order.
+  let symbolSum = 0;
+  let pathSum = 0;
+  let commentSum = 0;
+  let headingSum = 0;
+  let anywhereSum = 0;
+  for (const [term, weight] of idf) {
+    const inSymbol = symbol.has(term);
+    const inPath = path.has(term);
+    const inHeading = heading.has(term);
+    if (inSymbol) symbolSum += weight;
+    if (inPath) pathSum += weight;
+    if (commentTokens.has(term)) commentSum += weight;
+    if (inHeading) headingSum += weight;
+    if (positions.has(term) || inSymbol || inPath || inHeading) anywhereSum += weight;
+  }
+  const share = (sum: number): number => (totalIdf > 0 ? sum / totalIdf : 0);
+  let near = 0;
+  for (const [first, second] of pairs) {
+    const a = positions.get(first);
+    const b = positions.get(second);
+    if (a && b && a.some((x) => b.some((y) => Math.abs(y - x) <= PROXIMITY_WINDOW))) near++;
+  }
+  return {
+    symbolCoverage: share(symbolSum),
+    pathCoverage: share(pathSum),
+    commentCoverage: share(commentSum),
+    headingCoverage: share(headingSum),
+    coverage: share(anywhereSum),
+    proximity: pairs.length > 0 ? near / pairs.length : 0,
+    symbolPrecision: nameWords.length > 0 ? nameWords.filter((word) => context.queryTerms.has(word)).length / nameWords.length : 0,
+    length: Math.log(1 + body.length),
+  };
+}
+
+/**
+ * One feature vector per candidate, in candidate order. `early` holds text features already
+ * computed for some rows with the same context (by row id); the rest are computed here.
+ */
+export function computeFeatures(
+  query: QueryFeatures,
+  candidates: ReadonlyArray<{ candidate: FusionCandidate; record: ChunkRecord }>,
+  early?: { context: FeatureContext; text: ReadonlyMap<number, TextFeatures> },
+): FeatureVector[] {
+  const context = early?.context ?? featureContext(query);
   const lexicalScores = candidates.map(({ candidate }) => candidate.signals.lexical);
   const vectorScores = candidates.map(({ candidate }) => candidate.signals.vector);
   const maxLexical = Math.max(1e-9, ...lexicalScores.map((score) => score ?? 0));
@@ -97,54 +188,13 @@ export function computeFeatures(query: QueryFeatures, candidates: ReadonlyArray<
   const maxVector = presentVectors.length > 0 ? Math.max(...presentVectors) : 0;
   const lexicalRank = ranks(lexicalScores);
   const vectorRank = ranks(vectorScores);
-  const queryTerms = new Set(query.terms);
-  const locate = termLocator(queryTerms);
-  const pairs: Array<[string, string]> = [];
-  for (let index = 0; index + 1 < query.sequence.length; index++) {
-    const first = query.sequence[index] as string;
-    const second = query.sequence[index + 1] as string;
-    if (first !== second) pairs.push([first, second]);
-  }
-
   const neighbours = importNeighbours(
     candidates.map(({ record }) => record.path),
     query.imports,
   );
 
   return candidates.map(({ candidate, record }, index) => {
-    // Only which query terms each field holds matters: the locator skips the rest cheaply.
-    const symbol = record.symbol ? locate(record.symbol).positions : EMPTY;
-    const path = locate(record.path).positions;
-    const heading = record.headingPath.length > 0 ? locate(record.headingPath.join(' ')).positions : EMPTY;
-    const body = locate(record.text.length > MAX_FEATURE_TEXT ? record.text.slice(0, MAX_FEATURE_TEXT) : record.text);
-    const positions = body.positions;
-    const comment = firstComment(record.text);
-    const commentTokens = comment ? locate(comment).positions : EMPTY;
-    const nameWords = symbolWords(record.symbol);
-    // IDF-weighted coverage of the query's terms by each field, summed in the terms' order.
-    let symbolSum = 0;
-    let pathSum = 0;
-    let commentSum = 0;
-    let headingSum = 0;
-    let anywhereSum = 0;
-    for (const [term, weight] of idf) {
-      const inSymbol = symbol.has(term);
-      const inPath = path.has(term);
-      const inHeading = heading.has(term);
-      if (inSymbol) symbolSum += weight;
-      if (inPath) pathSum += weight;
-      if (commentTokens.has(term)) commentSum += weight;
-      if (inHeading) headingSum += weight;
-      if (positions.has(term) || inSymbol || inPath || inHeading) anywhereSum += weight;
-    }
-    const share = (sum: number): number => (totalIdf > 0 ? sum / totalIdf : 0);
-    const anywhere = share(anywhereSum);
-    let near = 0;
-    for (const [first, second] of pairs) {
-      const a = positions.get(first);
-      const b = positions.get(second);
-      if (a && b && a.some((x) => b.some((y) => Math.abs(y - x) <= PROXIMITY_WINDOW))) near++;
-    }
+    const text = early?.text.get(candidate.rowId) ?? textFeatures(context, record);
     const vector = candidate.signals.vector ?? minVector;
     // In featureNames' order, the one a model's weights are read in (rank.test.ts reads features by name).
     const values = new Float64Array(featureNames.length);
@@ -152,17 +202,17 @@ export function computeFeatures(query: QueryFeatures, candidates: ReadonlyArray<
     values[FEATURE.lexical] = (candidate.signals.lexical ?? 0) / maxLexical;
     values[FEATURE.vector] = vector;
     values[FEATURE.vectorMinMax] = maxVector > minVector ? (vector - minVector) / (maxVector - minVector) : 0;
-    values[FEATURE.symbolCoverage] = share(symbolSum);
-    values[FEATURE.pathCoverage] = share(pathSum);
-    values[FEATURE.commentCoverage] = share(commentSum);
-    values[FEATURE.symbolPrecision] = nameWords.length > 0 ? nameWords.filter((word) => queryTerms.has(word)).length / nameWords.length : 0;
-    values[FEATURE.headingCoverage] = share(headingSum);
-    values[FEATURE.coverage] = anywhere;
-    values[FEATURE.complete] = query.terms.length > 0 && anywhere > 0.999 ? 1 : 0;
-    values[FEATURE.proximity] = pairs.length > 0 ? near / pairs.length : 0;
+    values[FEATURE.symbolCoverage] = text.symbolCoverage;
+    values[FEATURE.pathCoverage] = text.pathCoverage;
+    values[FEATURE.commentCoverage] = text.commentCoverage;
+    values[FEATURE.symbolPrecision] = text.symbolPrecision;
+    values[FEATURE.headingCoverage] = text.headingCoverage;
+    values[FEATURE.coverage] = text.coverage;
+    values[FEATURE.complete] = query.terms.length > 0 && text.coverage > 0.999 ? 1 : 0;
+    values[FEATURE.proximity] = text.proximity;
     values[FEATURE.lexicalRank] = lexicalRank[index] as number;
     values[FEATURE.vectorRank] = vectorRank[index] as number;
-    values[FEATURE.length] = Math.log(1 + body.length);
+    values[FEATURE.length] = text.length;
     values[FEATURE.languageMatch] = query.languages.has(record.language) ? 1 : 0;
     values[FEATURE.importNeighbour] = neighbours.has(record.path) ? 1 : 0;
     values[FEATURE.fileHits] = Math.log(Math.max(1, query.fileHits?.get(record.path) ?? 0));

@@ -1,6 +1,7 @@
 import { decodeFileAttributes } from '../../store/file-attributes.js';
 import type { CatalogEntry, ChunkRecord } from '../../store/spec.js';
 import type { FusionCandidate } from '../fusion.js';
+import type { EarlyFeatures } from './early-features.js';
 import { computeFeatures, FILE_HITS_DEPTH, type QueryFeatures } from './features.js';
 import { rankerGroupOf, type Ranker, type RankingExplanation } from './model.js';
 
@@ -12,6 +13,8 @@ export interface RerankInput {
   files: boolean;
   query: QueryFeatures;
   explain: boolean;
+  /** Records and text features of some candidates, gathered before the fused list was known (rank-pool.ts). */
+  early?: EarlyFeatures;
   getChunks(rowIds: number[]): Promise<ChunkRecord[]>;
   /** Catalog entries of the window's files (their imports live in `attributes`). */
   getCatalogEntries(paths: string[]): Promise<Map<string, CatalogEntry>>;
@@ -32,11 +35,19 @@ export interface RerankOutput {
 export async function rerankCandidates(input: RerankInput): Promise<RerankOutput> {
   const { ranker, fused } = input;
   const window = pickWindow(fused, ranker.depth, input.files);
-  const records = new Map((await input.getChunks(window.map((candidate) => candidate.rowId))).map((record) => [record.rowId, record]));
+  const early = input.early;
+  const records = new Map<number, ChunkRecord>();
+  const missing: number[] = [];
+  for (const { rowId } of window) {
+    const record = early?.records.get(rowId);
+    if (record) records.set(rowId, record);
+    else missing.push(rowId);
+  }
+  if (missing.length > 0) for (const record of await input.getChunks(missing)) records.set(record.rowId, record);
   const present = window.filter((candidate) => records.has(candidate.rowId)); // rows deleted since ranking drop out
   const pairs = present.map((candidate) => ({ candidate, record: records.get(candidate.rowId) as ChunkRecord }));
   const catalog = await input.getCatalogEntries([...new Set(pairs.map(({ record }) => record.path))]);
-  const features = computeFeatures({ ...input.query, imports: importsOf(catalog), fileHits: fileHitsOf(fused) }, pairs);
+  const features = computeFeatures({ ...input.query, imports: importsOf(catalog), fileHits: fileHitsOf(fused) }, pairs, early);
   const explanations = new Map<number, RankingExplanation>();
   const scored = pairs.map(({ candidate, record }, index) => {
     const group = rankerGroupOf(record.kind);
