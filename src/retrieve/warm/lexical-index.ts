@@ -221,10 +221,7 @@ export class LexicalIndex {
     this.slotAlive[slot] = 0;
     this.liveTokens -= this.slotLengths[slot] as number;
     const { termIds } = this.rowTerms.of(slot);
-    for (let entry = 0; entry < termIds.length; entry++) {
-      const postings = this.lists.get(termIds[entry] as number);
-      if (postings) postings.documentFrequency--;
-    }
+    for (let entry = 0; entry < termIds.length; entry++) this.lists.removeDocument(termIds[entry] as number);
     const meta = this.metas.get(slot);
     if (meta) {
       this.folders.remove(meta.path, slot);

@@ -5,18 +5,32 @@ import { RestoredPostings } from './restored-postings.js';
 /** Entries one grouped append takes at once (a key holds an entry's index below this). */
 export const BATCH_ENTRIES = 2 ** 24;
 
+/** Postings added to, or rows removed from, a restored list not read yet. */
+interface Deferred {
+  slots: number[];
+  weighted: number[];
+  maxWeighted: number;
+  /** Rows of the list removed meanwhile (their document frequency). */
+  removed: number;
+}
+
 /**
  * Each term's postings by lexicon id (ids are dense: an array beats a Map on the load path),
- * in ascending slots; a restored base's lists are read from it when a term is first touched.
+ * in ascending slots; a restored base's lists are read from it when a query first reads a term.
+ * Rows added or removed before then are kept beside the unread list and applied when it is read,
+ * so catching up with the rows written since the base (a new process's delta) reads no list.
  */
 export class PostingLists {
   private readonly lists: Array<Postings | undefined> = [];
   /** A restored base's postings not read yet. */
   private restored: RestoredPostings | undefined;
+  /** Changes to restored lists not read yet, by term id. */
+  private readonly deferred = new Map<number, Deferred>();
 
   /** Adopts a base's postings (read on first use). */
   restore(base: LexicalBase): void {
     this.restored = new RestoredPostings(base);
+    this.deferred.clear();
   }
 
   /** Every list held; call materializeAll first to include the base's. */
@@ -24,14 +38,52 @@ export class PostingLists {
     return this.lists;
   }
 
-  /** A term's postings, read from the restored base on first use. */
+  /** A term's postings, read from the restored base on first use (with the changes made to it meanwhile). */
   get(termId: number): Postings | undefined {
     const postings = this.lists[termId];
     if (postings || !this.restored) return postings;
     const made = this.restored.take(termId);
     if (!made) return undefined;
+    const changes = this.deferred.get(termId);
+    if (changes) {
+      this.deferred.delete(termId);
+      const length = made.length + changes.slots.length;
+      const slots = new Int32Array(length);
+      slots.set(made.slots.subarray(0, made.length));
+      slots.set(changes.slots, made.length); // added rows have slots above every restored one
+      const weighted = new Float32Array(length);
+      weighted.set(made.weighted.subarray(0, made.length));
+      weighted.set(changes.weighted, made.length);
+      made.slots = slots;
+      made.weighted = weighted;
+      made.length = length;
+      made.documentFrequency += changes.slots.length - changes.removed;
+      if (changes.maxWeighted > made.maxWeighted) made.maxWeighted = changes.maxWeighted;
+    }
     this.place(termId, made);
     return made;
+  }
+
+  /** A row holding the term was removed: one document fewer (its postings are skipped as dead). */
+  removeDocument(termId: number): void {
+    const postings = this.lists[termId];
+    if (postings) postings.documentFrequency--;
+    else if (this.restored?.has(termId)) this.deferredFor(termId).removed++;
+  }
+
+  /** The changes kept for an unread restored list (made when first needed). */
+  private deferredFor(termId: number): Deferred {
+    let changes = this.deferred.get(termId);
+    if (!changes) {
+      changes = { slots: [], weighted: [], maxWeighted: 0, removed: 0 };
+      this.deferred.set(termId, changes);
+    }
+    return changes;
+  }
+
+  /** Whether the term's list is still unread in the restored base (changes to it are deferred). */
+  private unread(termId: number): boolean {
+    return this.lists[termId] === undefined && this.restored !== undefined && this.restored.has(termId);
   }
 
   /** Reads up to `terms` more of the restored lists; false once none are left. */
@@ -49,6 +101,13 @@ export class PostingLists {
   }
 
   append(termId: number, slot: number, weighted: number): void {
+    if (this.unread(termId)) {
+      const changes = this.deferredFor(termId);
+      changes.slots.push(slot);
+      changes.weighted.push(weighted);
+      if (weighted > changes.maxWeighted) changes.maxWeighted = weighted;
+      return;
+    }
     const postings = this.withRoom(termId, 1);
     postings.slots[postings.length] = slot;
     postings.weighted[postings.length] = weighted;
@@ -69,6 +128,14 @@ export class PostingLists {
       const termId = Math.floor((keys[start] as number) / BATCH_ENTRIES);
       let end = start + 1;
       while (end < total && Math.floor((keys[end] as number) / BATCH_ENTRIES) === termId) end++;
+      if (this.unread(termId)) {
+        for (let at = start; at < end; at++) {
+          const from = (keys[at] as number) - termId * BATCH_ENTRIES;
+          this.append(termId, slots[from] as number, weights[from] as number);
+        }
+        start = end;
+        continue;
+      }
       const postings = this.withRoom(termId, end - start);
       for (let at = start; at < end; at++) {
         const from = (keys[at] as number) - termId * BATCH_ENTRIES;

@@ -18,6 +18,11 @@ export class RestoredPostings {
     for (let index = 0; index < postingTerms.length; index++) this.slot[postingTerms[index] as number] = index;
   }
 
+  /** Whether the term has postings in the file not taken yet. */
+  has(termId: number): boolean {
+    return termId < this.slot.length && (this.slot[termId] as number) >= 0;
+  }
+
   /** The term's postings from the file, once; undefined when it has none there or they were taken. */
   take(termId: number): Postings | undefined {
     const index = termId < this.slot.length ? (this.slot[termId] as number) : -1;
