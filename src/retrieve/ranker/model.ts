@@ -99,7 +99,7 @@ export function parseRanker(text: string, source: string): Ranker {
       hint: 'Point search.ranker at a file written by scripts/train-ranker.mjs, or use "default" or "none".',
     });
   }
-  const parsed = rankerSchema.safeParse(json);
+  const parsed = rankerSchema.safeParse(json, { jitless: true }); // once per model file: no compiled fast path (config/load.ts)
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');
     throw new LociError('CONFIG_INVALID', `The ranker model ${source} is not a loci-ranker v1 model: ${problems}`, {
