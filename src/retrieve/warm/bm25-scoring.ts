@@ -158,8 +158,8 @@ export function postingBlocks(postings: Postings, lengths: Float64Array, shift: 
 
 /** Reused scratch for scoreTopK (scoring is synchronous, never re-entered). */
 let windowScores = new Float64Array(0);
-let windowFrequencies = new Float32Array(0);
-let windowTouched = new Int32Array(0);
+/** One bit per slot of a window: the rows the essential terms found there. */
+let windowFound = new Int32Array(0);
 
 /**
  * Top-k BM25 with block-max MaxScore pruning, document at a time within windows of
@@ -170,8 +170,9 @@ let windowTouched = new Int32Array(0);
  * terms are ordered by bound; the smallest ones
  * whose bounds sum below the threshold are non-essential: no row holding only those can enter
  * the top k. The essential terms' postings in the window are accumulated; each row found is
- * then completed term by term (largest bound first, a binary search in the window's postings)
- * and dropped as soon as what it has plus what the rest could add falls short. Rows that
+ * then completed term by term (largest bound first) and dropped as soon as what it has plus
+ * what the rest could add falls short. Rows are visited in slot order, so a term's postings
+ * in the window are searched forward from where the last row's search ended. Rows that
  * survive are scored exactly (terms summed in query order, the expression every path uses), so
  * scores are bit-identical to the exhaustive walk. `members` (when given) limits scoring to
  * marked slots; `accept` is asked at most once per row.
@@ -190,12 +191,11 @@ export function scoreTopK(
   const terms = query.length;
   const width = 1 << shift;
   if (terms === 0 || limit <= 0 || view.slotCount === 0) return [];
+  const words = (width + 31) >> 5;
   if (windowScores.length < width) windowScores = new Float64Array(width);
-  if (windowTouched.length < width) windowTouched = new Int32Array(width);
-  if (windowFrequencies.length < width * terms) windowFrequencies = new Float32Array(width * terms);
+  if (windowFound.length < words) windowFound = new Int32Array(words);
   const scores = windowScores;
-  const frequencies = windowFrequencies;
-  const touched = windowTouched;
+  const found = windowFound;
   const { alive, lengths, rowIds } = view;
   const windows = ((view.slotCount - 1) >> shift) + 1;
   const slotsOf: Int32Array[] = [];
@@ -251,6 +251,11 @@ export function scoreTopK(
   const order = new Int32Array(terms);
   /** below[j]: the bounds of order[0..j) summed. */
   const below = new Float64Array(terms + 1);
+  /** Per term in the current window: whether it is essential, and where its next search starts. */
+  const essential = new Uint8Array(terms);
+  const cursor = new Int32Array(terms);
+  /** A row's frequency of each non-essential term, found while completing it. */
+  const completed = new Float64Array(terms);
   const c0 = K1 * (1 - B);
   const c1 = (K1 * B) / averageLength;
   const top = new TopK(limit);
@@ -275,8 +280,12 @@ export function scoreTopK(
       below[step + 1] = (below[step] as number) + (bounds[row + (order[step] as number)] as number);
       if ((below[step + 1] as number) < reach) essentialFrom = step + 1;
     }
+    for (let step = 0; step < terms; step++) {
+      const term = order[step] as number;
+      essential[term] = step >= essentialFrom ? 1 : 0;
+      cursor[term] = low[row + term] as number;
+    }
     // Accumulate the essential terms' postings of this window.
-    let count = 0;
     for (let step = essentialFrom; step < terms; step++) {
       const term = order[step] as number;
       const slots = slotsOf[term] as Int32Array;
@@ -288,58 +297,75 @@ export function scoreTopK(
         const frequency = weighted[index] as number;
         if (frequency <= 0) continue;
         const offset = slot - first;
-        if (scores[offset] === 0) touched[count++] = offset;
+        found[offset >> 5] = (found[offset >> 5] as number) | (1 << (offset & 31));
         scores[offset] = (scores[offset] as number) + (factor * frequency) / (frequency + c0 + c1 * (lengths[slot] as number));
-        frequencies[offset * terms + term] = frequency;
       }
     }
-    // Complete each row found, or drop it once it cannot reach the top k.
-    for (let candidate = 0; candidate < count; candidate++) {
-      const offset = touched[candidate] as number;
-      const slot = first + offset;
-      const base = offset * terms;
-      let score = scores[offset] as number;
-      scores[offset] = 0;
-      let viable = true;
-      for (let step = essentialFrom - 1; step >= 0; step--) {
-        if (score + (below[step + 1] as number) < reach) {
-          viable = false;
-          break;
+    // Complete each row found, in slot order, or drop it once it cannot reach the top k.
+    for (let word = 0; word < words; word++) {
+      let bits = found[word] as number;
+      if (bits === 0) continue;
+      found[word] = 0;
+      while (bits !== 0) {
+        const lowest = bits & -bits;
+        bits ^= lowest;
+        const offset = (word << 5) + 31 - Math.clz32(lowest);
+        const slot = first + offset;
+        let score = scores[offset] as number;
+        scores[offset] = 0;
+        let viable = true;
+        for (let step = essentialFrom - 1; step >= 0; step--) {
+          if (score + (below[step + 1] as number) < reach) {
+            viable = false;
+            break;
+          }
+          const term = order[step] as number;
+          const frequency = frequencyAt(slotsOf[term] as Int32Array, weightedOf[term] as Float32Array, cursor, term, high[row + term] as number, slot);
+          completed[term] = frequency;
+          if (frequency > 0) score += ((scaled[term] as number) * frequency) / (frequency + c0 + c1 * (lengths[slot] as number));
         }
-        const term = order[step] as number;
-        const entry = findIn(slotsOf[term] as Int32Array, low[row + term] as number, (high[row + term] as number) - 1, slot);
-        if (entry < 0) continue;
-        const frequency = (weightedOf[term] as Float32Array)[entry] as number;
-        if (frequency <= 0) continue;
-        score += ((scaled[term] as number) * frequency) / (frequency + c0 + c1 * (lengths[slot] as number));
-        frequencies[base + term] = frequency;
-      }
-      if (viable && score >= reach && (accept === undefined || view.accepts(slot, accept))) {
-        let exact = 0;
-        for (let term = 0; term < terms; term++) {
-          const frequency = frequencies[base + term] as number;
-          if (frequency > 0) exact += termScore(idfs[term] as number, frequency, lengths[slot] as number, averageLength);
+        if (viable && score >= reach && (accept === undefined || view.accepts(slot, accept))) {
+          let exact = 0;
+          for (let term = 0; term < terms; term++) {
+            const frequency =
+              essential[term] === 1 ? frequencyAt(slotsOf[term] as Int32Array, weightedOf[term] as Float32Array, cursor, term, high[row + term] as number, slot) : (completed[term] as number);
+            if (frequency > 0) exact += termScore(idfs[term] as number, frequency, lengths[slot] as number, averageLength);
+          }
+          top.push(rowIds[slot] as number, exact);
+          const floor = top.floor;
+          if (floor !== Number.NEGATIVE_INFINITY) reach = floor - SLACK * Math.abs(floor);
         }
-        top.push(rowIds[slot] as number, exact);
-        const floor = top.floor;
-        if (floor !== Number.NEGATIVE_INFINITY) reach = floor - SLACK * Math.abs(floor);
       }
-      for (let term = 0; term < terms; term++) frequencies[base + term] = 0;
     }
   }
   return top.sorted().map(({ id, score }) => ({ rowId: id, score }));
 }
 
-/** Where `wanted` is among values[low..high] (ascending), or -1. */
-function findIn(values: Int32Array, low: number, high: number, wanted: number): number {
-  while (low <= high) {
-    const middle = (low + high) >> 1;
-    const value = values[middle] as number;
-    if (value === wanted) return middle;
-    if (value < wanted) low = middle + 1;
-    else high = middle - 1;
+/**
+ * The term's weighted frequency in row `slot` (0 without a posting there), searching its
+ * ascending postings from cursor[term] up to `stop` and leaving the cursor at the first posting
+ * not below `slot` (rows are asked for in rising slot order): a doubling step, then a binary search.
+ */
+function frequencyAt(slots: Int32Array, weighted: Float32Array, cursor: Int32Array, term: number, stop: number, slot: number): number {
+  let low = cursor[term] as number;
+  if (low >= stop || (slots[low] as number) >= slot) return low < stop && slots[low] === slot ? (weighted[low] as number) : 0;
+  // slots[low] < slot: gallop to a bound at or past it.
+  let step = 1;
+  let high = low + 1;
+  while (high < stop && (slots[high] as number) < slot) {
+    low = high;
+    step *= 2;
+    high = low + step;
   }
-  return -1;
+  if (high > stop) high = stop;
+  // slots[low] < slot, and slots[high] >= slot (or high = stop): the first index >= slot lies in (low, high].
+  while (high - low > 1) {
+    const middle = (low + high) >> 1;
+    if ((slots[middle] as number) < slot) low = middle;
+    else high = middle;
+  }
+  cursor[term] = high;
+  return high < stop && slots[high] === slot ? (weighted[high] as number) : 0;
 }
 
 /** Every posting of every term, in query order (the reference the pruned walk must equal). */
