@@ -6,6 +6,7 @@ import { TopK } from '../../store/top-k.js';
 import { SegmentError, type VectorBase, type VectorSnapshot } from '../../store/segment-file.js';
 import { MetaSlots } from './meta-slots.js';
 import { RowSlots } from './row-slots.js';
+import { scanInto, type ScanSource } from './exact-scan.js';
 
 export interface VectorRowMeta {
   path: string;
@@ -37,6 +38,8 @@ export class FlatVectorIndex {
   private readonly rowsRead = new Map<number, Float32Array>();
   /** Slots the restored matrix holds (those from here on are in `tail` while it is pending). */
   private baseSlots = 0;
+  /** Writes into the matrix so far (exact-scan.ts keeps a copy until this moves). */
+  private writes = 0;
 
   private get matrix(): Float32Array {
     const load = this.pendingMatrix;
@@ -45,6 +48,7 @@ export class FlatVectorIndex {
   }
 
   private set matrix(matrix: Float32Array) {
+    this.writes++;
     this.clearPending();
     this.stored = matrix;
   }
@@ -52,6 +56,7 @@ export class FlatVectorIndex {
   /** The restored matrix, read: with the rows added meanwhile after it. */
   private adopt(loaded: Float32Array): void {
     const base = this.checked(loaded);
+    this.writes++;
     const tailFloats = (this.slotCount - this.baseSlots) * this.dimensions;
     this.clearPending();
     if (tailFloats <= 0 && this.slotRowIds.length === this.baseSlots) {
@@ -189,6 +194,7 @@ export class FlatVectorIndex {
     for (let index = 0; index < vector.length; index++) norm += (vector[index] as number) ** 2;
     const scale = norm > 0 ? 1 / Math.sqrt(norm) : 0;
     for (let index = 0; index < vector.length; index++) target[offset + index] = (vector[index] as number) * scale;
+    this.writes++; // the scan kernel's copy of the matrix is stale
     this.slotRowIds[slot] = rowId;
     this.metas.set(slot, meta);
     this.slotOfRow.set(rowId, slot);
@@ -271,37 +277,6 @@ export class FlatVectorIndex {
     return rows;
   }
 
-  /**
-   * Scores `count` rows of `vectors` (row r is slot `slots[r]`, or slot r without a slot
-   * list) into `top`. One flat loop: closures here cost V8 several times the arithmetic.
-   */
-  private scan(query: Float32Array, scale: number, top: TopK, accept: RowFilter | undefined, vectors: Float32Array, slots: Int32Array | undefined, count: number): void {
-    const dimensions = this.dimensions;
-    const rowIds = this.slotRowIds;
-    for (let row = 0; row < count; row++) {
-      const slot = slots === undefined ? row : (slots[row] as number);
-      const rowId = rowIds[slot] as number;
-      if (rowId < 0) continue;
-      if (accept !== undefined && !this.metas.accepts(slot, accept)) continue;
-      const offset = row * dimensions;
-      // Four accumulators break the dependency chain; dimensions are multiples of 4 in practice.
-      let dot0 = 0;
-      let dot1 = 0;
-      let dot2 = 0;
-      let dot3 = 0;
-      let index = 0;
-      for (; index + 3 < dimensions; index += 4) {
-        dot0 += (vectors[offset + index] as number) * (query[index] as number);
-        dot1 += (vectors[offset + index + 1] as number) * (query[index + 1] as number);
-        dot2 += (vectors[offset + index + 2] as number) * (query[index + 2] as number);
-        dot3 += (vectors[offset + index + 3] as number) * (query[index + 3] as number);
-      }
-      for (; index < dimensions; index++) dot0 += (vectors[offset + index] as number) * (query[index] as number);
-      const value = (dot0 + dot1 + dot2 + dot3) * scale;
-      if (value >= top.floor) top.push(rowId, value);
-    }
-  }
-
   private packedBlock(folder: string): { slots: Int32Array; matrix: Float32Array } {
     let block = this.packed.get(folder);
     if (block) return block;
@@ -371,12 +346,16 @@ export class FlatVectorIndex {
     if (accept?.prefixes) {
       for (const folder of this.folders.foldersUnder(accept.prefixes)) {
         const block = this.packedBlock(folder);
-        this.scan(query, scale, top, accept, block.matrix, block.slots, block.slots.length);
+        scanInto({ ...this.scanned(block.matrix, block.slots.length), slots: block.slots }, query, scale, top, accept);
       }
     } else {
-      this.scan(query, scale, top, accept, matrix, undefined, this.slotCount);
+      scanInto(this.scanned(matrix, this.slotCount), query, scale, top, accept);
     }
     return top.sorted().map(({ id, score }) => ({ rowId: id, score, path: (this.metas.get(this.slotOfRow.get(id) as number) as VectorRowMeta).path }));
+  }
+
+  private scanned(vectors: Float32Array, count: number): ScanSource {
+    return { vectors, slots: undefined, count, dimensions: this.dimensions, rowIds: this.slotRowIds, metas: this.metas, version: this.writes };
   }
 
   private ensureCapacity(slots: number): void {

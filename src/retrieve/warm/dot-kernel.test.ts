@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import { DOT_KERNEL_BYTES, KERNEL_MAX_FLOATS, kernelDots } from './dot-kernel.js';
+import { compileFilter } from '../../store/filter-match.js';
+import { FlatVectorIndex } from './vector-index.js';
+
+/** mulberry32: a seeded generator whose values do not repeat in short cycles (equal vectors would tie). */
+function random(seed: number) {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let mixed = Math.imul(state ^ (state >>> 15), 1 | state);
+    mixed = (mixed + Math.imul(mixed ^ (mixed >>> 7), 61 | mixed)) ^ mixed;
+    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The sums as exact-scan.ts's JavaScript loop makes them (the reference the kernel must equal). */
+function loopDots(matrix: Float32Array, rows: number, dims: number, query: Float32Array): number[] {
+  const out: number[] = [];
+  for (let row = 0; row < rows; row++) {
+    const offset = row * dims;
+    let dot0 = 0;
+    let dot1 = 0;
+    let dot2 = 0;
+    let dot3 = 0;
+    let index = 0;
+    for (; index + 3 < dims; index += 4) {
+      dot0 += (matrix[offset + index] as number) * (query[index] as number);
+      dot1 += (matrix[offset + index + 1] as number) * (query[index + 1] as number);
+      dot2 += (matrix[offset + index + 2] as number) * (query[index + 2] as number);
+      dot3 += (matrix[offset + index + 3] as number) * (query[index + 3] as number);
+    }
+    for (; index < dims; index++) dot0 += (matrix[offset + index] as number) * (query[index] as number);
+    out.push(dot0 + dot1 + dot2 + dot3);
+  }
+  return out;
+}
+
+describe('the exact scan kernel', () => {
+  it('is valid WebAssembly and sums bit for bit as the JavaScript loop does, tails and odd values included', () => {
+    const wasm = (globalThis as unknown as { WebAssembly: { validate(bytes: Uint8Array): boolean } }).WebAssembly;
+    expect(wasm.validate(DOT_KERNEL_BYTES)).toBe(true);
+    const next = random(5);
+    for (const dims of [1, 3, 4, 7, 128, 130, 384]) {
+      const rows = 300;
+      const matrix = Float32Array.from({ length: rows * dims }, (_, at) => (at % 97 === 0 ? -0 : at % 89 === 0 ? 3.4e38 * (next() - 0.5) : next() - 0.5));
+      const query = Float32Array.from({ length: dims }, () => next() * 2 - 1);
+      const dots = kernelDots(matrix, rows, dims, query, 1);
+      expect(dots).toBeDefined();
+      const expected = loopDots(matrix, rows, dims, query);
+      for (let row = 0; row < rows; row++) expect(Object.is(dots?.[row], expected[row]), `dims ${dims} row ${row}`).toBe(true);
+    }
+  });
+
+  it('copies the matrix again when its version, identity or shape changes, and declines what it would copy too much of', () => {
+    const matrix = Float32Array.of(1, 0, 0, 1);
+    const query = Float32Array.of(2, 3);
+    expect([...(kernelDots(matrix, 2, 2, query, 7) ?? [])]).toEqual([2, 3]);
+    matrix[0] = 5; // written, version bumped: read again
+    expect([...(kernelDots(matrix, 2, 2, query, 8) ?? [])]).toEqual([10, 3]);
+    expect([...(kernelDots(Float32Array.of(0, 1, 1, 0), 2, 2, query, 8) ?? [])]).toEqual([3, 2]); // another matrix, same version
+    expect([...(kernelDots(matrix, 1, 2, query, 8) ?? [])]).toEqual([10]); // fewer rows
+    expect(kernelDots(new Float32Array(KERNEL_MAX_FLOATS + 4), KERNEL_MAX_FLOATS / 4 + 1, 4, new Float32Array(4), 0)).toBeUndefined();
+    expect(kernelDots(matrix, 2, 2, Float32Array.of(1), 8)).toBeUndefined(); // a query of another length
+  });
+
+  it('leaves an exact vector search exact through adds, replacements and removals', () => {
+    const next = random(9);
+    const dims = 16;
+    const index = new FlatVectorIndex(dims, 4); // small: grows (a new matrix) as rows come
+    const reference = new Map<number, Float32Array>();
+    const vector = () => Float32Array.from({ length: dims }, () => next() - 0.5);
+    const unit = (values: Float32Array) => {
+      const norm = Math.sqrt(values.reduce((sum, value) => sum + value * value, 0));
+      return values.map((value) => value / norm);
+    };
+    for (let round = 0; round < 6; round++) {
+      for (let row = 0; row < 40; row++) {
+        const rowId = Math.floor(next() * 150);
+        const values = vector();
+        index.add(rowId, values, { path: `${rowId % 2 === 0 ? 'a' : 'b'}/f${rowId}.ts`, language: 'typescript' });
+        reference.set(rowId, unit(values));
+      }
+      for (let gone = 0; gone < 5; gone++) {
+        const rowId = Math.floor(next() * 150);
+        index.remove(rowId);
+        reference.delete(rowId);
+      }
+      const query = vector();
+      const found = index.search(query, 10);
+      const q = unit(query);
+      const best = [...reference]
+        .map(([rowId, values]) => ({ rowId, score: values.reduce((sum, value, at) => sum + value * (q[at] as number), 0) }))
+        .sort((a, b) => b.score - a.score || a.rowId - b.rowId);
+      expect(found.map((row) => row.rowId)).toEqual(best.slice(0, 10).map((row) => row.rowId));
+      for (const [at, row] of found.entries()) expect(row.score).toBeCloseTo((best[at] as { score: number }).score, 5);
+    }
+    // A folder filter scans the folder's packed rows (a copy made on first use, dropped when the folder changes).
+    for (let round = 0; round < 3; round++) {
+      const query = vector();
+      const q = unit(query);
+      const inA = [...reference].filter(([rowId]) => rowId % 2 === 0);
+      const best = inA.map(([rowId, values]) => ({ rowId, score: values.reduce((sum, value, at) => sum + value * (q[at] as number), 0) })).sort((a, b) => b.score - a.score || a.rowId - b.rowId);
+      expect(index.search(query, 5, compileFilter({ pathPrefixes: ['a/'] })).map((row) => row.rowId)).toEqual(best.slice(0, 5).map((row) => row.rowId));
+      const rowId = (inA[round] as [number, Float32Array])[0];
+      index.add(rowId, query, { path: `a/f${rowId}.ts`, language: 'typescript' }); // now the best in a/
+      reference.set(rowId, q);
+      expect(index.search(query, 1, compileFilter({ pathPrefixes: ['a/'] }))[0]?.rowId).toBe(rowId);
+    }
+    // Replacing the best row's vector reuses its slot: same matrix, same row count, new contents.
+    const query = vector();
+    const [first] = index.search(query, 1);
+    index.add(
+      first?.rowId as number,
+      query.map((value) => -value),
+      { path: 'f.ts', language: 'typescript' },
+    );
+    expect(index.search(query, 1)[0]?.rowId).not.toBe(first?.rowId);
+    expect(
+      index.search(
+        query.map((value) => -value),
+        1,
+      )[0],
+    ).toMatchObject({ rowId: first?.rowId });
+  });
+});
