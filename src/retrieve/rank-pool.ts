@@ -53,7 +53,7 @@ export interface PoolQuery {
 
 export interface PoolSources {
   store: Store;
-  retriever: Pick<Retriever, 'lexical' | 'vector' | 'termStatistics'>;
+  retriever: Pick<Retriever, 'lexical' | 'vector' | 'termStatistics' | 'vectorOffThread'>;
   defaults: RankingDefaults;
 }
 
@@ -88,17 +88,20 @@ export async function rankPool(sources: PoolSources, query: PoolQuery, limit: nu
     ranker && termStatistics
       ? { terms: query.terms, sequence: tokenize(query.text), languages: new Set(query.languages), statistics: await termStatistics.call(sources.retriever, query.terms) }
       : undefined;
-  // While the graph walks, the lexical head's records and text features (most of the ranker's window).
-  const early =
-    ranker && features && !vectorOut && lexicalRows.length > 0
-      ? await featuresWhile(
-          () => !vectorOut,
-          lexicalRows.slice(0, ranker.depth).map((row) => row.rowId),
-          featureContext(features),
-          (rowIds) => sources.store.getChunks(rowIds),
-        )
-      : undefined;
+  // While the graph walks on its thread, the lexical head's records and text features (most of the ranker's window).
+  const prefetch = ranker && features && sources.retriever.vectorOffThread === true && !vectorOut && lexicalRows.length > 0;
+  const token = prefetch ? await sources.store.changeToken() : undefined;
+  let early = prefetch
+    ? await featuresWhile(
+        () => !vectorOut,
+        lexicalRows.slice(0, ranker.depth).map((row) => row.rowId),
+        featureContext(features),
+        (rowIds) => sources.store.getChunks(rowIds),
+      )
+    : undefined;
   const vectorRows = vectorSearch ? await vectorSearch : [];
+  // A write meanwhile may have deleted a prefetched row: the window is fetched after fusion instead.
+  if (early && early.records.size > 0 && (await sources.store.changeToken()) !== token) early = undefined;
   const mentions = extractMentions(query.query);
   if (query.named) mentions.symbols = [...new Set([...mentions.symbols, ...query.named.keys])];
   const mentionRows =

@@ -16,6 +16,11 @@ export interface Retriever {
   lexical(terms: string[], limit: number, filter: SearchFilter | undefined): Promise<ScoredRow[]>;
   /** `beside`: the caller has other work meanwhile (a hybrid search scores BM25), so the search may run partly on another thread. */
   vector(vector: Float32Array, limit: number, filter: SearchFilter | undefined, options?: { beside?: boolean }): Promise<ScoredRow[]>;
+  /**
+   * Whether a `beside` vector search runs off the calling thread, so the calling thread is free
+   * while it is out (the ranker then prepares the BM25 head meanwhile: rank-pool.ts).
+   */
+  vectorOffThread?: boolean;
   /** Document frequencies for the ranker's IDF (absent: no learned ranking). */
   termStatistics?(terms: string[]): Promise<TermStatistics>;
   /** The index's languages, for language names in queries (absent: none are hints). */

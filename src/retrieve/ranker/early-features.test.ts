@@ -62,15 +62,21 @@ describe('features gathered while the vector search is out', () => {
     expect(none.records.size).toBe(0);
   });
 
-  /** A store and retriever over `records`; the vector search answers after `delayTurns` event-loop turns. */
-  function pool(delayTurns: number) {
+  /**
+   * A store and retriever over `records`; the vector search answers after `delayTurns`
+   * event-loop turns, deleting row `deletes` (a write committed meanwhile) just before it does.
+   */
+  function pool(delayTurns: number, deletes?: number) {
     const fetched: number[] = [];
+    const live = new Map(byId);
+    let writes = 0;
     const store = {
       getCatalogEntries: async () => new Map(),
       findMentions: async () => [],
+      changeToken: async () => String(writes),
       getChunks: async (rowIds: number[]) => {
         fetched.push(...rowIds);
-        return rowIds.flatMap((rowId) => (byId.has(rowId) ? [byId.get(rowId) as ChunkRecord] : []));
+        return rowIds.flatMap((rowId) => (live.has(rowId) ? [live.get(rowId) as ChunkRecord] : []));
       },
     } as unknown as Store;
     const lexical: ScoredRow[] = records.slice(0, 90).map((record, index) => ({ rowId: record.rowId, score: 20 - index / 10, path: record.path }));
@@ -82,8 +88,10 @@ describe('features gathered while the vector search is out', () => {
         lexical: async () => lexical,
         vector: async () => {
           for (let turn = 0; turn < delayTurns; turn++) await nextTurn();
+          if (deletes !== undefined && live.delete(deletes)) writes++;
           return vector;
         },
+        vectorOffThread: true,
         termStatistics: async () => statistics,
       },
     };
@@ -116,5 +124,27 @@ describe('features gathered while the vector search is out', () => {
     expect(at.fetched.length).toBe(now.records.size);
     expect(late.fetched.length).toBeGreaterThanOrEqual(now.records.size);
     expect(late.fetched.slice(0, 8)).toEqual(records.slice(0, 8).map((record) => record.rowId));
+  });
+
+  it('drop a prefetched row that a write deleted while the vector search was out', async () => {
+    const query: PoolQuery = {
+      query: 'parse config file',
+      mode: 'hybrid',
+      files: false,
+      explain: false,
+      useRanker: true,
+      terms,
+      text: 'parse config file',
+      languages: [],
+      vector: Float32Array.of(1, 0),
+      named: undefined,
+      filter: undefined,
+    };
+    const at = await rankPool(pool(0, 1).sources, query, 100);
+    const late = pool(30, 1);
+    const waited = await rankPool(late.sources, query, 100);
+    expect(late.fetched.slice(0, 8)).toContain(1); // row 1 was prefetched before it was deleted
+    expect(waited.records.has(1)).toBe(false);
+    expect(waited.ranked.map((candidate) => [candidate.rowId, candidate.score])).toEqual(at.ranked.map((candidate) => [candidate.rowId, candidate.score]));
   });
 });
