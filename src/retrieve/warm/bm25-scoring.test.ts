@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { RowFilter } from '../../store/filter-match.js';
 import { LexicalIndex } from './lexical-index.js';
-import { K1, postingBlocks, termScore, type Postings } from './bm25-scoring.js';
+import { scoreTopK, termScore, type ScoringView } from './bm25-scoring.js';
+import { K1, postingBlocks, type Postings } from './posting-blocks.js';
 
 const weights = { path: 1.5, symbols: 2, heading: 1.5, body: 1 };
 
@@ -124,5 +125,27 @@ describe('top-k pruning in the warm BM25 index', () => {
       const window = slots[index]! >> 5;
       expect(blocks.maxFactor[window]! * (1 + 1e-12)).toBeGreaterThanOrEqual(factorOf(index, average));
     }
+  });
+
+  it('leaves nothing behind when a filter throws mid-window (a damaged segment block), so the next search is exact', () => {
+    const rows = 64;
+    const list = (slots: number[]): Postings => ({ slots: Int32Array.from(slots), weighted: Float32Array.from(slots, () => 1), length: slots.length, documentFrequency: slots.length, maxWeighted: 1 });
+    const view = (accepts: ScoringView['accepts']): ScoringView => ({
+      rowIds: Float64Array.from({ length: rows }, (_, slot) => 1000 + slot),
+      alive: new Uint8Array(rows).fill(1),
+      lengths: new Float64Array(rows).fill(10),
+      accepts,
+      accumulator: new Float64Array(rows),
+      slotCount: rows,
+    });
+    const filter: RowFilter = Object.assign(() => true, {}); // accepts() decides here
+    const failing = view((slot) => {
+      if (slot === 3) throw new Error('the paths block fails its checksum');
+      return true;
+    });
+    expect(() => scoreTopK(failing, [{ termId: 1, idf: 2, postings: list([3, 40, 50]) }], 10, 10, filter, undefined, true, 6)).toThrow(/checksum/);
+    const retry = [{ termId: 2, idf: 2, postings: list([7, 40]) }];
+    const sound = view(() => true);
+    expect(scoreTopK(sound, retry, 10, 10, filter, undefined, true, 6)).toEqual(scoreTopK(sound, retry, 10, 10, filter, undefined, false, 6));
   });
 });

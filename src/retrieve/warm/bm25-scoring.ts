@@ -1,25 +1,9 @@
 import type { RowFilter } from '../../store/filter-match.js';
 import { TopK } from '../../store/top-k.js';
+import { B, K1, loosening, postingBlocks, WINDOW_SHIFT, type Postings } from './posting-blocks.js';
 
-// SQLite FTS5's bm25() constants (the test oracle is an FTS5 table: store/test-support/fts5-oracle.ts).
-export const K1 = 1.2;
-export const B = 0.75;
 /** Relative slack on pruning decisions, far above float rounding, far below real gaps. */
 const SLACK = 1e-9;
-
-export interface Postings {
-  /** Ascending slots (rows are appended in slot order, and compaction keeps it). */
-  slots: Int32Array;
-  /** Field-weighted term frequency per posting. */
-  weighted: Float32Array;
-  length: number;
-  /** Live documents containing the term. */
-  documentFrequency: number;
-  /** The largest weighted frequency ever appended (an upper bound: removals never lower it). */
-  maxWeighted: number;
-  /** Per-window maxima for block-max pruning (long lists, built by the first query that needs them). */
-  blocks?: PostingBlocks | undefined;
-}
 
 /** What scoring reads of the index: per-slot arrays, indexed by slot. */
 export interface ScoringView {
@@ -79,81 +63,6 @@ function findSlot(postings: Postings, wanted: number): number {
     else high = middle - 1;
   }
   return -1;
-}
-
-/** Slots per scoring window (and per block of a long posting list's maxima): 2^WINDOW_SHIFT. */
-export const WINDOW_SHIFT = 10;
-
-/**
- * A long posting list's per-window summary, for block-max pruning: for window w (slots
- * [w·2^shift, (w+1)·2^shift)), its postings are [start[w], start[w+1]) and the largest
- * saturation f / (f + K1·(1 − B + B·length/averageLength)) among them is maxFactor[w], so
- * idf·(K1 + 1)·maxFactor[w] bounds every score of the term there (removed rows only loosen it).
- * Built on first use, extended as postings are appended, dropped when compaction renumbers slots.
- */
-export interface PostingBlocks {
-  shift: number;
-  /** Postings summarised (the list only grows at its end between compactions). */
-  covered: number;
-  /** The average row length the factors were computed with. */
-  averageLength: number;
-  /** How much older windows were loosened by extensions under a larger average (rebuilt past LOOSEST). */
-  loosened: number;
-  start: Int32Array;
-  maxFactor: Float64Array;
-}
-
-/** An extension that would loosen old windows' bounds past this factor rebuilds them instead. */
-const LOOSEST = 1.05;
-
-/** The saturation part of a term's BM25 score: termScore = idf·(K1 + 1)·factor (up to rounding). */
-function saturation(frequency: number, length: number, averageLength: number): number {
-  return frequency / (frequency + K1 * (1 - B + (B * length) / averageLength));
-}
-
-/**
- * How much a factor computed under average length `then` can grow under `now`: not at all when
- * the average shrank (longer relative lengths only lower it), at most by now/then when it grew.
- */
-export function loosening(then: number, now: number): number {
-  return now > then ? now / then : 1;
-}
-
-/** The postings' block summary for windows of 2^shift slots, built or extended to cover every posting. */
-export function postingBlocks(postings: Postings, lengths: Float64Array, shift: number, averageLength: number): PostingBlocks {
-  const { slots, weighted, length } = postings;
-  const old = postings.blocks;
-  if (old && old.shift === shift && old.covered === length) return old;
-  const windows = length === 0 ? 0 : ((slots[length - 1] as number) >> shift) + 1;
-  const start = new Int32Array(windows + 1);
-  const maxFactor = new Float64Array(windows);
-  // Appended postings only change the last summarised window and the ones after it; the
-  // older windows keep their factors, scaled to stay bounds under the new average.
-  let from = 0;
-  let loosened = 1;
-  if (old && old.shift === shift && old.covered > 0 && old.covered < length) {
-    const scale = loosening(old.averageLength, averageLength);
-    if (old.loosened * scale <= LOOSEST) {
-      loosened = old.loosened * scale;
-      from = (slots[old.covered - 1] as number) >> shift;
-      start.set(old.start.subarray(0, from + 1));
-      for (let window = 0; window < from; window++) maxFactor[window] = (old.maxFactor[window] as number) * scale;
-    }
-  }
-  let window = from;
-  let index = from === 0 ? 0 : (start[from] as number);
-  start[from] = index;
-  for (; index < length; index++) {
-    const slot = slots[index] as number;
-    const at = slot >> shift;
-    while (window < at) start[++window] = index;
-    const factor = saturation(weighted[index] as number, lengths[slot] as number, averageLength);
-    if (factor > (maxFactor[at] as number)) maxFactor[at] = factor;
-  }
-  while (window < windows) start[++window] = length;
-  const blocks: PostingBlocks = { shift, covered: length, averageLength, loosened, start, maxFactor };
-  postings.blocks = blocks;
-  return blocks;
 }
 
 /** Reused scratch for scoreTopK (scoring is synchronous, never re-entered). */
@@ -260,83 +169,90 @@ export function scoreTopK(
   const c1 = (K1 * B) / averageLength;
   const top = new TopK(limit);
   let reach = Number.NEGATIVE_INFINITY;
-  for (let window = 0; window < windows; window++) {
-    const total = totals[window] as number;
-    if (total === 0 || total < reach) continue; // no posting here, or none that can reach the top k
-    const first = window << shift;
-    const row = window * terms;
-    // Terms by bound, smallest first (insertion sort: queries have few terms).
-    for (let term = 0; term < terms; term++) {
-      let at = term;
-      const bound = bounds[row + term] as number;
-      while (at > 0 && (bounds[row + (order[at - 1] as number)] as number) > bound) {
-        order[at] = order[at - 1] as number;
-        at--;
-      }
-      order[at] = term;
-    }
-    let essentialFrom = 0;
-    for (let step = 0; step < terms; step++) {
-      below[step + 1] = (below[step] as number) + (bounds[row + (order[step] as number)] as number);
-      if ((below[step + 1] as number) < reach) essentialFrom = step + 1;
-    }
-    for (let step = 0; step < terms; step++) {
-      const term = order[step] as number;
-      essential[term] = step >= essentialFrom ? 1 : 0;
-      cursor[term] = low[row + term] as number;
-    }
-    // Accumulate the essential terms' postings of this window.
-    for (let step = essentialFrom; step < terms; step++) {
-      const term = order[step] as number;
-      const slots = slotsOf[term] as Int32Array;
-      const weighted = weightedOf[term] as Float32Array;
-      const factor = scaled[term] as number;
-      for (let index = low[row + term] as number, stop = high[row + term] as number; index < stop; index++) {
-        const slot = slots[index] as number;
-        if (alive[slot] === 0 || (members !== undefined && members[slot] === 0)) continue;
-        const frequency = weighted[index] as number;
-        if (frequency <= 0) continue;
-        const offset = slot - first;
-        found[offset >> 5] = (found[offset >> 5] as number) | (1 << (offset & 31));
-        scores[offset] = (scores[offset] as number) + (factor * frequency) / (frequency + c0 + c1 * (lengths[slot] as number));
-      }
-    }
-    // Complete each row found, in slot order, or drop it once it cannot reach the top k.
-    for (let word = 0; word < words; word++) {
-      let bits = found[word] as number;
-      if (bits === 0) continue;
-      found[word] = 0;
-      while (bits !== 0) {
-        const lowest = bits & -bits;
-        bits ^= lowest;
-        const offset = (word << 5) + 31 - Math.clz32(lowest);
-        const slot = first + offset;
-        let score = scores[offset] as number;
-        scores[offset] = 0;
-        let viable = true;
-        for (let step = essentialFrom - 1; step >= 0; step--) {
-          if (score + (below[step + 1] as number) < reach) {
-            viable = false;
-            break;
-          }
-          const term = order[step] as number;
-          const frequency = frequencyAt(slotsOf[term] as Int32Array, weightedOf[term] as Float32Array, cursor, term, high[row + term] as number, slot);
-          completed[term] = frequency;
-          if (frequency > 0) score += ((scaled[term] as number) * frequency) / (frequency + c0 + c1 * (lengths[slot] as number));
+  try {
+    for (let window = 0; window < windows; window++) {
+      const total = totals[window] as number;
+      if (total === 0 || total < reach) continue; // no posting here, or none that can reach the top k
+      const first = window << shift;
+      const row = window * terms;
+      // Terms by bound, smallest first (insertion sort: queries have few terms).
+      for (let term = 0; term < terms; term++) {
+        let at = term;
+        const bound = bounds[row + term] as number;
+        while (at > 0 && (bounds[row + (order[at - 1] as number)] as number) > bound) {
+          order[at] = order[at - 1] as number;
+          at--;
         }
-        if (viable && score >= reach && (accept === undefined || view.accepts(slot, accept))) {
-          let exact = 0;
-          for (let term = 0; term < terms; term++) {
-            const frequency =
-              essential[term] === 1 ? frequencyAt(slotsOf[term] as Int32Array, weightedOf[term] as Float32Array, cursor, term, high[row + term] as number, slot) : (completed[term] as number);
-            if (frequency > 0) exact += termScore(idfs[term] as number, frequency, lengths[slot] as number, averageLength);
-          }
-          top.push(rowIds[slot] as number, exact);
-          const floor = top.floor;
-          if (floor !== Number.NEGATIVE_INFINITY) reach = floor - SLACK * Math.abs(floor);
+        order[at] = term;
+      }
+      let essentialFrom = 0;
+      for (let step = 0; step < terms; step++) {
+        below[step + 1] = (below[step] as number) + (bounds[row + (order[step] as number)] as number);
+        if ((below[step + 1] as number) < reach) essentialFrom = step + 1;
+      }
+      for (let step = 0; step < terms; step++) {
+        const term = order[step] as number;
+        essential[term] = step >= essentialFrom ? 1 : 0;
+        cursor[term] = low[row + term] as number;
+      }
+      // Accumulate the essential terms' postings of this window.
+      for (let step = essentialFrom; step < terms; step++) {
+        const term = order[step] as number;
+        const slots = slotsOf[term] as Int32Array;
+        const weighted = weightedOf[term] as Float32Array;
+        const factor = scaled[term] as number;
+        for (let index = low[row + term] as number, stop = high[row + term] as number; index < stop; index++) {
+          const slot = slots[index] as number;
+          if (alive[slot] === 0 || (members !== undefined && members[slot] === 0)) continue;
+          const frequency = weighted[index] as number;
+          if (frequency <= 0) continue;
+          const offset = slot - first;
+          found[offset >> 5] = (found[offset >> 5] as number) | (1 << (offset & 31));
+          scores[offset] = (scores[offset] as number) + (factor * frequency) / (frequency + c0 + c1 * (lengths[slot] as number));
         }
       }
+      // Complete each row found, in slot order, or drop it once it cannot reach the top k.
+      for (let word = 0; word < words; word++) {
+        let bits = found[word] as number;
+        if (bits === 0) continue;
+        found[word] = 0;
+        while (bits !== 0) {
+          const lowest = bits & -bits;
+          bits ^= lowest;
+          const offset = (word << 5) + 31 - Math.clz32(lowest);
+          const slot = first + offset;
+          let score = scores[offset] as number;
+          scores[offset] = 0;
+          let viable = true;
+          for (let step = essentialFrom - 1; step >= 0; step--) {
+            if (score + (below[step + 1] as number) < reach) {
+              viable = false;
+              break;
+            }
+            const term = order[step] as number;
+            const frequency = frequencyAt(slotsOf[term] as Int32Array, weightedOf[term] as Float32Array, cursor, term, high[row + term] as number, slot);
+            completed[term] = frequency;
+            if (frequency > 0) score += ((scaled[term] as number) * frequency) / (frequency + c0 + c1 * (lengths[slot] as number));
+          }
+          if (viable && score >= reach && (accept === undefined || view.accepts(slot, accept))) {
+            let exact = 0;
+            for (let term = 0; term < terms; term++) {
+              const frequency =
+                essential[term] === 1 ? frequencyAt(slotsOf[term] as Int32Array, weightedOf[term] as Float32Array, cursor, term, high[row + term] as number, slot) : (completed[term] as number);
+              if (frequency > 0) exact += termScore(idfs[term] as number, frequency, lengths[slot] as number, averageLength);
+            }
+            top.push(rowIds[slot] as number, exact);
+            const floor = top.floor;
+            if (floor !== Number.NEGATIVE_INFINITY) reach = floor - SLACK * Math.abs(floor);
+          }
+        }
+      }
     }
+  } catch (error) {
+    // A filter that throws (a damaged segment block) leaves the window's marks: cleared for the next search.
+    found.fill(0, 0, words);
+    scores.fill(0, 0, width);
+    throw error;
   }
   return top.sorted().map(({ id, score }) => ({ rowId: id, score }));
 }

@@ -1,5 +1,5 @@
 import type { LexicalSnapshot, SegmentRowMeta } from '../../store/segment-file.js';
-import type { Postings } from './bm25-scoring.js';
+import type { Postings } from './posting-blocks.js';
 import type { RowTerms } from './row-terms.js';
 
 /** What a snapshot reads of a lexical index: its slot arrays, row terms (all read) and postings (all read). */

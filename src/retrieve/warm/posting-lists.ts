@@ -1,5 +1,5 @@
 import type { LexicalBase } from '../../store/segment-file.js';
-import type { Postings } from './bm25-scoring.js';
+import type { Postings } from './posting-blocks.js';
 import { RestoredPostings } from './restored-postings.js';
 
 /** Entries one grouped append takes at once (a key holds an entry's index below this). */

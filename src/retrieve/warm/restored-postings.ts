@@ -1,5 +1,5 @@
 import type { LexicalBase } from '../../store/segment-file.js';
-import type { Postings } from './bm25-scoring.js';
+import type { Postings } from './posting-blocks.js';
 
 /**
  * The postings of a restored base (a segment file) not yet read: each term's are read once,
