@@ -62,6 +62,21 @@ describe('features gathered while the vector search is out', () => {
     expect(none.records.size).toBe(0);
   });
 
+  /** The ranked hybrid query both tests ask. */
+  const poolQuery = (explain: boolean): PoolQuery => ({
+    query: 'parse config file',
+    mode: 'hybrid',
+    files: false,
+    explain,
+    useRanker: true,
+    terms,
+    text: 'parse config file',
+    languages: [],
+    vector: Float32Array.of(1, 0),
+    named: undefined,
+    filter: undefined,
+  });
+
   /**
    * A store and retriever over `records`; the vector search answers after `delayTurns`
    * event-loop turns, deleting row `deletes` (a write committed meanwhile) just before it does.
@@ -99,19 +114,7 @@ describe('features gathered while the vector search is out', () => {
   }
 
   it('leave the ranking as it is, and fetch no row twice', async () => {
-    const query: PoolQuery = {
-      query: 'parse config file',
-      mode: 'hybrid',
-      files: false,
-      explain: true,
-      useRanker: true,
-      terms,
-      text: 'parse config file',
-      languages: [],
-      vector: Float32Array.of(1, 0),
-      named: undefined,
-      filter: undefined,
-    };
+    const query = poolQuery(true);
     const at = pool(0);
     const late = pool(30);
     const now = await rankPool(at.sources, query, 100);
@@ -127,19 +130,7 @@ describe('features gathered while the vector search is out', () => {
   });
 
   it('drop a prefetched row that a write deleted while the vector search was out', async () => {
-    const query: PoolQuery = {
-      query: 'parse config file',
-      mode: 'hybrid',
-      files: false,
-      explain: false,
-      useRanker: true,
-      terms,
-      text: 'parse config file',
-      languages: [],
-      vector: Float32Array.of(1, 0),
-      named: undefined,
-      filter: undefined,
-    };
+    const query = poolQuery(false);
     const at = await rankPool(pool(0, 1).sources, query, 100);
     const late = pool(30, 1);
     const waited = await rankPool(late.sources, query, 100);

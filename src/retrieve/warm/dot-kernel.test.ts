@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DOT_KERNEL_BYTES, KERNEL_MAX_FLOATS, kernelDots } from './dot-kernel.js';
 import { compileFilter } from '../../store/filter-match.js';
+import { loopDot } from './exact-scan.js';
 import { FlatVectorIndex } from './vector-index.js';
 
 /** mulberry32: a seeded generator whose values do not repeat in short cycles (equal vectors would tie). */
@@ -14,26 +15,9 @@ function random(seed: number) {
   };
 }
 
-/** The sums as exact-scan.ts's JavaScript loop makes them (the reference the kernel must equal). */
+/** The JavaScript loop's sums (exact-scan.ts's fallback), the reference the kernel must equal. */
 function loopDots(matrix: Float32Array, rows: number, dims: number, query: Float32Array): number[] {
-  const out: number[] = [];
-  for (let row = 0; row < rows; row++) {
-    const offset = row * dims;
-    let dot0 = 0;
-    let dot1 = 0;
-    let dot2 = 0;
-    let dot3 = 0;
-    let index = 0;
-    for (; index + 3 < dims; index += 4) {
-      dot0 += (matrix[offset + index] as number) * (query[index] as number);
-      dot1 += (matrix[offset + index + 1] as number) * (query[index + 1] as number);
-      dot2 += (matrix[offset + index + 2] as number) * (query[index + 2] as number);
-      dot3 += (matrix[offset + index + 3] as number) * (query[index + 3] as number);
-    }
-    for (; index < dims; index++) dot0 += (matrix[offset + index] as number) * (query[index] as number);
-    out.push(dot0 + dot1 + dot2 + dot3);
-  }
-  return out;
+  return Array.from({ length: rows }, (_, row) => loopDot(matrix, row * dims, query, dims));
 }
 
 describe('the exact scan kernel', () => {

@@ -19,8 +19,8 @@ export interface ScanSource {
 /**
  * Scores every live row of `source` that `accept` passes against `query` (× `scale`, its inverse
  * norm) into `top`. The dot products come from the WebAssembly kernel (dot-kernel.ts), which
- * sums as the loop below does; matrices past the kernel's size and runtimes without WebAssembly
- * SIMD use the loop. One flat loop: closures here cost V8 several times the arithmetic.
+ * sums as `loopDot` does; matrices past the kernel's size and runtimes without WebAssembly SIMD
+ * use `loopDot` itself.
  */
 export function scanInto(source: ScanSource, query: Float32Array, scale: number, top: TopK, accept: RowFilter | undefined): void {
   const { vectors, slots, count, dimensions, rowIds, metas } = source;
@@ -30,26 +30,28 @@ export function scanInto(source: ScanSource, query: Float32Array, scale: number,
     const rowId = rowIds[slot] as number;
     if (rowId < 0) continue;
     if (accept !== undefined && !metas.accepts(slot, accept)) continue;
-    let dot: number;
-    if (dots !== undefined) dot = dots[row] as number;
-    else {
-      const offset = row * dimensions;
-      // Four accumulators break the dependency chain; dimensions are multiples of 4 in practice.
-      let dot0 = 0;
-      let dot1 = 0;
-      let dot2 = 0;
-      let dot3 = 0;
-      let index = 0;
-      for (; index + 3 < dimensions; index += 4) {
-        dot0 += (vectors[offset + index] as number) * (query[index] as number);
-        dot1 += (vectors[offset + index + 1] as number) * (query[index + 1] as number);
-        dot2 += (vectors[offset + index + 2] as number) * (query[index + 2] as number);
-        dot3 += (vectors[offset + index + 3] as number) * (query[index + 3] as number);
-      }
-      for (; index < dimensions; index++) dot0 += (vectors[offset + index] as number) * (query[index] as number);
-      dot = dot0 + dot1 + dot2 + dot3;
-    }
+    const dot = dots !== undefined ? (dots[row] as number) : loopDot(vectors, row * dimensions, query, dimensions);
     const value = dot * scale;
     if (value >= top.floor) top.push(rowId, value);
   }
+}
+
+/**
+ * One row's dot product with `query` in JavaScript: the sums the kernel reproduces bit for bit.
+ * Four accumulators break the dependency chain; dimensions are multiples of 4 in practice.
+ */
+export function loopDot(vectors: Float32Array, offset: number, query: Float32Array, dimensions: number): number {
+  let dot0 = 0;
+  let dot1 = 0;
+  let dot2 = 0;
+  let dot3 = 0;
+  let index = 0;
+  for (; index + 3 < dimensions; index += 4) {
+    dot0 += (vectors[offset + index] as number) * (query[index] as number);
+    dot1 += (vectors[offset + index + 1] as number) * (query[index + 1] as number);
+    dot2 += (vectors[offset + index + 2] as number) * (query[index + 2] as number);
+    dot3 += (vectors[offset + index + 3] as number) * (query[index + 3] as number);
+  }
+  for (; index < dimensions; index++) dot0 += (vectors[offset + index] as number) * (query[index] as number);
+  return dot0 + dot1 + dot2 + dot3;
 }

@@ -6,6 +6,7 @@
 // SQLite FTS5's bm25() constants (the test oracle is an FTS5 table: store/test-support/fts5-oracle.ts).
 export const K1 = 1.2;
 export const B = 0.75;
+
 export interface Postings {
   /** Ascending slots (rows are appended in slot order, and compaction keeps it). */
   slots: Int32Array;
