@@ -102,10 +102,7 @@ export class PostingLists {
 
   append(termId: number, slot: number, weighted: number): void {
     if (this.unread(termId)) {
-      const changes = this.deferredFor(termId);
-      changes.slots.push(slot);
-      changes.weighted.push(weighted);
-      if (weighted > changes.maxWeighted) changes.maxWeighted = weighted;
+      deferAppend(this.deferredFor(termId), slot, weighted);
       return;
     }
     const postings = this.withRoom(termId, 1);
@@ -129,9 +126,10 @@ export class PostingLists {
       let end = start + 1;
       while (end < total && Math.floor((keys[end] as number) / BATCH_ENTRIES) === termId) end++;
       if (this.unread(termId)) {
+        const changes = this.deferredFor(termId);
         for (let at = start; at < end; at++) {
           const from = (keys[at] as number) - termId * BATCH_ENTRIES;
-          this.append(termId, slots[from] as number, weights[from] as number);
+          deferAppend(changes, slots[from] as number, weights[from] as number);
         }
         start = end;
         continue;
@@ -194,4 +192,11 @@ export class PostingLists {
     while (this.lists.length < termId) this.lists.push(undefined);
     this.lists[termId] = postings;
   }
+}
+
+/** A posting kept for an unread restored list (slots arrive in ascending order, after the list's own). */
+function deferAppend(changes: Deferred, slot: number, weighted: number): void {
+  changes.slots.push(slot);
+  changes.weighted.push(weighted);
+  if (weighted > changes.maxWeighted) changes.maxWeighted = weighted;
 }
