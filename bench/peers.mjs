@@ -5,16 +5,18 @@
 // Usage: node --expose-gc [--max-old-space-size=16384 for 1M] bench/peers.mjs [--sizes 10000,100000] [--queries 200]
 //          [--engines loci,orama,lancedb,sqlite,minisearch,usearch] [--repos DIR,DIR] [--json]
 // Peers come from bench/package.json (`npm install --prefix bench --no-package-lock`, done by npm run bench); loci from dist/ (npm run build).
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { benchQueries, embedAll, exactTopK, realChunks, sizeTo, staticModel } from './lib/dataset.mjs';
 import { lanceEngine, lociEngine, miniSearchEngine, oramaEngine, sqliteEngine, usearchEngine } from './lib/peer-engines.mjs';
+import { startLauncher } from './lib/launcher.mjs';
 import { reopen } from './lib/reopen.mjs';
 import { argument, createReporter, machine, summarize } from './lib/report.mjs';
 
 const reporter = createReporter();
+// Started before the data loads: first-search children are spawned from it (see launcher.mjs).
+const launcher = startLauncher();
 const sizes = argument('sizes', '10000').split(',').map(Number);
 const queryCount = Number(argument('queries', '200'));
 const wanted = argument('engines', 'loci,orama,lancedb,sqlite,minisearch,usearch').split(',');
@@ -34,17 +36,16 @@ const child = new URL('./lib/first-search-child.mjs', import.meta.url).pathname;
  * included: the time a one-shot command or a restarted service waits), median of a few
  * processes. Engines that keep nothing on disk get no row: each process rebuilds them.
  */
-function firstSearchRow(engine, n, dir, query) {
+async function firstSearchRow(engine, n, dir, query) {
   if (!reopen[engine.name] || FIRST_SEARCH_RUNS <= 0) return undefined;
   const queryFile = join(dir, 'first-query.json');
   writeFileSync(queryFile, JSON.stringify({ text: query.text, vector: Array.from(query.vector), dimensions }));
   const times = [];
   for (let run = 0; run < FIRST_SEARCH_RUNS; run++) {
-    const started = performance.now();
-    const result = spawnSync(process.execPath, [child, engine.name, dir, queryFile], { encoding: 'utf8', timeout: 600_000 });
-    const wallMs = performance.now() - started;
+    const result = await launcher.run(child, [engine.name, dir, queryFile]);
+    const wallMs = result.wallMs;
     if (result.status !== 0) {
-      log(`${engine.name}: first search in a new process failed: ${(result.stderr || result.error?.message || '').split('\n')[0]}`);
+      log(`${engine.name}: first search in a new process failed: ${result.stderr.split('\n')[0]}`);
       return undefined;
     }
     const { hits } = JSON.parse(result.stdout.trim().split('\n').at(-1));
@@ -121,7 +122,7 @@ for (const n of sizes) {
   }
   // After every build (each engine's files complete on disk), before the query rounds.
   for (const engine of engines) {
-    const row = firstSearchRow(engine, n, dir, queries[WARMUP]);
+    const row = await firstSearchRow(engine, n, dir, queries[WARMUP]);
     if (row) reporter.row(row);
   }
   const truths = new Map();
@@ -175,6 +176,7 @@ for (const n of sizes) {
   rmSync(dir, { recursive: true, force: true });
 }
 reporter.done();
+launcher.stop();
 if (!process.argv.includes('--json')) {
   console.log('\nloci against the fastest peer doing the same work (speedup > 1: loci is faster)');
   const table = createReporter([]);
