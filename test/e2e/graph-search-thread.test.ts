@@ -100,6 +100,20 @@ describe('graph search thread', () => {
     expect(counts.answered).toBe(queries.length * 2);
   });
 
+  it('is used by a caller that never yields to the event loop between searches', async () => {
+    const { mapped, thread } = await load();
+    const { thread: worker, counts } = thread();
+    // Searches answered on the calling thread finish within their microtasks: before the reply
+    // port was read at once, the worker's ready message, an event, never arrived in this loop.
+    const deadline = Date.now() + 10_000;
+    for (let round = 0; counts.answered < 5 && Date.now() < deadline; round++) {
+      const query = queries[round % queries.length] as Float32Array;
+      expect(await mapped.searchOn(worker, query, 10)).toEqual(mapped.search(query, 10));
+    }
+    expect(counts.answered).toBe(5);
+    expect(worker.running).toBe(true);
+  });
+
   it('searches on the calling thread when rows change while the worker walks, or the graph is in memory', async () => {
     const { thread, ExactOrGraphVectorIndex, options, file } = await load();
     const { thread: worker, counts } = thread();
@@ -175,7 +189,8 @@ describe('graph search thread', () => {
     const expected = mapped.search(query, 10);
     const script = (name: string, body: string) => {
       const path = join(folder, name);
-      writeFileSync(path, `import { parentPort } from 'node:worker_threads';\nparentPort.postMessage({ ready: true });\n${body}\n`);
+      // Ready, on the reply port the thread gives its worker (workerData.replies).
+      writeFileSync(path, `import { parentPort, workerData } from 'node:worker_threads';\nworkerData.replies.postMessage({ ready: true });\n${body}\n`);
       return pathToFileURL(path);
     };
 

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import { compiledModule } from '../../package-files.js';
 import type { GraphSearchReply, GraphSearchRequest, MappedGraphFile } from './mapped-graph-file.js';
 
@@ -27,6 +27,8 @@ interface Pending {
  */
 export class GraphSearchThread {
   private worker: Worker | undefined;
+  /** Where the worker's replies arrive: read as events, and at once (receiveMessageOnPort) when a search finds the worker not ready yet. */
+  private replies: MessagePort | undefined;
   private ready = false;
   private stopped = false;
   private seen = 0;
@@ -60,6 +62,9 @@ export class GraphSearchThread {
       if (++this.seen > this.startAfter) this.start();
       return undefined;
     }
+    // A caller that never yields to the event loop between searches (a loop of awaited searches
+    // that finish within their microtasks) would never see the ready message as an event.
+    if (!this.ready) this.receiveWaiting();
     if (!this.ready || this.pending.size >= MAX_IN_FLIGHT) return undefined;
     if (this.refused.has(file)) return undefined;
     const id = this.nextId++;
@@ -91,6 +96,7 @@ export class GraphSearchThread {
     const worker = this.worker;
     if (!worker || this.stopped) return;
     this.worker = undefined;
+    this.closeReplies();
     this.ready = false;
     this.seen = 0;
     this.stalls = 0;
@@ -114,33 +120,56 @@ export class GraphSearchThread {
       return;
     }
     let worker: Worker;
+    const { port1: replies, port2 } = new MessageChannel();
     try {
-      worker = new Worker(this.workerFile, { resourceLimits: { maxOldGenerationSizeMb: 64 } });
+      worker = new Worker(this.workerFile, { workerData: { replies: port2 }, transferList: [port2], resourceLimits: { maxOldGenerationSizeMb: 64 } });
     } catch {
       // No thread to be had (a limit on threads): every search runs on the calling thread.
+      replies.close();
+      port2.close();
       this.stopped = true;
       return;
     }
     this.worker = worker;
-    worker.on('message', (reply: GraphSearchReply) => {
-      if (reply.id === undefined) {
-        this.ready = true;
-        return;
-      }
-      const pending = this.settle(reply.id);
-      if (!pending) return;
-      this.stalls = 0;
-      if (reply.keys) pending.resolve(reply.keys);
-      else {
-        // The file is not the one mapped here (replaced meanwhile) or cannot be mapped: not asked again.
-        this.refused.add(pending.file);
-        pending.resolve(undefined);
-      }
-    });
+    this.replies = replies;
+    replies.on('message', (reply: GraphSearchReply) => this.onReply(reply));
+    // A listening port would keep the process alive: only a reply awaited does (worker.ref()).
+    replies.unref();
     worker.on('error', () => void this.stop());
     worker.on('exit', () => void this.stop());
     // After its listeners (adding one refs it again): an idle worker never keeps the process alive.
     worker.unref();
+  }
+
+  private onReply(reply: GraphSearchReply): void {
+    if (reply.id === undefined) {
+      this.ready = true;
+      return;
+    }
+    const pending = this.settle(reply.id);
+    if (!pending) return;
+    this.stalls = 0;
+    if (reply.keys) pending.resolve(reply.keys);
+    else {
+      // The file is not the one mapped here (replaced meanwhile) or cannot be mapped: not asked again.
+      this.refused.add(pending.file);
+      pending.resolve(undefined);
+    }
+  }
+
+  /** Handles the replies already sent, now, without waiting for the event loop to deliver them. */
+  private receiveWaiting(): void {
+    const replies = this.replies;
+    if (!replies) return;
+    for (let received = receiveMessageOnPort(replies); received; received = this.replies === replies ? receiveMessageOnPort(replies) : undefined) {
+      this.onReply(received.message as GraphSearchReply);
+    }
+  }
+
+  private closeReplies(): void {
+    this.replies?.removeAllListeners();
+    this.replies?.close();
+    this.replies = undefined;
   }
 
   /** Takes request `id` off the list (the worker is let go of when none is left). */
@@ -158,6 +187,7 @@ export class GraphSearchThread {
     this.stopped = true;
     this.ready = false;
     this.worker = undefined;
+    this.closeReplies();
     for (const pending of this.pending.values()) pending.resolve(undefined);
     this.pending.clear();
     await worker?.terminate();

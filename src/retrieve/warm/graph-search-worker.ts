@@ -2,12 +2,14 @@
 // from the same memory-mapped graph file the calling thread maps, so a hybrid search walks the
 // graph while the calling thread scores BM25. It only ever reads a file the caller named and
 // identified; a file that is not that one (replaced, grown, foreign) is refused, never searched.
-import { parentPort } from 'node:worker_threads';
+import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import { sameFile, type GraphSearchReply, type GraphSearchRequest, type MappedGraphFile } from './mapped-graph-file.js';
 import { createGraph, loadUsearch, type UsearchIndex } from './usearch-graph.js';
 
 const port = parentPort;
 if (!port) throw new Error('graph-search-worker runs as a worker thread');
+/** The caller's reply port (graph-search-thread.ts reads it without waiting for its event loop). */
+const replies: MessagePort = (workerData as { replies: MessagePort }).replies;
 
 let open: { key: string; graph: UsearchIndex } | undefined;
 
@@ -40,9 +42,9 @@ port.on('message', (request: GraphSearchRequest) => {
   } catch (error) {
     reply = { id: request.id, error: error instanceof Error ? error.message : String(error) };
   }
-  port.postMessage(reply, reply.keys ? [reply.keys.buffer as ArrayBuffer] : []);
+  replies.postMessage(reply, reply.keys ? [reply.keys.buffer as ArrayBuffer] : []);
 });
 
 // usearch loads before the first request, so the caller sends none until it answers quickly.
 loadUsearch();
-port.postMessage({ ready: true } satisfies GraphSearchReply);
+replies.postMessage({ ready: true } satisfies GraphSearchReply);
