@@ -119,12 +119,17 @@ describe('HNSW vector index', () => {
     const { index, exact } = graphAndExact({ threshold: 100, connectivity: 16, expansionAdd: 64, expansionSearch: 64 });
     for (const filter of [compileFilter({ languages: ['python'] }), compileFilter({ pathPrefixes: ['dir2/'] })]) {
       if (!filter) throw new Error('no filter');
-      const rows = index.search(queries[1] as Float32Array, 10, filter);
-      expect(rows).toHaveLength(10);
-      for (const row of rows) expect(row.path).toBe(meta(row.rowId).path);
-      // The graph is approximate (and built on every core, so not the same twice): nearly the exact rows.
-      const truth = new Set(exact.search(queries[1] as Float32Array, 10, filter).map((row) => row.rowId));
-      expect(rows.filter((row) => truth.has(row.rowId)).length).toBeGreaterThanOrEqual(8);
+      // The graph is approximate (and built on every core, so not the same twice): nearly the
+      // exact rows over 20 queries (one query's 10 rows swung with a graph built under load).
+      let found = 0;
+      for (const query of queries.slice(0, 20)) {
+        const rows = index.search(query, 10, filter);
+        expect(rows).toHaveLength(10);
+        for (const row of rows) expect(row.path).toBe(meta(row.rowId).path);
+        const truth = new Set(exact.search(query, 10, filter).map((row) => row.rowId));
+        found += rows.filter((row) => truth.has(row.rowId)).length;
+      }
+      expect(found).toBeGreaterThanOrEqual(160);
     }
   });
 
