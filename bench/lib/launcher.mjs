@@ -11,7 +11,7 @@ if (process.argv[2] === '--serve' && process.send) {
     const started = performance.now();
     const result = spawnSync(process.execPath, [file, ...args], { encoding: 'utf8', timeout: timeoutMs });
     const wallMs = performance.now() - started;
-    process.send({ id, status: result.status, stdout: result.stdout ?? '', stderr: result.stderr || result.error?.message || '', wallMs });
+    if (process.connected) process.send({ id, status: result.status, stdout: result.stdout ?? '', stderr: result.stderr || result.error?.message || '', wallMs });
   });
   process.on('disconnect', () => process.exit(0));
 }
@@ -25,6 +25,7 @@ export function startLauncher() {
     pending.get(reply.id)?.(reply);
     pending.delete(reply.id);
   });
+  child.on('error', () => undefined); // a send after it exited: run() answers that itself
   child.on('exit', () => {
     for (const resolve of pending.values()) resolve({ status: null, stdout: '', stderr: 'the launcher exited', wallMs: 0 });
     pending.clear();
@@ -32,6 +33,7 @@ export function startLauncher() {
   return {
     /** Runs `node file ...args` and resolves with its exit status, output and whole-process wall time. */
     run(file, args, { timeoutMs = 600_000 } = {}) {
+      if (!child.connected) return Promise.resolve({ status: null, stdout: '', stderr: 'the launcher exited', wallMs: 0 });
       const id = nextId++;
       return new Promise((resolve) => {
         pending.set(id, resolve);

@@ -105,12 +105,25 @@ describe('graph search thread', () => {
     const { thread: worker, counts } = thread();
     // Searches answered on the calling thread finish within their microtasks: before the reply
     // port was read at once, the worker's ready message, an event, never arrived in this loop.
+    // The first search the worker takes comes before the event loop's first turn.
+    let turned = false;
+    setImmediate(() => {
+      turned = true;
+    });
+    let turnedWhenTaken: boolean | undefined;
+    const search = worker.search.bind(worker);
+    worker.search = (...args) => {
+      const asked = search(...args);
+      if (asked && turnedWhenTaken === undefined) turnedWhenTaken = turned;
+      return asked;
+    };
     const deadline = Date.now() + 10_000;
     for (let round = 0; counts.answered < 5 && Date.now() < deadline; round++) {
       const query = queries[round % queries.length] as Float32Array;
       expect(await mapped.searchOn(worker, query, 10)).toEqual(mapped.search(query, 10));
     }
     expect(counts.answered).toBe(5);
+    expect(turnedWhenTaken).toBe(false);
     expect(worker.running).toBe(true);
   });
 

@@ -135,9 +135,16 @@ export class GraphSearchThread {
     replies.on('message', (reply: GraphSearchReply) => this.onReply(reply));
     // A listening port would keep the process alive: only a reply awaited does (worker.ref()).
     replies.unref();
-    worker.on('error', () => void this.stop());
-    worker.on('exit', () => void this.stop());
-    // After its listeners (adding one refs it again): an idle worker never keeps the process alive.
+    // Answers the worker sent before it failed are taken first (Node drains a worker's own port before 'exit', not this one).
+    worker.on('error', () => {
+      this.receiveWaiting();
+      void this.stop();
+    });
+    worker.on('exit', () => {
+      this.receiveWaiting();
+      void this.stop();
+    });
+    // An idle worker never keeps the process alive (only a reply awaited refs it: search()).
     worker.unref();
   }
 
