@@ -22,7 +22,8 @@ export function checkQuerySize(query: string, what = 'search query'): void {
 
 export function checkQueryTerms(terms: readonly string[], what = 'search query'): void {
   if (terms.length > MAX_QUERY_TERMS) {
-    throw new LociError('INVALID_ARGUMENT', `The ${what} has ${terms.length} distinct words; the limit is ${MAX_QUERY_TERMS}.`, {
+    // Terms, not words: an identifier or a word with digits is also searched by its parts (`w0` is w0, w and 0).
+    throw new LociError('INVALID_ARGUMENT', `The ${what} has ${terms.length} distinct search terms (words and the parts of identifiers); the limit is ${MAX_QUERY_TERMS}.`, {
       hint: 'Shorten the query to the words that matter (identifiers, an error line).',
     });
   }

@@ -138,7 +138,9 @@ describe('user errors: one clear line, documented exit code, no stack trace', ()
   it('bad flag → 2', async () => {
     const run = await runLoci(['search', 'x', '--topk', '3', '--root', repo], { cwd: workspace });
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/unknown option '--topk'/);
+    expect(run.stderr).toMatch(/^loci: unknown option '--topk'/);
+    expect(run.stderr).toMatch(/Did you mean --top-k\?/);
+    expect(run.stderr).toMatch(/loci <command> --help/);
   });
 
   it('bad config lists every bad key with where it came from → 2', async () => {

@@ -51,6 +51,7 @@ function startServe(args: string[]): Promise<Started> {
 interface RawResponse {
   status: number;
   body: string;
+  allow?: string | undefined;
 }
 
 /** node:http, because fetch will not send a Host header of our choosing. */
@@ -59,7 +60,7 @@ function raw(method: string, path: string, headers: Record<string, string> = {},
     const outgoing = request({ host: '127.0.0.1', port, method, path, agent: false, headers: { host: `127.0.0.1:${port}`, ...headers } }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString(), allow: response.headers.allow }));
     });
     outgoing.on('error', (error: NodeJS.ErrnoException) => (error.code === 'EPIPE' || error.code === 'ECONNRESET' ? resolve({ status: 0, body: error.code }) : reject(error)));
     if (body !== undefined) outgoing.end(body);
@@ -164,7 +165,7 @@ describe('hostile requests get an error, never a crash or a stall', () => {
     expect(JSON.parse(mcp.body).result).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/limit is 16384/) }] });
     const terms = await raw('POST', '/v1/memory/recall', json, JSON.stringify({ query: distinctWords(12_000) }));
     expect(terms.status).toBe(400);
-    expect(JSON.parse(terms.body).error.message).toMatch(/distinct words; the limit is 512/);
+    expect(JSON.parse(terms.body).error.message).toMatch(/distinct search terms \(words and the parts of identifiers\); the limit is 512/);
     expect(Date.now() - started).toBeLessThan(10_000); // was 6 s for one such query
   });
 
@@ -197,6 +198,28 @@ describe('hostile requests get an error, never a crash or a stall', () => {
     for (const answer of answers) expect([0, 200, 400, 413]).toContain(answer.status);
     console.log(`/health under 20 hostile requests: ${elapsed.toFixed(1)} ms`);
     expect(elapsed).toBeLessThan(1000);
+  });
+
+  it('answers a route asked with the wrong method with 405 and the methods it takes, an unknown route with 404', async () => {
+    const wrong = await raw('GET', '/v1/search');
+    expect(wrong.status).toBe(405);
+    expect(wrong.allow).toBe('POST');
+    expect(JSON.parse(wrong.body).error).toMatchObject({ code: 'METHOD_NOT_ALLOWED', message: '/v1/search does not take GET; it takes POST.' });
+    expect((await raw('DELETE', '/v1/file?path=a.ts')).allow).toBe('GET');
+    const unknown = await raw('GET', '/v1/nothing-here');
+    expect(unknown.status).toBe(404);
+    expect(JSON.parse(unknown.body).error.code).toBe('NOT_FOUND');
+  });
+
+  it('refuses an absolute file path with a message that says paths are relative to the root', async () => {
+    for (const path of ['/etc/passwd', `${repo}/README.md`, 'C:\\Windows\\win.ini']) {
+      const answer = await raw('GET', `/v1/file?path=${encodeURIComponent(path)}`);
+      expect(answer.status).toBe(400);
+      const { error } = JSON.parse(answer.body);
+      expect(error.code).toBe('INVALID_ARGUMENT');
+      expect(error.message).toMatch(/relative to the indexed root, not absolute/);
+      expect(answer.body).not.toContain('passwd');
+    }
   });
 
   it('never puts an absolute path of this machine in an error (HTTP and MCP)', async () => {

@@ -42,11 +42,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .description('Local-first retrieval and memory for LLM agents.')
     .version(LOCI_VERSION, '-v, --version')
     .showSuggestionAfterError(true)
+    .showHelpAfterError('(loci --help lists the commands; loci <command> --help, their options)')
     .exitOverride()
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
       // Usage errors quote the arguments (which may be pasted file names): shown, not obeyed.
       writeErr: (text) => io.stderr.write(text.split('\n').map(printable).join('\n')),
+      // A usage error reads like every other loci error.
+      outputError: (text, write) => write(text.startsWith('error: ') ? `loci: ${text.slice('error: '.length)}` : text),
     });
   for (const register of await Promise.all(commandsFor(argv).map((load) => load()))) register(program, io);
   const override = (command: Command): void => {

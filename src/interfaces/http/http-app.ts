@@ -69,7 +69,15 @@ export function createHttpApp(options: HttpAppOptions): Hono {
     return c.json({ error: { code: 'INTERNAL', message: wire(`Unexpected error: ${(error as Error).message}`) } }, 500);
   });
   app.use('*', webGuard(hosts));
-  app.notFound((c) => c.json({ error: { code: 'NOT_FOUND', message: `No route ${c.req.method} ${c.req.path}.`, hint: 'See /openapi.json for the routes.' } }, 404));
+  app.notFound((c) => {
+    // A route that exists with other methods (GET /v1/search): 405 and the methods it takes.
+    const allowed = methodsOf(app, c.req.path);
+    if (allowed.length > 0) {
+      c.header('Allow', allowed.join(', '));
+      return c.json({ error: { code: 'METHOD_NOT_ALLOWED', message: `${c.req.path} does not take ${c.req.method}; it takes ${allowed.join(', ')}.`, hint: 'See /openapi.json for the routes.' } }, 405);
+    }
+    return c.json({ error: { code: 'NOT_FOUND', message: `No route ${c.req.method} ${c.req.path}.`, hint: 'See /openapi.json for the routes.' } }, 404);
+  });
 
   app.get('/health', (c) => c.json({ ok: true, version: LOCI_VERSION, roots: roots.list().map((root) => root.name) }));
   app.use('*', async (c, next) => {
@@ -198,4 +206,20 @@ export function createHttpApp(options: HttpAppOptions): Hono {
   });
 
   return app;
+}
+
+/** The methods the app's routes take at `path` (its handlers, not the middleware that runs for every method). */
+function methodsOf(app: Hono, path: string): string[] {
+  const methods = new Set<string>();
+  for (const route of app.routes) {
+    if (route.method === 'ALL' || route.path.includes('*')) continue;
+    const pattern = new RegExp(
+      `^${route.path
+        .split('/')
+        .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')))
+        .join('/')}$`,
+    );
+    if (pattern.test(path)) methods.add(route.method);
+  }
+  return [...methods];
 }
