@@ -65,3 +65,20 @@ describe('document ids', () => {
     }
   });
 });
+
+describe('a filter that nothing passes', () => {
+  it('says no indexed file matches it, and says nothing when files match but the query does not', async () => {
+    const warning = /No indexed file matches the filter/;
+    for (const options of [{ paths: ['nosuchdir/**'] }, { pathPrefixes: ['nosuchdir/'] }, { paths: ['src/**/*.md'] }]) {
+      const response = await loci.search('flush the job queue', options);
+      expect(response.results).toEqual([]);
+      expect(response.warnings.some((text) => warning.test(text))).toBe(true);
+    }
+    // Files pass the filter; the query's words are in none of them (lexical: vectors always find something): no such warning.
+    const unmatched = await loci.search('zyzzyva quokka', { paths: ['src/module-1/**'], mode: 'lexical' });
+    expect(unmatched.results).toEqual([]);
+    expect(unmatched.warnings.some((text) => warning.test(text))).toBe(false);
+    // Results: never the warning.
+    expect((await loci.search('flush the job queue', { paths: ['src/module-1/**'] })).warnings.some((text) => warning.test(text))).toBe(false);
+  });
+});

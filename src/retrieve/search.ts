@@ -3,6 +3,7 @@ import { embedMany } from '../embed/embed-many.js';
 import type { EmbeddingModel } from '../embed/spec.js';
 import { isProviderFailure, LociError, throwIfAborted } from '../errors/index.js';
 import type { ChunkRecord, LexicalWeights, SelfRankingStore, Store } from '../store/spec.js';
+import { compileFilter } from '../store/filter-match.js';
 import { buildFilter } from './build-filter.js';
 import { definitionLine, definitionMatch, nameQuery } from './definitions.js';
 import { checkLanguageNames } from './language-aliases.js';
@@ -175,6 +176,13 @@ export async function searchIndex(context: SearchContext, query: string, options
     results.push(result);
   }
   if (mode !== 'lexical' && retriever.warnings) warnings.push(...retriever.warnings());
+  // Nothing found with a filter: say when no indexed file passes it at all (a typo in a path or a language the index lacks), not just "no results".
+  if (results.length === 0 && (options.paths?.length || options.pathPrefixes?.length || options.languages?.length || includeRoles || excludeRoles)) {
+    const accept = compileFilter(filter);
+    if (accept && !(await context.store.listCatalog()).some((entry) => accept(entry.path, entry.language))) {
+      warnings.push('No indexed file matches the filter (paths, languages or roles): loci status lists what the index holds.');
+    }
+  }
   return { query, mode, results, retrieval: retriever.path(), warnings, degraded: degradedParts.length > 0, degradedParts };
 }
 
