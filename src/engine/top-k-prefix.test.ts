@@ -82,3 +82,22 @@ describe('a filter that nothing passes', () => {
     expect((await loci.search('flush the job queue', { paths: ['src/module-1/**'] })).warnings.some((text) => warning.test(text))).toBe(false);
   });
 });
+
+describe('the symbol a result is labelled with', () => {
+  it('is the one of the chunk whose words the query holds most, else the chunk’s own', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'loci-label-'));
+    const two = createLoci({ root: dir, store: join(dir, 'store') });
+    try {
+      const text = `def __getattr__(name):\n    """Deprecated attribute access."""\n    if name == "old":\n        return 1\n    raise AttributeError(name)\n\n\ndef frobnicate_zebra_quantizer(stripes):\n    """Quantize the stripes of a zebra."""\n    return [s // 2 for s in stripes]\n`;
+      await two.indexDocuments([{ id: 'src/utils.py', text }]);
+      const [asked] = (await two.search('how are zebra stripes quantized', { topK: 1 })).results;
+      expect(asked?.symbols).toEqual(['__getattr__', 'frobnicate_zebra_quantizer']);
+      expect(asked?.symbol).toBe('frobnicate_zebra_quantizer');
+      // A question about neither: the chunk's own (first) symbol.
+      expect((await two.search('deprecated access', { topK: 1 })).results[0]?.symbol).toBe('__getattr__');
+    } finally {
+      await two.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -83,6 +83,10 @@ export interface SearchResult {
   endLine: number;
   language: string;
   kind: ChunkKind;
+  /**
+   * The chunk's symbol: the one a name query named, else the one whose words the query holds
+   * most (a chunk of two functions, the second asked about), else its first.
+   */
   symbol?: string;
   /** Every symbol the chunk defines, outermost first. */
   symbols?: string[];

@@ -16,7 +16,7 @@ import type { RankingDefaults, Retriever, SearchOptions, SearchResponse, SearchR
 export type { Retriever } from './search-types.js';
 import { languageHints } from './ranker/query-language.js';
 import { checkQuerySize, checkQueryTerms } from './query-limits.js';
-import { queryTerms } from '../lexical/tokenize.js';
+import { queryTerms, tokenize } from '../lexical/tokenize.js';
 
 /** Searches a store that ranks lexical matches itself (Postgres), without loading an index. */
 export function storeRetriever(store: Store & SelfRankingStore, embedderId: string, weights: LexicalWeights): Retriever {
@@ -156,6 +156,7 @@ export async function searchIndex(context: SearchContext, query: string, options
   const unknownRoles = [...new Set(chosen.map((candidate) => candidate.path))].filter((path) => !roles.has(path));
   if (unknownRoles.length > 0) for (const [path, role] of await rolesOf(context.store, unknownRoles)) roles.set(path, role);
   const results: SearchResult[] = [];
+  const asked = new Set(terms);
   for (const candidate of chosen) {
     const record = records.get(candidate.rowId);
     if (!record) continue; // a row deleted since ranking is dropped
@@ -170,6 +171,10 @@ export async function searchIndex(context: SearchContext, query: string, options
         const line = definitionLine(record, defined);
         if (line !== undefined) result.line = line;
       }
+    } else {
+      // A chunk that defines several symbols is labelled with the one whose words the query holds most, not always its first.
+      const label = symbolForQuery(record, asked);
+      if (label !== undefined) result.symbol = label;
     }
     const ranking = explanations.get(candidate.rowId);
     if (ranking) result.ranking = ranking;
@@ -191,6 +196,29 @@ function toResult(record: ChunkRecord, candidate: FusionCandidate, explain: bool
   if (explain) result.explanation = candidate.contributions;
   if (explain && candidate.adjustments) result.adjustments = candidate.adjustments;
   return result;
+}
+
+/**
+ * The chunk's symbol whose words hold more of the query's terms than its own (first) symbol's
+ * do: a chunk of two functions, the second one asked about. Undefined: its own.
+ */
+function symbolForQuery(record: ChunkRecord, terms: ReadonlySet<string>): string | undefined {
+  if (record.symbols.length < 2 || terms.size === 0) return undefined;
+  const held = (symbol: string): number => {
+    let count = 0;
+    for (const token of new Set(tokenize(symbol))) if (terms.has(token)) count++;
+    return count;
+  };
+  let best: string | undefined;
+  let most = record.symbol ? held(record.symbol) : 0;
+  for (const symbol of record.symbols) {
+    const count = held(symbol);
+    if (count > most) {
+      best = symbol;
+      most = count;
+    }
+  }
+  return best;
 }
 
 /** A stored chunk as a search result with the given score (no explanation). */
