@@ -43,7 +43,7 @@ export function registerMemoryCommand(program: Command, io: CliIo): void {
     .description('Recall the records most relevant to a query (BM25 + vector + recency).')
     .argument('<query...>', 'what to recall')
     .option('--namespace <ns>', 'search this namespace and those under it (repeatable; default all)', collect)
-    .option('--top-k <n>', 'number of results')
+    .option('--top-k <n>', 'number of results, 1 to 1000 (default 5, config memory.topK)')
     .option('--kind <kind>', 'only this kind (repeatable)', collect)
     .option('--outcome <outcome>', 'only interactions with this outcome')
     .option('--since <time>', 'only records at or after this time')

@@ -33,7 +33,7 @@ export function registerSearchCommand(program: Command, io: CliIo): void {
     .argument('[query...]', 'what to look for (omit with --symbol)')
     .option('--root <dir>', 'the indexed folder (default: the current one)')
     .option('--store <path>', 'store folder, .db file or postgres://user@host/db?namespace=name (default <root>/.loci)')
-    .option('--top-k <n>', 'number of results')
+    .option('--top-k <n>', 'number of results, 1 to 1000 (default 10, config search.topK)')
     .option('--threshold <x>', 'drop results whose displayed score (relative, per mode; see docs/quality.md) is below x')
     .option('--min-similarity <x>', 'drop results whose cosine similarity to the query (absolute, -1 to 1) is below x; needs vectors')
     .option('--mode <mode>', `one of ${searchModes.join(', ')}`)
