@@ -6,7 +6,7 @@ import { TopK } from '../../store/top-k.js';
 import { FlatVectorIndex, type VectorRowMeta, type VectorSnapshot } from './vector-index.js';
 import { createGraph, loadUsearch, normalized, writeGraphFiles, type UsearchIndex } from './usearch-graph.js';
 import type { GraphSearchThread } from './graph-search-thread.js';
-import { fileIdentity, sameFile, type MappedGraphFile } from './mapped-graph-file.js';
+import { fileIdentity, sameFile, savedFilesIdentity, type MappedGraphFile } from './mapped-graph-file.js';
 
 export interface HnswOptions {
   /** Build the graph once this many vectors are held; below it exact search is as fast. */
@@ -77,6 +77,8 @@ export class ExactOrGraphVectorIndex {
   /** The graph is the saved file memory-mapped (read-only): changes sit beside it until viewDelta, then it is loaded. */
   private viewed = false;
   private viewedKeys = 0;
+  /** The saved files (graph and key list, by identity) mapSavedGraph could not map: not tried again until either changes. */
+  private unmappable: string | undefined;
   /** While mapped: held rows the graph lacks (scored exactly beside its candidates). */
   private extra = new Set<number>();
   /** While mapped: keys of the graph whose rows are gone. */
@@ -305,10 +307,17 @@ export class ExactOrGraphVectorIndex {
    */
   mapSavedGraph(): boolean {
     if (!this.graph || this.viewed || this.dirty || !this.options.file) return false;
+    const saved = savedFilesIdentity(this.options.file);
+    if (saved === undefined || saved === this.unmappable) return false;
     const module = loadUsearch();
     if (!module) return false;
     const view = createGraph(module, this.dimensions, this.options);
-    if (!this.viewSaved(view)) return false;
+    if (!this.viewSaved(view)) {
+      // Every save would try again (and read the key list) for the same files: once until they change.
+      this.unmappable = saved;
+      return false;
+    }
+    this.unmappable = undefined;
     this.changes++;
     this.graph = view;
     this.graphKeys.clear(); // while mapped, the graph's keys are the file's (see viewSaved)

@@ -39,3 +39,17 @@ export function sameFile(file: MappedGraphFile): boolean {
   const now = fileIdentity(file.path);
   return now.dev === file.dev && now.ino === file.ino && now.size === file.size && now.mtimeMs === file.mtimeMs;
 }
+
+/** The graph file's and its key list's identities (device, inode, size, time), or undefined when either is missing. */
+export function savedFilesIdentity(file: string): string | undefined {
+  try {
+    return [file, `${file}.keys`]
+      .map((path) => {
+        const { dev, ino, size, mtimeMs } = fileIdentity(path);
+        return `${dev}:${ino}:${size}:${mtimeMs}`;
+      })
+      .join('|');
+  } catch {
+    return undefined;
+  }
+}
