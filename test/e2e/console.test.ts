@@ -121,7 +121,20 @@ describe.skipIf(!run)('web console (#24)', () => {
     await page.keyboard.type(QUESTION, { delay: 15 });
     const first = page.getByTestId('result').first();
     // The server's first search opens the index; on a loaded 2-core machine (every test file at once) that has taken over 20 s.
-    await first.waitFor({ timeout: 45_000 });
+    // An error the page shows instead (a 503 past the server's request time) fails at once, saying which.
+    const alert = page.getByRole('alert');
+    const appeared = await Promise.race([
+      first.waitFor({ timeout: 45_000 }).then(
+        () => 'results',
+        () => 'nothing in 45 s',
+      ),
+      alert.waitFor({ timeout: 45_000 }).then(
+        () => 'error',
+        () => 'nothing in 45 s',
+      ),
+    ]);
+    if (appeared === 'error') throw new Error(`The page showed an error instead of results: ${await alert.textContent()}`);
+    expect(appeared).toBe('results');
     await page.locator('.meta', { hasText: /results · server/ }).waitFor();
     // The same search through the API, with explain.
     const reply = (await (await api('/v1/search', { method: 'POST', body: JSON.stringify({ query: QUESTION, topK: 10, explain: true, root: 'engine' }) })).json()) as {
