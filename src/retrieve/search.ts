@@ -212,6 +212,7 @@ function symbolForQuery(record: ChunkRecord, terms: ReadonlySet<string>): string
   let best: string | undefined;
   let most = record.symbol ? held(record.symbol) : 0;
   for (const symbol of record.symbols) {
+    if (symbol === record.symbol) continue; // counted above
     const count = held(symbol);
     if (count > most) {
       best = symbol;

@@ -208,18 +208,25 @@ export function createHttpApp(options: HttpAppOptions): Hono {
   return app;
 }
 
+/** The app's handler routes as patterns (built once, at the first unmatched request: every route is registered by then). */
+const routePatterns = new WeakMap<Hono, Array<{ method: string; pattern: RegExp }>>();
+
 /** The methods the app's routes take at `path` (its handlers, not the middleware that runs for every method). */
 function methodsOf(app: Hono, path: string): string[] {
-  const methods = new Set<string>();
-  for (const route of app.routes) {
-    if (route.method === 'ALL' || route.path.includes('*')) continue;
-    const pattern = new RegExp(
-      `^${route.path
-        .split('/')
-        .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')))
-        .join('/')}$`,
-    );
-    if (pattern.test(path)) methods.add(route.method);
+  let patterns = routePatterns.get(app);
+  if (!patterns) {
+    patterns = app.routes
+      .filter((route) => route.method !== 'ALL' && !route.path.includes('*'))
+      .map((route) => ({
+        method: route.method,
+        pattern: new RegExp(
+          `^${route.path
+            .split('/')
+            .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')))
+            .join('/')}$`,
+        ),
+      }));
+    routePatterns.set(app, patterns);
   }
-  return [...methods];
+  return [...new Set(patterns.filter(({ pattern }) => pattern.test(path)).map(({ method }) => method))];
 }

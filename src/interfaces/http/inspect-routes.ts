@@ -1,4 +1,4 @@
-import { isAbsolute, win32 } from 'node:path';
+import { win32 } from 'node:path';
 import type { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { buildRepoMap } from '../../context/repo-map.js';
@@ -80,7 +80,8 @@ export function registerInspectRoutes(app: Hono, roots: Roots): void {
     const path = c.req.query('path');
     if (!path) throw new LociError('INVALID_ARGUMENT', 'The query parameter path is required.', { hint: 'GET /v1/file?path=src/a.ts, the path relative to the root as search results give it.' });
     // Paths here are the index's own (relative to the root, which a caller is not told): an absolute one never matches.
-    if (isAbsolute(path) || win32.isAbsolute(path)) {
+    // (win32's test also takes a leading `/`: POSIX absolute paths, drive letters and UNC shares alike.)
+    if (win32.isAbsolute(path)) {
       throw new LociError('INVALID_ARGUMENT', 'path must be relative to the indexed root, not absolute.', { hint: 'Pass the path as search results give it, e.g. GET /v1/file?path=src/a.ts.' });
     }
     const indexed = (await root.loci.files()).find((file) => file.path === path);

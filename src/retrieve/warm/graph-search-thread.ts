@@ -136,14 +136,12 @@ export class GraphSearchThread {
     // A listening port would keep the process alive: only a reply awaited does (worker.ref()).
     replies.unref();
     // Answers the worker sent before it failed are taken first (Node drains a worker's own port before 'exit', not this one).
-    worker.on('error', () => {
+    const failed = (): void => {
       this.receiveWaiting();
       void this.stop();
-    });
-    worker.on('exit', () => {
-      this.receiveWaiting();
-      void this.stop();
-    });
+    };
+    worker.on('error', failed);
+    worker.on('exit', failed);
     // An idle worker never keeps the process alive (only a reply awaited refs it: search()).
     worker.unref();
   }
