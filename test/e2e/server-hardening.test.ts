@@ -218,6 +218,8 @@ describe('hostile requests get an error, never a crash or a stall', () => {
       const { error } = JSON.parse(answer.body);
       expect(error.code).toBe('INVALID_ARGUMENT');
       expect(error.message).toMatch(/relative to the indexed root, not absolute/);
+      // The hint names the parameter as it is sent (error text shortens anything shaped like an absolute path).
+      expect(error.hint).toContain('path=src/a.ts');
       expect(answer.body).not.toContain('passwd');
     }
   });

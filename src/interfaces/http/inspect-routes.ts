@@ -78,11 +78,11 @@ export function registerInspectRoutes(app: Hono, roots: Roots): void {
   app.get('/v1/file', async (c) => {
     const root = roots.get(c.req.query('root'));
     const path = c.req.query('path');
-    if (!path) throw new LociError('INVALID_ARGUMENT', 'The query parameter path is required.', { hint: 'GET /v1/file?path=src/a.ts, the path relative to the root as search results give it.' });
+    if (!path) throw new LociError('INVALID_ARGUMENT', 'The query parameter path is required.', { hint: 'Pass path=src/a.ts: the path relative to the root, as search results give it.' });
     // Paths here are the index's own (relative to the root, which a caller is not told): an absolute one never matches.
     // (win32's test also takes a leading `/`: POSIX absolute paths, drive letters and UNC shares alike.)
     if (win32.isAbsolute(path)) {
-      throw new LociError('INVALID_ARGUMENT', 'path must be relative to the indexed root, not absolute.', { hint: 'Pass the path as search results give it, e.g. GET /v1/file?path=src/a.ts.' });
+      throw new LociError('INVALID_ARGUMENT', 'path must be relative to the indexed root, not absolute.', { hint: 'Pass the path as search results give it, relative to the root (path=src/a.ts).' });
     }
     const indexed = (await root.loci.files()).find((file) => file.path === path);
     if (!indexed) throw new LociError('FILE_NOT_FOUND', `"${path.slice(0, 200)}" is not a file of this index.`, { hint: 'Use a path from a search result.' });
