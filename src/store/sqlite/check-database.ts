@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { isLociError } from '../../errors/index.js';
 import { damagedStoreError } from './damaged-store.js';
+import { BUSY_TIMEOUT_MS } from './open-database.js';
 import { STORE_FORMAT } from './schema.js';
 import { assertSqliteHeader } from './store-files.js';
 
@@ -41,7 +42,7 @@ export function checkDatabase(file: string): StoreFinding[] {
   }
   try {
     db = new Database(file, { fileMustExist: true });
-    db.pragma('busy_timeout = 10000');
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   } catch (error) {
     return [
       { file, check: 'open', status: 'error', detail: `Cannot open ${file}: ${(error as Error).message}.`, fix: 'Check the file exists and is readable, or run `loci index` to create the index.' },

@@ -54,9 +54,17 @@ export function openDatabase(options: OpenDatabaseOptions): Database.Database {
   return db;
 }
 
+/**
+ * How long a statement waits for another connection's lock before STORE_BUSY. Writes take
+ * turns (one BEGIN IMMEDIATE at a time) and an indexing run holds the lock about a second
+ * per group, but a crowd of writers on a loaded machine waits far longer: 40 processes
+ * writing at once on 2 cores (test/e2e/store-race.test.ts) exceeded 10 s in one CI run.
+ */
+export const BUSY_TIMEOUT_MS = 30_000;
+
 function configure(db: Database.Database, readonly: boolean): void {
   // First: everything after it (even switching to WAL) may meet another process's lock.
-  db.pragma('busy_timeout = 10000');
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   if (!readonly) {
     db.pragma('journal_mode = WAL');
     // WAL + NORMAL: a crash (even kill -9) never corrupts the index or loses a committed
