@@ -25,7 +25,7 @@ const model = createStaticEmbedder();
 const files = [];
 for (const chunk of chunks) {
   const prepared = await prepareFile({ path: chunk.id, text: chunk.text, language: 'text', chunking: { tokenBudget: 512, windowLines: 60, windowOverlap: 10 }, pathIsContent: false }, terms);
-  const { embeddings } = await model.doEmbedTokens({ tokens: prepared.chunks.map((one) => one.embeddingTokens), purpose: 'document' });
+  const { embeddings } = await model.doEmbedTermStats({ stats: prepared.chunks.map((one) => one.write.termStats), fields: ['path', 'heading', 'body'], purpose: 'document' });
   prepared.chunks.forEach((one, index) => {
     one.write.vector = embeddings[index];
   });

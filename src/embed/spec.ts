@@ -1,3 +1,5 @@
+import type { ChunkTermStats, LexicalField } from '../lexical/codec.js';
+
 /**
  * The embedder spec, versioned like the AI SDK's provider specs: adapters only translate
  * one API; batching, concurrency, retries and caching live once in `embedMany`.
@@ -23,10 +25,12 @@ export interface EmbeddingModel {
   doEmbed(options: DoEmbedOptions): Promise<DoEmbedResult>;
   /**
    * Optional, for models that read loci's own tokens (lexical/tokenize.ts: the static
-   * model): embeds token lists the caller already has, exactly as `doEmbed` embeds the texts
-   * they came from, so the indexer tokenizes each chunk once.
+   * model): embeds texts from the term counts the indexer already made for them (one per
+   * text, lexical/codec.ts), exactly as `doEmbed` embeds the texts. Only the counts of
+   * `fields` are read (the embedded text is a chunk's path, heading and body; its symbols
+   * field repeats names). The indexer thus tokenizes each chunk once and keeps no token list.
    */
-  doEmbedTokens?(options: { tokens: ReadonlyArray<readonly string[]>; purpose: EmbeddingPurpose }): Promise<DoEmbedResult>;
+  doEmbedTermStats?(options: { stats: ReadonlyArray<ChunkTermStats>; fields: ReadonlyArray<LexicalField>; purpose: EmbeddingPurpose }): Promise<DoEmbedResult>;
 }
 
 export type EmbeddingPurpose = 'document' | 'query';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { embedderInputOf } from './attach-vectors.js';
-import { prepareChunks } from './prepare-chunks.js';
+import { embeddingInputOf, prepareChunks } from './prepare-chunks.js';
 
 const draft = { startLine: 3, endLine: 5, kind: 'code' as const, text: 'export function flush() {\n  run();\n}', headingPath: ['Scheduler', 'flush'] };
 
@@ -9,7 +9,7 @@ describe('rebuilding the embedder input of a stored chunk', () => {
     for (const pathIsContent of [true, false]) {
       const [prepared] = prepareChunks([draft], { path: 'src/scheduler.ts', language: 'typescript', pathIsContent });
       const record = { path: 'src/scheduler.ts', headingPath: prepared!.write.headingPath ?? [], text: prepared!.write.text, contentHash: prepared!.write.contentHash };
-      expect(embedderInputOf(record)).toBe(prepared!.embeddingInput);
+      expect(embedderInputOf(record)).toBe(embeddingInputOf(prepared!));
     }
   });
 

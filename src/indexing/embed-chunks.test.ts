@@ -7,12 +7,13 @@ import { detectLanguage } from '../sources/language.js';
 import { prepareRecord } from '../memory/records.js';
 import { TermTable } from '../lexical/codec.js';
 import { prepareFile, type PrepareFileInput } from './prepare-file.js';
+import { EMBEDDED_FIELDS, embeddingInputOf } from './prepare-chunks.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const chunking = { tokenBudget: 500, windowLines: 100, windowOverlap: 10 };
 
 describe('embedding from the tokens the indexer already has', () => {
-  it('gives the static model bit-identical vectors to embedding the text again, for code, markdown, titled documents, non-ASCII text and memory records', async () => {
+  it('gives the static model bit-identical vectors from the term counts as from the text, for code, markdown, titled documents and non-ASCII text; memory records embed their text', async () => {
     const model = createStaticEmbedder();
     const files = [...readdirSync(join(root, 'src/indexing')).map((name) => `src/indexing/${name}`), ...readdirSync(join(root, 'docs')).map((name) => `docs/${name}`)].filter(
       (path) => path.endsWith('.ts') || path.endsWith('.md'),
@@ -39,13 +40,16 @@ describe('embedding from the tokens the indexer already has', () => {
     );
     let compared = 0;
     for (const chunks of batches) {
-      const values = chunks.map((chunk) => chunk.embeddingInput);
-      const tokens = chunks.map((chunk) => chunk.embeddingTokens as string[]);
-      const [fromText, fromTokens] = [await model.doEmbed({ values, purpose: 'document' }), await model.doEmbedTokens?.({ tokens, purpose: 'document' })];
-      expect(fromTokens?.embeddings.length).toBe(values.length);
-      fromText.embeddings.forEach((vector, index) => expect(Array.from(fromTokens?.embeddings[index] ?? [])).toEqual(Array.from(vector)));
-      compared += values.length;
+      const values = chunks.map(embeddingInputOf);
+      const fromText = await model.doEmbed({ values, purpose: 'document' });
+      const counted = chunks.filter((chunk) => chunk.embedsFromTerms);
+      const fromTerms = await model.doEmbedTermStats?.({ stats: counted.map((chunk) => chunk.write.termStats), fields: EMBEDDED_FIELDS, purpose: 'document' });
+      expect(fromTerms?.embeddings.length).toBe(counted.length);
+      counted.forEach((chunk, index) => expect(Array.from(fromTerms?.embeddings[index] ?? [])).toEqual(Array.from(fromText.embeddings[chunks.indexOf(chunk)] ?? [])));
+      compared += counted.length;
     }
+    // A record's counts hold its date and context words, which its embedding input lacks.
+    expect(batches.at(-1)?.every((chunk) => !chunk.embedsFromTerms)).toBe(true);
     expect(compared).toBeGreaterThan(100);
   });
 });

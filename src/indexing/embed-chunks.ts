@@ -2,7 +2,7 @@ import { embedMany } from '../embed/embed-many.js';
 import { embedderIdOf, type EmbeddingModel } from '../embed/spec.js';
 import type { Store } from '../store/spec.js';
 import { throwIfAborted } from '../errors/index.js';
-import type { PreparedChunk } from './prepare-chunks.js';
+import { EMBEDDED_FIELDS, embeddingInputOf, type PreparedChunk } from './prepare-chunks.js';
 
 export interface EmbedChunksResult {
   computed: number;
@@ -23,10 +23,11 @@ export async function embedChunks(chunks: readonly PreparedChunk[], model: Embed
   const missing = hashes.filter((hash) => !vectors.has(hash));
   let warnings: string[] = [];
   const chunkByHash = new Map(chunks.map((chunk) => [chunk.write.contentHash, chunk]));
-  if (missing.length > 0 && model.doEmbedTokens && missing.every((hash) => chunkByHash.get(hash)?.embeddingTokens)) {
-    // The model reads loci's tokens: the ones made for the lexical fields, not a second pass.
+  if (missing.length > 0 && model.doEmbedTermStats && missing.every((hash) => chunkByHash.get(hash)?.embedsFromTerms)) {
+    // The model reads loci's tokens: the counts made for the lexical fields, not a second pass.
     throwIfAborted(abortSignal);
-    const result = await model.doEmbedTokens({ tokens: missing.map((hash) => chunkByHash.get(hash)?.embeddingTokens as string[]), purpose: 'document' });
+    const stats = missing.map((hash) => (chunkByHash.get(hash) as PreparedChunk).write.termStats);
+    const result = await model.doEmbedTermStats({ stats, fields: EMBEDDED_FIELDS, purpose: 'document' });
     missing.forEach((hash, index) => {
       const vector = result.embeddings[index] as Float32Array | number[];
       vectors.set(hash, vector instanceof Float32Array ? vector : Float32Array.from(vector));
@@ -34,7 +35,7 @@ export async function embedChunks(chunks: readonly PreparedChunk[], model: Embed
   } else if (missing.length > 0) {
     const result = await embedMany({
       model,
-      values: missing.map((hash) => chunkByHash.get(hash)?.embeddingInput as string),
+      values: missing.map((hash) => embeddingInputOf(chunkByHash.get(hash) as PreparedChunk)),
       purpose: 'document',
       ...(abortSignal ? { abortSignal } : {}),
     });

@@ -1,5 +1,5 @@
 import type { ChunkDraft } from '../chunk/spec.js';
-import { TermTable } from '../lexical/codec.js';
+import { TermTable, type LexicalField } from '../lexical/codec.js';
 import { fieldTokensOf, lexicalFieldsFrom } from '../lexical/fields.js';
 import type { ChunkWrite } from '../store/spec.js';
 import { chunkIdOf, sha256Hex } from '../sources/content-hash.js';
@@ -16,15 +16,23 @@ export interface PrepareOptions {
   terms?: TermTable;
 }
 
+/** The lexical fields whose tokens make up a chunk's embedding input, in its order. */
+export const EMBEDDED_FIELDS: readonly LexicalField[] = ['path', 'heading', 'body'];
+
 export interface PreparedChunk {
   write: ChunkWrite;
-  /** The exact text given to the embedder; `write.contentHash` is its hash. */
-  embeddingInput: string;
   /**
-   * `tokenize(embeddingInput)`, from the tokens made for the lexical fields (no second pass),
-   * for embedders that read loci's tokens (EmbeddingModel.doEmbedTokens). Absent: embed the text.
+   * What the embedded text holds before the chunk's text (its path when that is content, and
+   * heading path, one a line), or '': see embeddingInputOf. Kept apart so a chunk crossing
+   * from a prepare worker carries its text once.
    */
-  embeddingTokens?: string[];
+  embeddingContext: string;
+  /**
+   * Whether `tokenize(embeddingInput)` is the tokens counted in `write.termStats`' embedded
+   * fields (EMBEDDED_FIELDS), so an embedder that reads loci's tokens can embed from those
+   * counts (EmbeddingModel.doEmbedTermStats) with no second pass. False: embed the text.
+   */
+  embedsFromTerms: boolean;
 }
 
 /** Turns chunker output into store rows: content hashes, ids and code-aware lexical fields. */
@@ -35,7 +43,7 @@ export function prepareChunks(drafts: readonly ChunkDraft[], options: PrepareOpt
     const headingPath = draft.headingPath ?? [];
     const symbols = uniqueSymbols(draft);
     const context = [options.pathIsContent ? options.path : '', headingPath.join(' > ')].filter(Boolean).join('\n');
-    const embeddingInput = context ? `${context}\n${draft.text}` : draft.text;
+    const embeddingInput = embeddingInputOf({ embeddingContext: context, write: { text: draft.text } });
     const tokens = fieldTokensOf({ path: pathText, symbols: symbols.join(' '), heading: headingPath.join(' '), body: draft.text });
     const contentHash = sha256Hex(embeddingInput);
     const write: ChunkWrite = {
@@ -53,8 +61,13 @@ export function prepareChunks(drafts: readonly ChunkDraft[], options: PrepareOpt
     if (draft.symbol) write.symbol = draft.symbol;
     // The embedding input is the path (when it is content), the heading path and the text, and
     // the separators between them are not word characters: its tokens are those fields' tokens.
-    return { write, embeddingInput, embeddingTokens: [...tokens.path, ...tokens.heading, ...tokens.body] };
+    return { write, embeddingContext: context, embedsFromTerms: true };
   });
+}
+
+/** The exact text given to the embedder; `write.contentHash` is its hash. */
+export function embeddingInputOf(chunk: { embeddingContext: string; write: Pick<ChunkWrite, 'text'> }): string {
+  return chunk.embeddingContext ? `${chunk.embeddingContext}\n${chunk.write.text}` : chunk.write.text;
 }
 
 function uniqueSymbols(draft: ChunkDraft): string[] {

@@ -7,6 +7,13 @@
  */
 export const LEXICAL_FIELDS = ['path', 'symbols', 'heading', 'body'] as const;
 export type LexicalField = (typeof LEXICAL_FIELDS)[number];
+/**
+ * The order fields are counted in, by LEXICAL_FIELDS index: path, heading, body, then symbols.
+ * A chunk's terms come first-seen in that order, so those of the embedded text (path, heading
+ * and body) are in the order it holds them, which is the order a static model sums their
+ * rows in (embedTermStats gives the vector of the text to the bit).
+ */
+const COUNTING_ORDER = [0, 2, 3, 1] as const;
 
 /** An append-only list of terms that chunk statistics point into (shared by many chunks). */
 export interface TermList {
@@ -24,7 +31,7 @@ export interface ChunkTermStats {
   fieldLengths: [number, number, number, number];
   /** The list `refs` point into. */
   table: TermList;
-  /** The chunk's distinct terms, as indexes into `table.terms`, in first-seen order. */
+  /** The chunk's distinct terms, as indexes into `table.terms`, first-seen in counting order (path, heading, body, symbols). */
   refs: Uint32Array;
   /** Frequency of each term in each field: `counts[4 * i + field]` for `refs[i]`. */
   counts: Uint32Array;
@@ -80,8 +87,8 @@ export class TermTable implements TermList {
     const refs: number[] = [];
     const counts: number[] = [];
     const fieldLengths: [number, number, number, number] = [0, 0, 0, 0];
-    LEXICAL_FIELDS.forEach((field, index) => {
-      const tokens = fields[field];
+    for (const index of COUNTING_ORDER) {
+      const tokens = fields[LEXICAL_FIELDS[index] as LexicalField];
       fieldLengths[index] = tokens.length;
       for (const token of tokens) {
         const ref = this.refOf(token);
@@ -96,7 +103,7 @@ export class TermTable implements TermList {
         }
         counts[slot * 4 + index] = (counts[slot * 4 + index] as number) + 1;
       }
-    });
+    }
     return { fieldLengths, table: this, refs: Uint32Array.from(refs), counts: Uint32Array.from(counts) };
   }
 

@@ -44,6 +44,8 @@ export async function prepareRecord(record: MemoryRecord): Promise<PreparedChunk
   for (const chunk of prepared) {
     const write = chunk.write;
     Object.assign(write, lexicalFieldsOf({ path: '', symbols: (write.symbols ?? []).join(' '), heading: [...(write.headingPath ?? []), when, context].join(' '), body: write.text }));
+    // Its term counts now hold words its embedding input lacks: the text is embedded instead.
+    chunk.embedsFromTerms = false;
   }
   return prepared;
 }

@@ -43,8 +43,8 @@ export function createStaticEmbedder(options: StaticEmbedderOptions = {}): Embed
     async doEmbed({ values, purpose }) {
       return { embeddings: values.map((value) => ready.embed(value, purpose)) };
     },
-    async doEmbedTokens({ tokens, purpose }) {
-      return { embeddings: tokens.map((list) => ready.embedTokens(list, purpose)) };
+    async doEmbedTermStats({ stats, fields, purpose }) {
+      return { embeddings: stats.map((one) => ready.embedTermStats(one, fields, purpose)) };
     },
   };
 }

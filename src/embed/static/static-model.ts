@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { LociError } from '../../errors/index.js';
+import { LEXICAL_FIELDS, type ChunkTermStats, type LexicalField, type TermList } from '../../lexical/codec.js';
 import { tokenize } from '../../lexical/tokenize.js';
 
 /** A loaded static embedding table: int8 rows with per-row scales, keyed by token. */
@@ -9,8 +10,11 @@ export interface StaticModel {
   /** First 12 hex digits of the file's sha256: a retrained model gets a new embedder id. */
   digest: string;
   embed(text: string, purpose: 'query' | 'document'): Float32Array;
-  /** The same vector from the text's tokens (`tokenize(text)`), for callers that have them. */
-  embedTokens(tokens: readonly string[], purpose: 'query' | 'document'): Float32Array;
+  /**
+   * The same vector from the text's term counts (lexical/codec.ts), when the text's tokens
+   * are those of `fields`: for an indexer that has counted them already.
+   */
+  embedTermStats(stats: ChunkTermStats, fields: readonly LexicalField[], purpose: 'query' | 'document'): Float32Array;
 }
 
 interface Header {
@@ -23,6 +27,8 @@ interface Header {
 }
 
 const MAGIC = 'LOCISTAT';
+const fieldSlot = (field: LexicalField): number => LEXICAL_FIELDS.indexOf(field);
+
 /** Token lookups answered by scanning the vocabulary before the lookup map is built. */
 const SCANS_BEFORE_MAP = 32;
 
@@ -68,6 +74,20 @@ export function loadStaticModel(file: string, options: LoadStaticModelOptions = 
 
   // A token repeated in a text adds its row once, times its count: code repeats its words (the
   // peer bench's code chunks: 2.0 tokens per distinct one), and the rows are the whole cost.
+  const addRow = (vector: Float32Array, id: number, count: number, weights: Float32Array): void => {
+    const scale = (scales[id] as number) * (weights[id] as number) * count;
+    const { rows, base } = row(id);
+    for (let index = 0; index < dimensions; index++) vector[index] = (vector[index] as number) + scale * (rows[base + index] as number);
+  };
+  const normalize = (vector: Float32Array): Float32Array => {
+    let norm = 0;
+    for (const value of vector) norm += value * value;
+    if (norm > 0) {
+      const inverse = 1 / Math.sqrt(norm);
+      for (let index = 0; index < dimensions; index++) vector[index] = (vector[index] as number) * inverse;
+    }
+    return vector;
+  };
   const counts = new Uint32Array(vocabularySize);
   const seen: number[] = [];
   const embedTokens = (tokens: readonly string[], purpose: 'query' | 'document'): Float32Array => {
@@ -81,28 +101,49 @@ export function loadStaticModel(file: string, options: LoadStaticModelOptions = 
       counts[id] = (counts[id] as number) + 1;
     }
     try {
-      for (const id of seen) {
-        const scale = (scales[id] as number) * (weights[id] as number) * (counts[id] as number);
-        const { rows, base } = row(id);
-        for (let index = 0; index < dimensions; index++) vector[index] = (vector[index] as number) + scale * (rows[base + index] as number);
-      }
+      for (const id of seen) addRow(vector, id, counts[id] as number, weights);
     } finally {
       // Zeroed even when a row read fails part-way, so the next text counts from zero.
       for (const id of seen) counts[id] = 0;
     }
-    let norm = 0;
-    for (const value of vector) norm += value * value;
-    if (norm > 0) {
-      const inverse = 1 / Math.sqrt(norm);
-      for (let index = 0; index < dimensions; index++) vector[index] = (vector[index] as number) * inverse;
+    return normalize(vector);
+  };
+
+  // Each term list's rows by list index (row + 1; -1: not in the vocabulary; 0: not looked up
+  // yet): a list is append-only, so each of an indexing run's terms is looked up once per run.
+  const rowsByList = new WeakMap<TermList, Int32Array>();
+  const embedTermStats = (stats: ChunkTermStats, fields: readonly number[], purpose: 'query' | 'document'): Float32Array => {
+    const vector = new Float32Array(dimensions);
+    const weights = purpose === 'query' ? queryWeights : documentWeights;
+    const { table, refs, counts: termCounts } = stats;
+    let known = rowsByList.get(table);
+    if (!known || known.length < table.terms.length) {
+      const grown = new Int32Array(Math.max(64, table.terms.length, 2 * (known?.length ?? 0)));
+      if (known) grown.set(known);
+      rowsByList.set(table, (known = grown));
     }
-    return vector;
+    // refs are first-seen in the embedded text's order (TermTable.count): the order embedTokens sums in.
+    for (let slot = 0; slot < refs.length; slot++) {
+      let count = 0;
+      for (const field of fields) count += termCounts[4 * slot + field] as number;
+      if (count === 0) continue;
+      const ref = refs[slot] as number;
+      let id = known[ref] as number;
+      if (id === 0) {
+        const term = table.terms[ref];
+        if (term === undefined) throw new Error(`Term ${ref} is not in its list (${table.terms.length} terms).`);
+        id = (rowOf(term) ?? -2) + 1;
+        known[ref] = id;
+      }
+      if (id > 0) addRow(vector, id - 1, count, weights);
+    }
+    return normalize(vector);
   };
   return {
     dimensions,
     digest,
     embed: (text, purpose) => embedTokens(tokenize(text), purpose),
-    embedTokens,
+    embedTermStats: (stats, fields, purpose) => embedTermStats(stats, fields.map(fieldSlot), purpose),
   };
 }
 
