@@ -81,8 +81,28 @@ function mergeInto(target: Raw, source: Raw, path: string[], layer: ConfigLayer,
   }
 }
 
+/**
+ * A value past two bounds of one key (`--top-k 1e20`: beyond the safe integers and beyond
+ * 1,000) is reported once, at the tighter bound.
+ */
+function tightestBounds(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
+  const bound = (issue: z.core.$ZodIssue): number | undefined => (issue.code === 'too_big' ? Number(issue.maximum) : issue.code === 'too_small' ? -Number(issue.minimum) : undefined);
+  return issues.filter((issue) => {
+    const own = bound(issue);
+    if (own === undefined) return true;
+    const key = issue.path.map(String).join('.');
+    return !issues.some(
+      (other) =>
+        other !== issue &&
+        other.code === issue.code &&
+        other.path.map(String).join('.') === key &&
+        ((bound(other) as number) < own || ((bound(other) as number) === own && issues.indexOf(other) < issues.indexOf(issue))),
+    );
+  });
+}
+
 function configError(error: z.ZodError, origins: Map<string, Origin>): LociError {
-  const problems = error.issues.flatMap((issue) => {
+  const problems = tightestBounds(error.issues).flatMap((issue) => {
     if (issue.code === 'unrecognized_keys') {
       return issue.keys.map((key) => {
         const path = [...issue.path.map(String), key].join('.');
