@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { benchQueries, embedAll, exactTopK, realChunks, sizeTo, staticModel } from './lib/dataset.mjs';
+import { EVAL_DIR } from './lib/eval-dir.mjs';
 import { lanceEngine, lociEngine, miniSearchEngine, oramaEngine, sqliteEngine, usearchEngine } from './lib/peer-engines.mjs';
 import { startLauncher } from './lib/launcher.mjs';
 import { reopen } from './lib/reopen.mjs';
@@ -62,11 +63,17 @@ const rss = () => {
   return process.memoryUsage().rss / 2 ** 20;
 };
 
+// Checked before anything is built: without the dev sets there are no queries (and fewer real
+// chunks), and a 1M build would end in a crash at its first search.
+const queryTexts = benchQueries(queryCount, 7);
+if (queryTexts.length === 0) {
+  log(`peers.mjs: no queries: ${EVAL_DIR} holds no cosqa/ and scifact/ queries.jsonl. Set LOCI_EVAL_DIR to the folder of dev sets (../shared/eval next to the repository).`);
+  process.exit(2);
+}
 const model = await staticModel();
 const dimensions = model.dimensions;
 const real = await realChunks(Math.max(...sizes), repos);
 log(`real chunks: ${real.length}`);
-const queryTexts = benchQueries(queryCount, 7);
 const queryVectors = await embedAll(model, queryTexts, 'query');
 const queries = queryTexts.map((text, index) => ({ text, vector: queryVectors.slice(index * dimensions, (index + 1) * dimensions) }));
 const ratios = [];

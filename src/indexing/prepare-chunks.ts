@@ -28,7 +28,7 @@ export interface PreparedChunk {
    */
   embeddingContext: string;
   /**
-   * Whether `tokenize(embeddingInput)` is the tokens counted in `write.termStats`' embedded
+   * Whether `tokenize(embeddingInputOf(chunk))` is the tokens counted in `write.termStats`' embedded
    * fields (EMBEDDED_FIELDS), so an embedder that reads loci's tokens can embed from those
    * counts (EmbeddingModel.doEmbedTermStats) with no second pass. False: embed the text.
    */
