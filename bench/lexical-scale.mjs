@@ -5,7 +5,7 @@
 // Usage: node --expose-gc [--max-old-space-size=16384] bench/lexical-scale.mjs [--sizes 100000,1000000]
 //          [--queries 100] [--limits 50,100] [--repos DIR,DIR] [--json]
 // Needs dist/ (npm run build).
-import { benchQueries, realChunks, sizeTo } from './lib/dataset.mjs';
+import { benchQueries, realChunks, seededRandom, sizeTo } from './lib/dataset.mjs';
 import { argument, createReporter, machine, rssMB, summarize } from './lib/report.mjs';
 import { LexicalIndex } from '../dist/retrieve/warm/lexical-index.js';
 import { lexicalFieldsOf } from '../dist/lexical/fields.js';
@@ -23,9 +23,19 @@ const WARMUP = 5;
 const weights = configSchema.parse({}).search.fieldWeights;
 const real = await realChunks(Math.max(...sizes), repos);
 log(`real chunks: ${real.length}; machine ${JSON.stringify(machine())}`);
-const queries = benchQueries(queryCount, 7)
-  .map((text) => queryTerms(text))
-  .filter((terms) => terms.length > 0);
+// The dev sets' queries; without them (a clone without ../shared/eval, as in CI's smoke run),
+// three words of a chunk picked at random, so pruning is still checked against the walk.
+const fromDevSets = benchQueries(queryCount, 7);
+const random = seededRandom(7);
+const fromChunks = () =>
+  Array.from({ length: queryCount }, () => {
+    const words = (real[Math.floor(random() * real.length)]?.text ?? '').match(/[A-Za-z]{4,}/g) ?? [];
+    return Array.from({ length: 3 }, () => words[Math.floor(random() * words.length)] ?? '').join(' ');
+  });
+if (fromDevSets.length === 0) log('no dev-set queries (set LOCI_EVAL_DIR): three words of random chunks instead');
+const queries = (fromDevSets.length > 0 ? fromDevSets : fromChunks()).map((text) => queryTerms(text)).filter((terms) => terms.length > 0);
+if (queries.length === 0) throw new Error('lexical-scale.mjs: no queries to time (no dev sets and no words in the chunks).');
+let failed = false;
 
 for (const n of sizes) {
   const { chunks, variants } = sizeTo(real, n, 11);
@@ -67,6 +77,12 @@ for (const n of sizes) {
     for (const [method, list] of Object.entries(times)) {
       reporter.row({ n, limit, method, queries: list.length, ...summarize(list), mismatches: method === 'pruned' ? mismatches : '' });
     }
+    if (mismatches > 0) failed = true;
   }
 }
 reporter.done();
+// Pruning must return what the exhaustive walk returns: a mismatch fails the run (and the smoke run in CI).
+if (failed) {
+  log('lexical-scale.mjs: dynamic pruning returned other rows or scores than the exhaustive walk (see mismatches)');
+  process.exitCode = 1;
+}
