@@ -16,6 +16,7 @@ const n = Number(argument('n', '100000'));
 const pragma = argument('pragma', '');
 const load = (path) => import(pathToFileURL(join(build, 'dist', path)).href);
 const { prepareFile } = await load('indexing/prepare-file.js');
+const { EMBEDDED_FIELDS } = await load('indexing/prepare-chunks.js');
 const { TermTable } = await load('lexical/codec.js');
 const { openSqliteStore } = await load('store/sqlite/sqlite-store.js');
 const { createStaticEmbedder } = await load('embed/static/static-embedder.js');
@@ -25,7 +26,7 @@ const model = createStaticEmbedder();
 const files = [];
 for (const chunk of chunks) {
   const prepared = await prepareFile({ path: chunk.id, text: chunk.text, language: 'text', chunking: { tokenBudget: 512, windowLines: 60, windowOverlap: 10 }, pathIsContent: false }, terms);
-  const { embeddings } = await model.doEmbedTermStats({ stats: prepared.chunks.map((one) => one.write.termStats), fields: ['path', 'heading', 'body'], purpose: 'document' });
+  const { embeddings } = await model.doEmbedTermStats({ stats: prepared.chunks.map((one) => one.write.termStats), fields: EMBEDDED_FIELDS, purpose: 'document' });
   prepared.chunks.forEach((one, index) => {
     one.write.vector = embeddings[index];
   });

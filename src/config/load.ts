@@ -86,19 +86,17 @@ function mergeInto(target: Raw, source: Raw, path: string[], layer: ConfigLayer,
  * 1,000) is reported once, at the tighter bound.
  */
 function tightestBounds(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
+  // A lower bound is compared negated, so for both kinds the smaller value is the tighter one.
   const bound = (issue: z.core.$ZodIssue): number | undefined => (issue.code === 'too_big' ? Number(issue.maximum) : issue.code === 'too_small' ? -Number(issue.minimum) : undefined);
-  return issues.filter((issue) => {
+  const keyOf = (issue: z.core.$ZodIssue): string => `${issue.code} ${issue.path.map(String).join('.')}`;
+  const tightest = new Map<string, { issue: z.core.$ZodIssue; bound: number }>();
+  for (const issue of issues) {
     const own = bound(issue);
-    if (own === undefined) return true;
-    const key = issue.path.map(String).join('.');
-    return !issues.some(
-      (other) =>
-        other !== issue &&
-        other.code === issue.code &&
-        other.path.map(String).join('.') === key &&
-        ((bound(other) as number) < own || ((bound(other) as number) === own && issues.indexOf(other) < issues.indexOf(issue))),
-    );
-  });
+    if (own === undefined) continue;
+    const kept = tightest.get(keyOf(issue));
+    if (!kept || own < kept.bound) tightest.set(keyOf(issue), { issue, bound: own });
+  }
+  return issues.filter((issue) => bound(issue) === undefined || tightest.get(keyOf(issue))?.issue === issue);
 }
 
 function configError(error: z.ZodError, origins: Map<string, Origin>): LociError {

@@ -5,6 +5,7 @@ import { sha256Hex } from '../sources/content-hash.js';
 import type { ChunkRecord, Store } from '../store/spec.js';
 import type { IndexProgressListener } from './events.js';
 import { createYielder, PENDING_EMBEDDER } from './index-items.js';
+import { embeddedText, embeddingContextOf } from './prepare-chunks.js';
 
 export interface AttachVectorsOptions {
   store: Store;
@@ -93,11 +94,9 @@ export async function attachPendingVectors(options: AttachVectorsOptions): Promi
 
 /** The exact text phase 1 would have embedded for this chunk, if its content hash confirms it. */
 export function embedderInputOf(record: Pick<ChunkRecord, 'path' | 'headingPath' | 'text' | 'contentHash'>): string | undefined {
-  const heading = record.headingPath.join(' > ');
   // Files embed their path above the text; documents (opaque ids) do not.
-  for (const prefix of [record.path, '']) {
-    const context = [prefix, heading].filter(Boolean).join('\n');
-    const input = context ? `${context}\n${record.text}` : record.text;
+  for (const path of [record.path, '']) {
+    const input = embeddedText(embeddingContextOf(path, record.headingPath), record.text);
     if (sha256Hex(input) === record.contentHash) return input;
   }
   return undefined;

@@ -42,8 +42,8 @@ export function prepareChunks(drafts: readonly ChunkDraft[], options: PrepareOpt
   return drafts.map((draft) => {
     const headingPath = draft.headingPath ?? [];
     const symbols = uniqueSymbols(draft);
-    const context = [options.pathIsContent ? options.path : '', headingPath.join(' > ')].filter(Boolean).join('\n');
-    const embeddingInput = embeddingInputOf({ embeddingContext: context, write: { text: draft.text } });
+    const context = embeddingContextOf(pathText, headingPath);
+    const embeddingInput = embeddedText(context, draft.text);
     const tokens = fieldTokensOf({ path: pathText, symbols: symbols.join(' '), heading: headingPath.join(' '), body: draft.text });
     const contentHash = sha256Hex(embeddingInput);
     const write: ChunkWrite = {
@@ -65,9 +65,19 @@ export function prepareChunks(drafts: readonly ChunkDraft[], options: PrepareOpt
   });
 }
 
+/** What the embedded text holds before a chunk's text: its path (when that is content) and heading path, one a line. */
+export function embeddingContextOf(path: string, headingPath: readonly string[]): string {
+  return [path, headingPath.join(' > ')].filter(Boolean).join('\n');
+}
+
+/** The embedded text: the context above the chunk's text. */
+export function embeddedText(context: string, text: string): string {
+  return context ? `${context}\n${text}` : text;
+}
+
 /** The exact text given to the embedder; `write.contentHash` is its hash. */
 export function embeddingInputOf(chunk: { embeddingContext: string; write: Pick<ChunkWrite, 'text'> }): string {
-  return chunk.embeddingContext ? `${chunk.embeddingContext}\n${chunk.write.text}` : chunk.write.text;
+  return embeddedText(chunk.embeddingContext, chunk.write.text);
 }
 
 function uniqueSymbols(draft: ChunkDraft): string[] {

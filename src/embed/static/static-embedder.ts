@@ -44,7 +44,7 @@ export function createStaticEmbedder(options: StaticEmbedderOptions = {}): Embed
       return { embeddings: values.map((value) => ready.embed(value, purpose)) };
     },
     async doEmbedTermStats({ stats, fields, purpose }) {
-      return { embeddings: stats.map((one) => ready.embedTermStats(one, fields, purpose)) };
+      return { embeddings: stats.map(ready.termStatsEmbedder(fields, purpose)) };
     },
   };
 }

@@ -11,10 +11,10 @@ export interface StaticModel {
   digest: string;
   embed(text: string, purpose: 'query' | 'document'): Float32Array;
   /**
-   * The same vector from the text's term counts (lexical/codec.ts), when the text's tokens
-   * are those of `fields`: for an indexer that has counted them already.
+   * Embeds texts from their term counts (lexical/codec.ts), when a text's tokens are those of
+   * `fields`: the same vectors as `embed`, for an indexer that has counted them already.
    */
-  embedTermStats(stats: ChunkTermStats, fields: readonly LexicalField[], purpose: 'query' | 'document'): Float32Array;
+  termStatsEmbedder(fields: readonly LexicalField[], purpose: 'query' | 'document'): (stats: ChunkTermStats) => Float32Array;
 }
 
 interface Header {
@@ -27,8 +27,6 @@ interface Header {
 }
 
 const MAGIC = 'LOCISTAT';
-const fieldSlot = (field: LexicalField): number => LEXICAL_FIELDS.indexOf(field);
-
 /** Token lookups answered by scanning the vocabulary before the lookup map is built. */
 const SCANS_BEFORE_MAP = 32;
 
@@ -143,7 +141,10 @@ export function loadStaticModel(file: string, options: LoadStaticModelOptions = 
     dimensions,
     digest,
     embed: (text, purpose) => embedTokens(tokenize(text), purpose),
-    embedTermStats: (stats, fields, purpose) => embedTermStats(stats, fields.map(fieldSlot), purpose),
+    termStatsEmbedder: (fields, purpose) => {
+      const slots = fields.map((field) => LEXICAL_FIELDS.indexOf(field));
+      return (stats) => embedTermStats(stats, slots, purpose);
+    },
   };
 }
 
