@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { LociError } from '../errors/index.js';
+import { tightestIssues } from '../errors/zod-issues.js';
 import { seedAliasLayer } from './aliases.js';
 import { folderConfigLayers, type FolderConfigTrust } from './folder-config.js';
 import { parseConfigText } from './parse-file.js';
@@ -81,26 +82,8 @@ function mergeInto(target: Raw, source: Raw, path: string[], layer: ConfigLayer,
   }
 }
 
-/**
- * A value past two bounds of one key (`--top-k 1e20`: beyond the safe integers and beyond
- * 1,000) is reported once, at the tighter bound.
- */
-function tightestBounds(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
-  // A lower bound is compared negated, so for both kinds the smaller value is the tighter one.
-  const bound = (issue: z.core.$ZodIssue): number | undefined => (issue.code === 'too_big' ? Number(issue.maximum) : issue.code === 'too_small' ? -Number(issue.minimum) : undefined);
-  const keyOf = (issue: z.core.$ZodIssue): string => `${issue.code} ${issue.path.map(String).join('.')}`;
-  const tightest = new Map<string, { issue: z.core.$ZodIssue; bound: number }>();
-  for (const issue of issues) {
-    const own = bound(issue);
-    if (own === undefined) continue;
-    const kept = tightest.get(keyOf(issue));
-    if (!kept || own < kept.bound) tightest.set(keyOf(issue), { issue, bound: own });
-  }
-  return issues.filter((issue) => bound(issue) === undefined || tightest.get(keyOf(issue))?.issue === issue);
-}
-
 function configError(error: z.ZodError, origins: Map<string, Origin>): LociError {
-  const problems = tightestBounds(error.issues).flatMap((issue) => {
+  const problems = tightestIssues(error.issues).flatMap((issue) => {
     if (issue.code === 'unrecognized_keys') {
       return issue.keys.map((key) => {
         const path = [...issue.path.map(String), key].join('.');

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LociError } from '../errors/index.js';
+import { describeIssues } from '../errors/zod-issues.js';
 import { conversationNamespace, pick, requireText } from './inputs.js';
 import { searchableText } from './records.js';
 import {
@@ -62,7 +63,7 @@ const flatFields = ['prompt', 'response', 'outcome', 'feedback', 'multiStep', 'c
 export function toMemoryInput(raw: unknown): MemoryInput {
   const parsed = recordInputSchema.safeParse(raw);
   if (!parsed.success) {
-    throw new LociError('INVALID_ARGUMENT', `Invalid memory record: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(record)'}: ${issue.message}`).join('; ')}.`);
+    throw new LociError('INVALID_ARGUMENT', `Invalid memory record: ${describeIssues(parsed.error.issues, '(record)')}.`);
   }
   const input = parsed.data;
   const kind = input.kind ?? 'note';
@@ -141,7 +142,7 @@ export function checkFields<K extends MemoryKind>(kind: K, fields: unknown): K e
   if (kind === 'note') throw invalid('a note has no fields; use metadata for your own JSON');
   const result = fieldSchemas[kind as 'turn'].safeParse(fields);
   if (!result.success) {
-    throw invalid(`fields of a ${kind}: ${result.error.issues.map((issue) => `${issue.path.join('.') || '(fields)'}: ${issue.message}`).join('; ')}`);
+    throw invalid(`fields of a ${kind}: ${describeIssues(result.error.issues, '(fields)')}`);
   }
   return result.data as never;
 }

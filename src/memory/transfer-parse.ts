@@ -4,6 +4,7 @@ import { normalizeNamespace } from './namespace.js';
 import { checkId } from './records.js';
 import { checkTime } from './time-range.js';
 import { memoryKinds, type MemoryRecord } from './spec.js';
+import { describeIssues } from '../errors/zod-issues.js';
 
 export type ImportFormat = 'loci' | 'go-vector-store' | 'unity-memory-log';
 
@@ -72,13 +73,7 @@ export function sidecarOf(record: MemoryRecord & { embedding?: number[] }, embed
 export function readSidecar(value: unknown, where: string): LociSidecar | undefined {
   if (value === undefined || value === null) return undefined;
   const result = lociSidecarSchema.safeParse(value);
-  if (!result.success)
-    throw invalid(
-      `${where}.loci: ${result.error.issues
-        .slice(0, 5)
-        .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
-        .join('; ')}.`,
-    );
+  if (!result.success) throw invalid(`${where}.loci: ${describeIssues(result.error.issues, '(root)', 5)}.`);
   return result.data;
 }
 

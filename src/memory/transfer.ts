@@ -6,6 +6,7 @@ import type { RecordStore } from './record-store.js';
 import { checkSize } from './records.js';
 import type { MemoryRecord } from './spec.js';
 import { invalid, lociRecordSchema, recordFromParts, type ImportFormat, type ImportOptions, type Parsed } from './transfer-parse.js';
+import { describeIssues, tightestIssues } from '../errors/zod-issues.js';
 
 export type { ImportOptions } from './transfer-parse.js';
 
@@ -135,8 +136,7 @@ function parse(data: unknown, options: ImportOptions): Parsed {
 function parseLoci(data: unknown): Parsed {
   const result = lociExport.safeParse(data);
   if (!result.success) {
-    const problems = result.error.issues.slice(0, 10).map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
-    throw invalid(`${result.error.issues.length} problem(s): ${problems.join('; ')}.`);
+    throw invalid(`${tightestIssues(result.error.issues).length} problem(s): ${describeIssues(result.error.issues, '(root)', 10)}.`);
   }
   if (result.data.version > EXPORT_VERSION) throw invalid(`export version ${result.data.version} is newer than this loci reads (${EXPORT_VERSION}); upgrade loci.`);
   const vectors = new Map<string, number[]>();

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { LociError } from '../../errors/index.js';
 import { featureNames, type FeatureName, type FeatureVector } from './features.js';
 import { packageFile } from '../../package-files.js';
+import { describeIssues } from '../../errors/zod-issues.js';
 
 export const DEFAULT_RANKER_FILE = packageFile('models/ranker-v1.json');
 
@@ -101,7 +102,7 @@ export function parseRanker(text: string, source: string): Ranker {
   }
   const parsed = rankerSchema.safeParse(json, { jitless: true }); // once per model file: no compiled fast path (config/load.ts)
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');
+    const problems = describeIssues(parsed.error.issues, '(root)');
     throw new LociError('CONFIG_INVALID', `The ranker model ${source} is not a loci-ranker v1 model: ${problems}`, {
       hint: 'Point search.ranker at a file written by scripts/train-ranker.mjs, or use "default" or "none".',
     });

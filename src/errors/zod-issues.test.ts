@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { describeIssues, tightestIssues } from './zod-issues.js';
+
+const schema = z.object({ topK: z.number().int().min(1).max(1000), name: z.string().min(2).max(5) });
+const issuesOf = (value: unknown) => {
+  const result = schema.safeParse(value);
+  if (result.success) throw new Error('accepted');
+  return result.error.issues;
+};
+
+describe('reporting zod issues', () => {
+  it('reports a value past two bounds of one key once, at the tighter bound', () => {
+    const issues = issuesOf({ topK: 1e20, name: 'abc' });
+    expect(issues.length).toBeGreaterThan(1); // zod itself reports both bounds
+    expect(tightestIssues(issues)).toHaveLength(1);
+    expect(describeIssues(issues, '(body)')).toBe('topK: Too big: expected number to be <=1000');
+  });
+
+  it('keeps every key that is wrong, names a whole-value issue by its root, and stops at the limit', () => {
+    expect(describeIssues(issuesOf({ topK: 0, name: 'a' }), '(body)').split('; ')).toHaveLength(2);
+    expect(describeIssues(issuesOf({ topK: 0, name: 'a' }), '(body)', 1).split('; ')).toHaveLength(1);
+    expect(describeIssues(issuesOf(7), '(body)')).toMatch(/^\(body\): /);
+  });
+});

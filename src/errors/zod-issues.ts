@@ -1,0 +1,29 @@
+import type { z } from 'zod';
+
+type Issue = z.core.$ZodIssue;
+
+/**
+ * The issues worth reporting: a value past two bounds of one key (`1e20` for an integer of at
+ * most 1,000: beyond the safe integers and beyond 1,000) is reported once, at the tighter bound.
+ */
+export function tightestIssues(issues: readonly Issue[]): Issue[] {
+  // A lower bound is compared negated, so for both kinds the smaller value is the tighter one.
+  const bound = (issue: Issue): number | undefined => (issue.code === 'too_big' ? Number(issue.maximum) : issue.code === 'too_small' ? -Number(issue.minimum) : undefined);
+  const keyOf = (issue: Issue): string => `${issue.code} ${issue.path.map(String).join('.')}`;
+  const tightest = new Map<string, { issue: Issue; bound: number }>();
+  for (const issue of issues) {
+    const own = bound(issue);
+    if (own === undefined) continue;
+    const kept = tightest.get(keyOf(issue));
+    if (!kept || own < kept.bound) tightest.set(keyOf(issue), { issue, bound: own });
+  }
+  return issues.filter((issue) => bound(issue) === undefined || tightest.get(keyOf(issue))?.issue === issue);
+}
+
+/** `path: message; path: message` for the issues worth reporting (at most `limit`); `root` names an issue of the whole value. */
+export function describeIssues(issues: readonly Issue[], root: string, limit = Number.POSITIVE_INFINITY): string {
+  return tightestIssues(issues)
+    .slice(0, limit)
+    .map((issue) => `${issue.path.join('.') || root}: ${issue.message}`)
+    .join('; ');
+}
