@@ -34,7 +34,7 @@ export async function findSymbolDefinitions(store: Store, name: string, options:
     });
   }
   const topK = options.topK ?? 10;
-  if (options.languages && options.languages.length > 0) checkLanguageNames(options.languages, await store.languages());
+  if (options.languages && options.languages.length > 0) checkLanguageNames(options.languages, [...(await store.languages()).keys()]);
   let filter = buildFilter({ ...(options.root ? { root: options.root } : {}), ...(options.paths ? { paths: options.paths } : {}), ...(options.languages ? { languages: options.languages } : {}) });
   const include = parseRoles(options.roles, 'role');
   const exclude = parseRoles(options.excludeRoles, 'excluded role');

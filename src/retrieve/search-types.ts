@@ -23,8 +23,8 @@ export interface Retriever {
   vectorOffThread?: boolean;
   /** Document frequencies for the ranker's IDF (absent: no learned ranking). */
   termStatistics?(terms: string[]): Promise<TermStatistics>;
-  /** The index's languages, for language names in queries (absent: none are hints). */
-  languages?(): Promise<string[]>;
+  /** The index's languages and their chunk counts, for language names in queries (absent: none are hints). */
+  languages?(): Promise<ReadonlyMap<string, number>>;
 }
 
 /** How one ranking is made (config `search.*`); role priors, names and the pool use their defaults when absent. */

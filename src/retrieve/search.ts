@@ -61,7 +61,7 @@ export async function searchIndex(context: SearchContext, query: string, options
   const includeRoles = parseRoles(options.roles, 'role');
   const excludeRoles = parseRoles(options.excludeRoles, 'excluded role');
   if (includeRoles || excludeRoles) filter = { ...filter, pathSet: await pathsWithRoles(context.store, includeRoles, excludeRoles) };
-  if (options.languages && options.languages.length > 0) checkLanguageNames(options.languages, context.retriever.languages ? await context.retriever.languages() : []);
+  if (options.languages && options.languages.length > 0) checkLanguageNames(options.languages, context.retriever.languages ? [...(await context.retriever.languages()).keys()] : []);
   const warnings: string[] = [];
   const degradedParts: Array<'vector' | 'lexical'> = [];
   const { retriever } = context;
@@ -70,7 +70,7 @@ export async function searchIndex(context: SearchContext, query: string, options
   // (Hybrid only: `--mode lexical|vector` stay exactly that one signal over the query as typed.)
   const terms = queryTerms(query);
   checkQueryTerms(terms);
-  const hints = mode === 'hybrid' ? languageHints(query, terms, new Set(retriever.languages ? await retriever.languages() : [])) : { terms, languages: [], text: query };
+  const hints = mode === 'hybrid' ? languageHints(query, terms, retriever.languages ? await retriever.languages() : new Map()) : { terms, languages: [], text: query };
   if (mode !== 'vector' && hints.terms.length === 0) warnings.push('The query has no searchable words after dropping stop words and punctuation.');
   let queryVector: Float32Array | undefined;
   if (mode !== 'lexical') {

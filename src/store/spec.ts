@@ -237,8 +237,8 @@ export interface Store extends Partial<SelfRankingStore> {
    * case-insensitive) or lie in a named file (exact path or path suffix); score 1.
    */
   findMentions(query: MentionQuery): Promise<ScoredRow[]>;
-  /** The languages of the indexed files, sorted. */
-  languages(): Promise<string[]>;
+  /** The languages of the indexed files, sorted, each with how many chunks its files hold. */
+  languages(): Promise<Map<string, number>>;
 
   /** Changes whenever anything (this or another process) committed a write. */
   changeToken(): Promise<string>;

@@ -2,9 +2,9 @@
  * A programming language named in a query ("python read csv", "sort a map in golang") says
  * which code is wanted, not what the code is about: as a BM25 term it would favour chunks
  * that mention the language's name ("Return a Python date …") over the function asked for.
- * When the index holds code in that language and the query has other words, the name is
- * taken out of the lexical terms and the embedded text and becomes a ranking feature
- * (`languageMatch`) instead.
+ * When a real share of the index is code in that language and the query has other words,
+ * the name is taken out of the lexical terms and the embedded text and becomes a ranking
+ * feature (`languageMatch`) instead.
  */
 const ALIASES: ReadonlyMap<string, string> = new Map([
   ['python', 'python'],
@@ -45,18 +45,31 @@ export interface LanguageHints {
 }
 
 /**
- * Splits language names off the query terms. `present` is the set of languages the index
- * holds; a name is only a hint when code in that language is there to be preferred, and
- * only when at least one other term remains (a query that is just "python" searches for it).
+ * The share of the index's chunks a named language (with its family) must hold to be a hint.
+ * Below it, the name is more likely the subject than the code wanted: in a Python library
+ * with one shell script, "shell completion for bash" asks about bash completion, and taking
+ * "bash" out of the terms would rank `BashComplete` below `PowerShellComplete`. A minor
+ * language's files are still found by the name itself (a shebang says `bash`).
  */
-export function languageHints(query: string, terms: readonly string[], present: ReadonlySet<string>): LanguageHints {
+export const MIN_HINT_SHARE = 0.05;
+
+/**
+ * Splits language names off the query terms. `present` holds the index's languages and
+ * their chunk counts; a name is only a hint when code in that language is a real share of
+ * the index (MIN_HINT_SHARE), and only when at least one other term remains (a query that is
+ * just "python" searches for it).
+ */
+export function languageHints(query: string, terms: readonly string[], present: ReadonlyMap<string, number>): LanguageHints {
+  let total = 0;
+  for (const chunks of present.values()) total += chunks;
   const hinted = new Set<string>();
   const hintTerms = new Set<string>();
   for (const term of terms) {
     const language = ALIASES.get(term);
     if (!language) continue;
-    const wanted = (FAMILY.get(language) ?? [language]).filter((name) => present.has(name));
-    if (wanted.length === 0) continue;
+    const wanted = (FAMILY.get(language) ?? [language]).filter((name) => (present.get(name) ?? 0) > 0);
+    const chunks = wanted.reduce((sum, name) => sum + (present.get(name) as number), 0);
+    if (wanted.length === 0 || chunks < MIN_HINT_SHARE * total) continue;
     hintTerms.add(term);
     for (const name of wanted) hinted.add(name);
   }

@@ -12,19 +12,80 @@ import { rerankCandidates } from './rank.js';
 
 describe('language names in queries', () => {
   it('become hints when the index holds that language and other words remain', () => {
-    const hints = languageHints('Python check if a variable is iterable', ['python', 'check', 'variabl', 'iter'], new Set(['python', 'markdown']));
+    const hints = languageHints(
+      'Python check if a variable is iterable',
+      ['python', 'check', 'variabl', 'iter'],
+      new Map([
+        ['python', 40],
+        ['markdown', 60],
+      ]),
+    );
     expect(hints).toEqual({ terms: ['check', 'variabl', 'iter'], languages: ['python'], text: 'check if a variable is iterable' });
   });
 
   it('stay search terms when the index has no such code, or nothing else is asked', () => {
-    expect(languageHints('python tutorial', ['python', 'tutori'], new Set(['markdown'])).terms).toEqual(['python', 'tutori']);
-    expect(languageHints('python', ['python'], new Set(['python'])).terms).toEqual(['python']);
+    expect(languageHints('python tutorial', ['python', 'tutori'], new Map([['markdown', 10]])).terms).toEqual(['python', 'tutori']);
+    expect(languageHints('python', ['python'], new Map([['python', 10]])).terms).toEqual(['python']);
+  });
+
+  it('stay search terms when that language is a sliver of the index (the name is then the subject)', () => {
+    // pallets/click: one shell script among Python files; "bash" is what the question is about.
+    const click = new Map([
+      ['bash', 2],
+      ['markdown', 300],
+      ['python', 1000],
+    ]);
+    expect(languageHints('how does shell completion work for bash', ['shell', 'complet', 'work', 'bash'], click)).toEqual({
+      terms: ['shell', 'complet', 'work', 'bash'],
+      languages: [],
+      text: 'how does shell completion work for bash',
+    });
+    // At the threshold it is a hint: 5 of 100 chunks.
+    expect(
+      languageHints(
+        'deploy script in bash',
+        ['deploi', 'script', 'bash'],
+        new Map([
+          ['bash', 5],
+          ['python', 95],
+        ]),
+      ).languages,
+    ).toEqual(['bash']);
+    expect(
+      languageHints(
+        'deploy script in bash',
+        ['deploi', 'script', 'bash'],
+        new Map([
+          ['bash', 4],
+          ['python', 96],
+        ]),
+      ).languages,
+    ).toEqual([]);
   });
 
   it('cover a language family (JavaScript questions accept TypeScript code)', () => {
-    const hints = languageHints('sort an array in js', ['sort', 'arrai', 'js'], new Set(['typescript', 'tsx']));
+    const hints = languageHints(
+      'sort an array in js',
+      ['sort', 'arrai', 'js'],
+      new Map([
+        ['typescript', 30],
+        ['tsx', 10],
+      ]),
+    );
     expect(hints.languages.sort()).toEqual(['tsx', 'typescript']);
     expect(hints.text).toBe('sort an array in');
+    // The family's share counts together: 3 + 3 of 100 chunks pass where neither would alone.
+    expect(
+      languageHints(
+        'sort an array in js',
+        ['sort', 'arrai', 'js'],
+        new Map([
+          ['typescript', 3],
+          ['tsx', 3],
+          ['python', 94],
+        ]),
+      ).languages.sort(),
+    ).toEqual(['tsx', 'typescript']);
   });
 });
 

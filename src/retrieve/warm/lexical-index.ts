@@ -320,9 +320,9 @@ export class LexicalIndex {
     return { chunks: this.slotOfRow.size, frequencies };
   }
 
-  /** Languages of the live rows, sorted. */
-  languages(): string[] {
-    return [...this.languageCounts.keys()].sort();
+  /** Languages of the live rows, sorted, each with its live row count. */
+  languages(): Map<string, number> {
+    return new Map([...this.languageCounts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   }
 
   /** Term ids of a row, for feedback and explanation. */

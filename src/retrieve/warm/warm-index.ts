@@ -288,7 +288,7 @@ export class WarmIndex {
     return this.lexical.termStatistics(terms);
   }
 
-  languages(): string[] {
+  languages(): Map<string, number> {
     return this.lexical.languages();
   }
 

@@ -292,9 +292,9 @@ class PostgresStore implements Store {
     return { chunks: Number(total?.n ?? 0), frequencies };
   }
 
-  async languages(): Promise<string[]> {
-    const rows = await this.session.rows<{ language: string }>(`SELECT DISTINCT language FROM ${this.s}.files ORDER BY language`);
-    return rows.map((row) => row.language);
+  async languages(): Promise<Map<string, number>> {
+    const rows = await this.session.rows<{ language: string; chunks: string | number }>(`SELECT language, SUM(chunk_count) AS chunks FROM ${this.s}.files GROUP BY language ORDER BY language`);
+    return new Map(rows.map((row) => [row.language, Number(row.chunks)]));
   }
 
   async countChunks(): Promise<number> {

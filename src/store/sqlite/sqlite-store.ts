@@ -195,7 +195,7 @@ class SqliteStore implements Store {
     );
   }
 
-  async languages(): Promise<string[]> {
+  async languages(): Promise<Map<string, number>> {
     return this.guard(() => sqliteLanguages(this.db));
   }
 

@@ -195,10 +195,15 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
       const statistics = await termStatistics(store, ['alpha', 'beta', 'alphahelper', 'missing', '"', 'quot']);
       expect(statistics.chunks).toBe(3);
       expect(Object.fromEntries(statistics.frequencies)).toEqual({ alpha: 3, beta: 2, alphahelper: 1, missing: 0, '"': 0, quot: 1 });
-      expect(await store.languages()).toEqual(['python', 'typescript']);
+      expect(await store.languages()).toEqual(
+        new Map([
+          ['python', 1],
+          ['typescript', 2],
+        ]),
+      );
       await store.deleteFile('a.ts');
       expect((await termStatistics(store, ['alpha'])).frequencies.get('alpha')).toBe(1);
-      expect(await store.languages()).toEqual(['python']);
+      expect(await store.languages()).toEqual(new Map([['python', 1]]));
     });
 
     it('weights fields: a symbol-name match outranks a body mention', async () => {
