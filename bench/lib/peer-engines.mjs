@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { createLoci } from '../../dist/index.js';
 import { FUSE_DEPTH, K, rrf, words } from './fusion.mjs';
-import { storedVectorTopK } from './stored-vectors.mjs';
+import { storedVectorTruth } from './stored-vectors.mjs';
 
 const require = createRequire(import.meta.url);
 const vectorAt = (data, row) => data.vectors.subarray(row * data.dimensions, (row + 1) * data.dimensions);
@@ -34,16 +34,18 @@ export function lociEngine() {
     },
     /**
      * Exact cosine top-10 over the vectors loci stored (it embeds its own chunk text), so
-     * its recall measures its vector index, not a difference in what was embedded.
+     * its recall measures its vector index, not a difference in what was embedded; and the
+     * cosine of any row over those vectors (ties with the 10th best count as right).
      */
     async groundTruth(queries) {
-      const paths = await storedVectorTopK(
+      const { tops, cosine } = await storedVectorTruth(
         join(data_.dir, 'loci-store'),
         await loci.embedder(),
         queries.map((query) => query.text),
         K,
       );
-      return paths.map((top) => top.map((path) => rowOf.get(path)));
+      const pathOf = data_.chunks.map((chunk) => chunk.id);
+      return { tops: tops.map((top) => top.map((path) => rowOf.get(path))), cosine: (queryIndex, row) => cosine(queryIndex, pathOf[row]) };
     },
     lexical: (query) => run(query, 'lexical'),
     vector: (query) => run(query, 'vector'),

@@ -1,6 +1,6 @@
 // Exact cosine top-k over the vectors a loci store holds (loci embeds its own chunk text), so a
 // recall measured against it is the recall of loci's vector index, not a difference in what
-// was embedded. Returns, per query, the paths of the k nearest chunks.
+// was embedded.
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { exactTopK } from './dataset.mjs';
@@ -15,7 +15,12 @@ function putNormalized(vector, into, offset) {
   for (let d = 0; d < vector.length; d++) into[offset + d] = vector[d] * scale;
 }
 
-export async function storedVectorTopK(storeFolder, model, queryTexts, k) {
+/**
+ * Per query, the paths of the k nearest chunks by exact cosine over the store's vectors, and
+ * the exact cosine of any stored path to a query (to count a returned chunk that ties the
+ * k-th best as right).
+ */
+export async function storedVectorTruth(storeFolder, model, queryTexts, k) {
   const Database = require('better-sqlite3');
   const db = new Database(join(storeFolder, 'index.db'), { readonly: true });
   const embedder = db.prepare("SELECT value FROM meta WHERE key = 'embedder'").pluck().get();
@@ -27,5 +32,13 @@ export async function storedVectorTopK(storeFolder, model, queryTexts, k) {
   const { embeddings } = await model.doEmbed({ values: queryTexts, purpose: 'query' });
   const queryMatrix = new Float32Array(queryTexts.length * dimensions);
   embeddings.forEach((vector, index) => putNormalized(vector, queryMatrix, index * dimensions));
-  return exactTopK(matrix, dimensions, queryMatrix, k).map((top) => top.map((index) => rows[index].path));
+  const indexOf = new Map(rows.map((row, index) => [row.path, index]));
+  const cosine = (queryIndex, path) => {
+    const index = indexOf.get(path);
+    if (index === undefined) return Number.NEGATIVE_INFINITY;
+    let dot = 0;
+    for (let d = 0; d < dimensions; d++) dot += matrix[index * dimensions + d] * queryMatrix[queryIndex * dimensions + d];
+    return dot;
+  };
+  return { tops: exactTopK(matrix, dimensions, queryMatrix, k).map((top) => top.map((index) => rows[index].path)), cosine };
 }
