@@ -47,6 +47,25 @@ describe('the first results do not depend on how many are asked for', () => {
   });
 });
 
+describe('a threshold cuts the list that is shown, and changes nothing above the cut', () => {
+  it('gives the results at or above it, with the same scores, for cuts across the first pool', async () => {
+    const query = 'flush the job queue and retry the batch';
+    const all = (await loci.search(query, { topK: 50 })).results;
+    expect(all.length).toBe(50);
+    for (const at of [0, 3, 12, 40]) {
+      // Just above one result's score: it and everything after it drop, nothing else moves.
+      const cut = (all[at] as { score: number }).score + 1e-9;
+      const kept = (await loci.search(query, { topK: 50, threshold: cut })).results;
+      const expected = all.filter((result) => result.score >= cut);
+      expect(kept.map((result) => [result.chunkId, result.score])).toEqual(expected.map((result) => [result.chunkId, result.score]));
+    }
+    // A result the threshold dropped from the first pool does not come back from a deeper one with that pool's score.
+    const lowest = (all[all.length - 1] as { score: number }).score;
+    const deep = (await loci.search(query, { topK: 400, threshold: lowest })).results;
+    expect(deep.map((result) => [result.chunkId, result.score])).toEqual(all.filter((result) => result.score >= lowest).map((result) => [result.chunkId, result.score]));
+  });
+});
+
 describe('document ids', () => {
   it('refuses an id that is not well-formed Unicode (it could not be stored as it was given), and keeps what was indexed', async () => {
     for (const id of ['cut-emoji-\uD83D', '\uDE00-start', 'mid\uD83Ddle']) {

@@ -122,13 +122,20 @@ export async function searchIndex(context: SearchContext, query: string, options
   const chosen: FusionCandidate[] = [];
   const seenPaths = new Set<string>();
   const seenRows = new Set<number>();
+  // Set once a shown score falls below the threshold: scores never rise down the list, and a
+  // deeper pool's results go below it, so nothing after can pass (and a result the threshold
+  // dropped never comes back from a deeper pool with that pool's score).
+  let belowThreshold = false;
   const take = (ranked: FusionCandidate[], ceiling: number) => {
     for (const candidate of ranked) {
       if (chosen.length >= topK) break;
       if (seenRows.has(candidate.rowId) || (options.files && seenPaths.has(candidate.path))) continue;
       // A deeper pool's results go below the ones already chosen, scores capped so they never rise.
       const shown = candidate.score > ceiling ? { ...candidate, score: ceiling } : candidate;
-      if (shown.score < threshold) continue; // the displayed score: what people see is what they filter on
+      if (shown.score < threshold) {
+        belowThreshold = true; // the displayed score: what people see is what they filter on
+        break;
+      }
       if (minSimilarity !== undefined && (candidate.signals.vector === undefined || candidate.signals.vector < minSimilarity)) continue;
       seenPaths.add(candidate.path);
       seenRows.add(candidate.rowId);
@@ -143,7 +150,7 @@ export async function searchIndex(context: SearchContext, query: string, options
   const roles = pool.roles;
   // The first results never depend on topK: a request the pool cannot fill is extended by
   // deeper pools, whose new results follow.
-  while (chosen.length < topK && pool.full && limit < MAX_POOL) {
+  while (chosen.length < topK && pool.full && !belowThreshold && limit < MAX_POOL) {
     limit = Math.min(MAX_POOL, Math.max(limit * 4, options.files ? topK * 10 : topK * 3));
     pool = await rankPool(sources, poolQuery, limit);
     take(pool.ranked, chosen.length > 0 ? (chosen[chosen.length - 1] as FusionCandidate).score : Number.POSITIVE_INFINITY);
