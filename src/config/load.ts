@@ -118,8 +118,17 @@ export function readConfigFile(path: string, required: boolean): Raw | undefined
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    if (!required && (error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new LociError('CONFIG_INVALID', `Cannot read config file ${path}: ${(error as Error).message}.`, { cause: error });
+    const code = (error as NodeJS.ErrnoException).code;
+    if (!required && code === 'ENOENT') return undefined;
+    throw new LociError('CONFIG_INVALID', `Cannot read config file ${path}: ${(error as Error).message}.`, {
+      cause: error,
+      hint:
+        code === 'ENOENT'
+          ? 'Check the path given to --config (a relative path is taken from the current folder), or create the file.'
+          : code === 'EISDIR'
+            ? 'Pass --config a JSON file, not a folder.'
+            : 'Make the file readable by this user, or pass another file with --config.',
+    });
   }
   return parseConfigText(text, path);
 }

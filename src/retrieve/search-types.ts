@@ -108,6 +108,8 @@ export interface SearchResult {
   chunkId: string;
   /** Present (true) when the file changed or vanished since it was indexed: the text may be out of date. */
   stale?: true;
+  /** Present (true, with `stale`) when the file is gone from the folder since it was indexed. */
+  deleted?: true;
 }
 
 /**

@@ -90,7 +90,12 @@ describe('loci index / search / status on a real repository', () => {
     expect(status.changes.deleted).toEqual(['src/server.go']);
     // Until re-indexed, results from changed or vanished files say so.
     const stale = JSON.parse((await runLoci(['search', 'healthHandler', '--root', repo, '--json'], { cwd: workspace })).stdout);
-    expect(stale.results[0]).toMatchObject({ path: 'src/server.go', stale: true });
+    expect(stale.results[0]).toMatchObject({ path: 'src/server.go', stale: true, deleted: true });
+    const changed = JSON.parse((await runLoci(['search', 'formatCurrency', '--root', repo, '--json'], { cwd: workspace })).stdout);
+    expect(changed.results[0]).toMatchObject({ path: 'src/money.ts', stale: true });
+    expect(changed.results[0].deleted).toBeUndefined();
+    const text = await runLoci(['search', 'healthHandler', '--root', repo], { cwd: workspace });
+    expect(text.stdout).toMatch(/src\/server\.go.*\[stale: deleted since indexed\]/);
     const fresh = JSON.parse((await runLoci(['search', 'refund the charge', '--root', repo, '--json', '--path', 'src/payments'], { cwd: workspace })).stdout);
     expect(fresh.results[0].stale).toBeUndefined();
 
@@ -141,6 +146,13 @@ describe('user errors: one clear line, documented exit code, no stack trace', ()
     expect(run.stderr).toMatch(/^loci: unknown option '--topk'/);
     expect(run.stderr).toMatch(/Did you mean --top-k\?/);
     expect(run.stderr).toMatch(/loci <command> --help/);
+  });
+
+  it('a --config file that cannot be read says how to fix that, not how to fix values → 2', async () => {
+    const missing = await runLoci(['search', 'x', '--root', repo, '--config', 'no-such-config.json'], { cwd: workspace });
+    expectCleanError(missing, 2, /Cannot read config file .*no-such-config\.json.*Check the path given to --config/);
+    expect(missing.stderr).not.toMatch(/Fix each listed value/);
+    expectCleanError(await runLoci(['search', 'x', '--root', repo, '--config', workspace], { cwd: workspace }), 2, /Pass --config a JSON file, not a folder/);
   });
 
   it('bad config lists every bad key with where it came from → 2', async () => {

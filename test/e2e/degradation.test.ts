@@ -60,7 +60,9 @@ describe('an embedder outage', () => {
       expect(json(search).results.length).toBeGreaterThan(0);
       const human = await loci(['search', 'refund']);
       expect(human.code).toBe(0);
-      expect(human.stdout).toMatch(/warning: The embedder failed/);
+      // Warnings go to stderr (as every command gives them), so piped results stay results.
+      expect(human.stderr).toMatch(/warning: The embedder failed/);
+      expect(human.stdout).not.toMatch(/warning:/);
 
       const lexical = await loci(['search', 'refund', '--mode', 'lexical', '--json']);
       expect(lexical.code).toBe(0);

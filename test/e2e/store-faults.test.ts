@@ -99,9 +99,25 @@ describe('paths that cannot hold a store', () => {
     await writeRepo(repo);
     await writeFile(join(repo, '.loci'), 'not a folder');
     const index = await runLoci(['index', repo], { cwd: workspace });
-    expectOneLineUserError(index, 4, /\.loci is a file, not a folder/);
+    expectOneLineUserError(index, 4, /A file named \.loci is where the store folder should be/);
     const memory = await runLoci(['memory', 'add', 'x', '--root', repo, '--namespace', 'a'], { cwd: workspace });
-    expectOneLineUserError(memory, 4, /\.loci is a file, not a folder/);
+    expectOneLineUserError(memory, 4, /A file named \.loci is where the store folder should be/);
+  });
+
+  it('--store naming a file that is not a store says so, and never advises moving it', async () => {
+    const repo = join(workspace, 'store-is-file');
+    await writeRepo(repo);
+    const someone = join(workspace, 'passwd');
+    await writeFile(someone, 'root:x:0:0:root:/root:/bin/bash\n');
+    for (const args of [
+      ['index', repo, '--store', someone],
+      ['search', 'x', '--root', repo, '--store', someone],
+    ]) {
+      const run = await runLoci(args, { cwd: workspace });
+      expectOneLineUserError(run, 4, /passwd is a file, not a loci store/);
+      expect(run.stderr).not.toMatch(/[Mm]ove that file/);
+    }
+    expect(await readFile(someone, 'utf8')).toBe('root:x:0:0:root:/root:/bin/bash\n');
   });
 
   it('a store under /sys (refused even to root) is a one-line error (exit 4)', async () => {

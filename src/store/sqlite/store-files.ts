@@ -1,5 +1,5 @@
 import { closeSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { basename, dirname } from 'node:path';
 import { fromFileSystemError, LociError } from '../../errors/index.js';
 
 const SQLITE_HEADER = 'SQLite format 3\0';
@@ -25,11 +25,17 @@ export function inspectDatabasePath(file: string): 'missing' | 'empty' | 'databa
     const folder = dirname(file);
     const folderStats = statOrUndefined(folder);
     if (folderStats && !folderStats.isDirectory()) {
-      // e.g. a file named .loci in the indexed folder
-      throw new LociError('STORE_PATH_INVALID', `The store folder ${folder} is a file, not a folder.`, {
-        details: { file, folder },
-        hint: `Move that file away, or pass --store to another folder.`,
-      });
+      // A file named .loci in the indexed folder is in the default store's way; any other file
+      // was named as the store, and is not one (a store is a folder, or a .db/.sqlite file).
+      const defaultFolder = basename(folder) === '.loci';
+      throw new LociError(
+        'STORE_PATH_INVALID',
+        defaultFolder ? `A file named .loci is where the store folder should be (${folder}).` : `${folder} is a file, not a loci store: a store is a folder (it holds index.db) or a .db/.sqlite file.`,
+        {
+          details: { file, folder },
+          hint: defaultFolder ? 'Rename that file if it is not needed there, or pass --store another folder.' : 'Pass --store the folder that holds the index (or will), or the path of its .db file.',
+        },
+      );
     }
     return 'missing';
   }

@@ -89,7 +89,7 @@ export function registerSearchCommand(program: Command, io: CliIo): void {
             });
           }
           const response = await loci.findSymbol(flags.symbol, { ...filters, topK: config.search.topK });
-          io.stdout.write(flags.json ? `${JSON.stringify(toJson(response))}\n` : formatResponse(response, flags.files === true));
+          writeResponse(io, response, flags);
           return;
         }
         const response = await loci.search(query, {
@@ -99,7 +99,7 @@ export function registerSearchCommand(program: Command, io: CliIo): void {
           ...(flags.explain ? { explain: true } : {}),
           ...(flags.minSimilarity !== undefined ? { minSimilarity: similarityFlag(flags.minSimilarity) } : {}),
         });
-        io.stdout.write(flags.json ? `${JSON.stringify(toJson(response))}\n` : formatResponse(response, flags.files === true));
+        writeResponse(io, response, flags);
       } finally {
         await loci.close();
       }
@@ -124,7 +124,9 @@ function formatResponse(response: SearchResponse, files: boolean): string {
       result.line !== undefined ? `${printable(result.path)}:${result.line} (lines ${result.startLine}-${result.endLine})` : `${printable(result.path)}:${result.startLine}-${result.endLine}`;
     const label = printable(result.symbol ?? (result.headingPath.length > 0 ? result.headingPath.join(' > ') : ''));
     const role = result.role && result.role !== 'implementation' ? `  [${result.role}]` : '';
-    lines.push(`${index + 1}. ${where}${label ? `  ${label}` : ''}${role}  (score ${result.score.toFixed(3)})${result.stale ? '  [stale: changed since indexed]' : ''}`);
+    lines.push(
+      `${index + 1}. ${where}${label ? `  ${label}` : ''}${role}  (score ${result.score.toFixed(3)})${result.stale ? `  [stale: ${result.deleted ? 'deleted' : 'changed'} since indexed]` : ''}`,
+    );
     if (result.explanation) {
       const parts = Object.entries(result.explanation).map(([signal, part]) => `${signal} ${part.raw.toFixed(3)} → ${part.normalized.toFixed(3)} × ${part.weight} = ${part.contribution.toFixed(3)}`);
       lines.push(`   [${parts.join('; ')}]`);
@@ -157,6 +159,15 @@ function formatResponse(response: SearchResponse, files: boolean): string {
       lines.push('');
     }
   });
-  for (const warning of response.warnings) lines.push(`warning: ${printable(warning)}`);
   return `${lines.join('\n').trimEnd()}\n`;
+}
+
+/** The response as JSON, or as text on stdout with its warnings on stderr (as every command gives them). */
+function writeResponse(io: CliIo, response: SearchResponse, flags: { json?: boolean; files?: boolean }): void {
+  if (flags.json) {
+    io.stdout.write(`${JSON.stringify(toJson(response))}\n`);
+    return;
+  }
+  io.stdout.write(formatResponse(response, flags.files === true));
+  for (const warning of response.warnings) io.stderr.write(`warning: ${printable(warning)}\n`);
 }
