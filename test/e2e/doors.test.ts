@@ -203,6 +203,11 @@ describe('MCP', () => {
     ]);
     const search = await client.callTool({ name: 'search_code', arguments: { query: 'refund the charge', topK: 2 } });
     expect(search.isError).toBeFalsy();
+    // A value past a bound is reported at that bound alone, not also at the safe-integer one.
+    const huge = await client.callTool({ name: 'search_code', arguments: { query: 'refund the charge', topK: 1e20 } }).catch((error: Error) => ({ isError: true, content: error.message }));
+    expect(huge.isError).toBe(true);
+    expect(JSON.stringify(huge.content)).toMatch(/<=50/);
+    expect(JSON.stringify(huge.content)).not.toMatch(/9007199254740991/);
     expect((search.structuredContent as { results: unknown[] }).results.length).toBeGreaterThan(0);
     const remembered = await client.callTool({ name: 'remember', arguments: { namespace: 'user/alice', text: 'Alice prefers tabs over spaces' } });
     expect(remembered.isError).toBeFalsy();

@@ -7,6 +7,14 @@ import { redactPaths } from '../shared/wire-paths.js';
 export const rootField = z.string().optional().describe('Which served project to use (its folder name); default the first one.');
 
 /**
+ * A whole number in [min, max]. A value past a bound is reported at that bound alone: zod's
+ * int check would also report the safe-integer bound (1e20 was "<=9007199254740991" and "<=50").
+ */
+export function boundedInt(min: number, max: number) {
+  return z.number().min(min, { abort: true }).max(max, { abort: true }).int();
+}
+
+/**
  * A failing tool answers with isError and the error's message and hint, never a protocol
  * error. The one place MCP errors are put on the wire: no absolute paths of this machine.
  */

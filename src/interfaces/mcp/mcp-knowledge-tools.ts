@@ -2,7 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { publicKnowledgeHit, publicKnowledgeStore, wireText } from '../shared/knowledge-wire.js';
 import type { Roots } from '../shared/roots.js';
-import { guard, rootField, round } from './mcp-guard.js';
+import { boundedInt, guard, rootField, round } from './mcp-guard.js';
 
 const agentField = z.string().min(1).max(200).describe('The agent whose knowledge store this is (e.g. "boss").');
 
@@ -48,7 +48,7 @@ export function registerKnowledgeTools(server: McpServer, roots: Roots): void {
         agent: agentField,
         query: z.string().min(1).describe('What to look up.'),
         threshold: z.number().min(-1).max(1).optional(),
-        topK: z.number().int().min(1).max(100).optional(),
+        topK: boundedInt(1, 100).optional(),
         mode: z.enum(['hybrid', 'cosine']).optional(),
         root: rootField,
       },

@@ -4,7 +4,7 @@ import { publicHistory, publicRecord } from '../../memory/public-record.js';
 import { recordInputShape } from '../../memory/record-input.js';
 import { interactionOutcomes, memoryKinds, recallModes, type InteractionFields, type MemoryRecord, type RecallOptions } from '../../memory/spec.js';
 import type { Roots } from '../shared/roots.js';
-import { guard, rootField, round } from './mcp-guard.js';
+import { boundedInt, guard, rootField, round } from './mcp-guard.js';
 
 /** remember, recall and conversation_history: the library's record model over MCP. */
 export function registerMemoryTools(server: McpServer, roots: Roots): void {
@@ -49,7 +49,7 @@ export function registerMemoryTools(server: McpServer, roots: Roots): void {
       inputSchema: {
         query: z.string().min(1).describe('What to recall.'),
         namespaces: z.array(z.string()).optional().describe('Scopes to search, e.g. ["user/alice"]; default all.'),
-        topK: z.number().int().min(1).max(50).optional().describe('How many records (default 5).'),
+        topK: boundedInt(1, 50).optional().describe('How many records (default 5).'),
         kinds: z
           .array(z.enum(memoryKinds as [string, ...string[]]))
           .optional()
@@ -91,7 +91,7 @@ export function registerMemoryTools(server: McpServer, roots: Roots): void {
       inputSchema: {
         conversationId: z.string().min(1).max(200).describe('The conversation.'),
         query: z.string().optional().describe('Keep older turns relevant to this after the latest ones.'),
-        maxTokens: z.number().int().min(1).max(200_000).optional().describe('Token budget (default 2000).'),
+        maxTokens: boundedInt(1, 200_000).optional().describe('Token budget (default 2000).'),
         namespace: z.string().optional().describe('Default conversations/<conversationId>.'),
         root: rootField,
       },

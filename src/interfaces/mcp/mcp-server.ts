@@ -5,7 +5,7 @@ import { promptHistory } from '../../memory/conversation-context.js';
 import { fileRoles } from '../../sources/file-role.js';
 import { LOCI_VERSION } from '../../version.js';
 import type { Roots } from '../shared/roots.js';
-import { guard, rootField, round } from './mcp-guard.js';
+import { boundedInt, guard, rootField, round } from './mcp-guard.js';
 import { registerKnowledgeTools } from './mcp-knowledge-tools.js';
 import { registerMemoryTools } from './mcp-memory-tools.js';
 
@@ -25,7 +25,7 @@ export function createMcpServer(roots: Roots): McpServer {
         'Returns the best chunks with file path, line range and text. Name identifiers or paths exactly when you know them.',
       inputSchema: {
         query: z.string().min(1).describe('What to look for: a question, identifiers, or an error message.'),
-        topK: z.number().int().min(1).max(50).optional().describe('How many results (default 8).'),
+        topK: boundedInt(1, 50).optional().describe('How many results (default 8).'),
         paths: z.array(z.string()).optional().describe('Only paths matching these globs or under these folders, e.g. ["src/**/*.ts"].'),
         languages: z.array(z.string()).optional().describe('Only these languages or aliases, e.g. ["python"] or ["ts"].'),
         roles: z.array(z.enum(fileRoles)).optional().describe('Only files with these roles, e.g. ["test"] to find tests.'),
@@ -73,7 +73,7 @@ export function createMcpServer(roots: Roots): McpServer {
         'Use it when you know the name; use search_code for questions.',
       inputSchema: {
         name: z.string().min(1).max(200).describe('The symbol, e.g. "nextTick", "Router.match" or "use-model".'),
-        topK: z.number().int().min(1).max(50).optional().describe('How many definitions (default 5).'),
+        topK: boundedInt(1, 50).optional().describe('How many definitions (default 5).'),
         roles: z.array(z.enum(fileRoles)).optional().describe('Only files with these roles, e.g. ["test"] for the tests that define it.'),
         excludeRoles: z.array(z.enum(fileRoles)).optional().describe('Leave out files with these roles, e.g. ["test"].'),
         root: rootField,
@@ -100,7 +100,7 @@ export function createMcpServer(roots: Roots): McpServer {
         'Use it when you need enough surrounding code to answer a question about the project in one step. "@path" in the question includes that file whole.',
       inputSchema: {
         question: z.string().min(1).describe('The question to gather context for.'),
-        maxTokens: z.number().int().min(100).max(200_000).optional().describe('Hard limit for the packed prompt (default 6000).'),
+        maxTokens: boundedInt(100, 200_000).optional().describe('Hard limit for the packed prompt (default 6000).'),
         conversationId: z.string().min(1).max(200).optional().describe('Add the budgeted history of this conversation (turns stored with remember, kind turn) to the prompt.'),
         minSimilarity: z.number().min(-1).max(1).optional().describe('Leave out code less similar than this to the question (cosine, -1 to 1).'),
         root: rootField,
