@@ -208,6 +208,13 @@ describe('MCP', () => {
     expect(huge.isError).toBe(true);
     expect(JSON.stringify(huge.content)).toMatch(/<=50/);
     expect(JSON.stringify(huge.content)).not.toMatch(/9007199254740991/);
+    // A misspelled argument is refused, not ignored: "namespace" for "namespaces" searched every namespace.
+    const misspelled = await client
+      .callTool({ name: 'recall', arguments: { query: 'indentation preference', namespace: 'user/alice' } })
+      .catch((error: Error) => ({ isError: true, content: error.message }));
+    expect(misspelled.isError).toBe(true);
+    expect(JSON.stringify(misspelled.content)).toMatch(/namespace/);
+    expect(JSON.stringify(misspelled.content)).toMatch(/[Uu]nrecognized/);
     expect((search.structuredContent as { results: unknown[] }).results.length).toBeGreaterThan(0);
     const remembered = await client.callTool({ name: 'remember', arguments: { namespace: 'user/alice', text: 'Alice prefers tabs over spaces' } });
     expect(remembered.isError).toBeFalsy();

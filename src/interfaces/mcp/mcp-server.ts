@@ -23,7 +23,7 @@ export function createMcpServer(roots: Roots): McpServer {
       description:
         'Hybrid (keyword + semantic) search over the indexed project. Use it to find where something is implemented, defined or documented before reading or changing code. ' +
         'Returns the best chunks with file path, line range and text. Name identifiers or paths exactly when you know them.',
-      inputSchema: {
+      inputSchema: z.strictObject({
         query: z.string().min(1).describe('What to look for: a question, identifiers, or an error message.'),
         topK: boundedInt(1, 50).optional().describe('How many results (default 8).'),
         paths: z.array(z.string()).optional().describe('Only paths matching these globs or under these folders, e.g. ["src/**/*.ts"].'),
@@ -32,7 +32,7 @@ export function createMcpServer(roots: Roots): McpServer {
         excludeRoles: z.array(z.enum(fileRoles)).optional().describe('Leave out files with these roles, e.g. ["test", "example"].'),
         minSimilarity: z.number().min(-1).max(1).optional().describe('Only results at least this similar to the query (cosine, -1 to 1).'),
         root: rootField,
-      },
+      }),
     },
     async ({ query, topK, paths, languages, roles, excludeRoles, minSimilarity, root }) =>
       guard(roots, async () => {
@@ -71,13 +71,13 @@ export function createMcpServer(roots: Roots): McpServer {
       description:
         'Exact lookup of a function, class, method (Class.method), type or exported constant by name: returns only the chunks that define it, implementation before tests. ' +
         'Use it when you know the name; use search_code for questions.',
-      inputSchema: {
+      inputSchema: z.strictObject({
         name: z.string().min(1).max(200).describe('The symbol, e.g. "nextTick", "Router.match" or "use-model".'),
         topK: boundedInt(1, 50).optional().describe('How many definitions (default 5).'),
         roles: z.array(z.enum(fileRoles)).optional().describe('Only files with these roles, e.g. ["test"] for the tests that define it.'),
         excludeRoles: z.array(z.enum(fileRoles)).optional().describe('Leave out files with these roles, e.g. ["test"].'),
         root: rootField,
-      },
+      }),
     },
     async ({ name, topK, roles, excludeRoles, root }) =>
       guard(roots, async () => {
@@ -98,13 +98,13 @@ export function createMcpServer(roots: Roots): McpServer {
       description:
         'Retrieves, ranks and packs the most relevant code for a question into a token budget, as numbered snippets with path:lines. ' +
         'Use it when you need enough surrounding code to answer a question about the project in one step. "@path" in the question includes that file whole.',
-      inputSchema: {
+      inputSchema: z.strictObject({
         question: z.string().min(1).describe('The question to gather context for.'),
         maxTokens: boundedInt(100, 200_000).optional().describe('Hard limit for the packed prompt (default 6000).'),
         conversationId: z.string().min(1).max(200).optional().describe('Add the budgeted history of this conversation (turns stored with remember, kind turn) to the prompt.'),
         minSimilarity: z.number().min(-1).max(1).optional().describe('Leave out code less similar than this to the question (cosine, -1 to 1).'),
         root: rootField,
-      },
+      }),
     },
     async ({ question, maxTokens, conversationId, minSimilarity, root }) =>
       guard(roots, async () => {
@@ -128,7 +128,7 @@ export function createMcpServer(roots: Roots): McpServer {
     {
       title: 'Index status',
       description: 'Reports what is indexed (files, chunks, embedder), whether indexing is running, and which files changed since they were indexed.',
-      inputSchema: { root: rootField },
+      inputSchema: z.strictObject({ root: rootField }),
     },
     async ({ root }) =>
       guard(roots, async () => {
