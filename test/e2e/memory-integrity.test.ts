@@ -73,6 +73,22 @@ describe('CLI', () => {
     expect(far.stderr).toMatch(/--time .* must be a time between 0001-01-01 and 9999-12-31/);
   });
 
+  it('refuses a time it could only guess (no year, an impossible day, epoch seconds) with exit code 2, and stores nothing', async () => {
+    for (const [value, message] of [
+      ['-1', /is not a time/],
+      ['May 8', /is not a time/],
+      ['2024-02-30', /is not a time/],
+      ['1700000000', /looks like epoch seconds.*Pass epoch ms \(1700000000000\)/],
+    ] as const) {
+      const refused = await run(['memory', 'add', `guessed ${value}`, '--namespace', 'cli/guess', '--time', value]);
+      expect(refused.code, value).toBe(2);
+      expect(refused.stderr, value).toMatch(message);
+    }
+    expect((await run(['memory', 'list', '--namespace', 'cli/guess'])).stdout).not.toMatch(/guessed/);
+    const leap = await run(['memory', 'add', 'a leap day', '--namespace', 'cli/guess', '--time', '2024-02-29', '--json']);
+    expect(leap.code).toBe(0);
+  });
+
   it('lists, searches and shows a stored row with time 1e300 instead of crashing', async () => {
     await writeRawRecord({ id: 'far-future', namespace: 'cli/bad', kind: 'note', text: 'a deploy note from the far future', time: 1e300, updatedAt: 1e300, mergedCount: 0 });
     for (const args of [

@@ -275,8 +275,17 @@ function mode(value: string): 'hybrid' | 'lexical' | 'vector' {
   return value;
 }
 
+/** Epoch ms below this (March 1973) given as digits are taken for epoch seconds, a common slip, and refused. */
+const EARLIEST_EPOCH_MS = 100_000_000_000;
+
 function time(value: string, flag: string): number {
-  const parsed = /^\d+$/.test(value) ? Number(value) : parseTime(value);
+  const digits = /^\d+$/.test(value.trim());
+  if (digits && Number(value) < EARLIEST_EPOCH_MS) {
+    throw new LociError('INVALID_ARGUMENT', `${flag} "${value}" looks like epoch seconds (as epoch ms it would be ${new Date(Number(value)).toISOString()}).`, {
+      hint: `Pass epoch ms (${value}000) or an ISO date (2024-05-08).`,
+    });
+  }
+  const parsed = digits ? Number(value) : parseTime(value);
   if (parsed === undefined) throw new LociError('INVALID_ARGUMENT', `${flag} "${value}" is not a time; use an ISO date (2024-05-08), epoch ms or "1:56 pm on 8 May, 2023".`);
   return checkTime(parsed, `${flag} "${value}"`);
 }
