@@ -89,6 +89,24 @@ describe('CLI', () => {
     expect(leap.code).toBe(0);
   });
 
+  it('takes back the namespace/id it prints: get, update and forget; a wrong namespace forgets nothing', async () => {
+    const added = await run(['memory', 'add', 'Alice prefers tabs', '--namespace', 'cli/alpha']);
+    const printed = /added (\S+)/.exec(added.stdout)?.[1] as string;
+    expect(printed).toMatch(/^cli\/alpha\/[^/]+$/);
+    const id = printed.slice('cli/alpha/'.length);
+    expect((await run(['memory', 'get', printed])).stdout).toMatch(/Alice prefers tabs/);
+    expect((await run(['memory', 'update', printed, 'Alice prefers tabs, four wide'])).code).toBe(0);
+    const conflicting = await run(['memory', 'get', printed, '--namespace', 'cli/beta']);
+    expect(conflicting.code).toBe(2);
+    expect(conflicting.stderr).toMatch(/names namespace cli\/alpha, but --namespace says cli\/beta/);
+    const wrong = await run(['memory', 'forget', `cli/beta/${id}`]);
+    expect(wrong.code).toBe(3);
+    expect(wrong.stderr).toMatch(/nothing was forgotten/);
+    expect((await run(['memory', 'get', id])).stdout).toMatch(/four wide/);
+    expect((await run(['memory', 'forget', printed])).stdout).toMatch(/forgot 1 record/);
+    expect((await run(['memory', 'get', id])).code).toBe(3);
+  });
+
   it('lists, searches and shows a stored row with time 1e300 instead of crashing', async () => {
     await writeRawRecord({ id: 'far-future', namespace: 'cli/bad', kind: 'note', text: 'a deploy note from the far future', time: 1e300, updatedAt: 1e300, mergedCount: 0 });
     for (const args of [

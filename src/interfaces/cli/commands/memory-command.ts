@@ -96,27 +96,29 @@ export function registerMemoryCommand(program: Command, io: CliIo): void {
 
   common(memory.command('get'))
     .description('Show one record in full, with the texts `update` replaced (versions).')
-    .argument('<id>', 'record id')
+    .argument('<id>', 'record id, alone or as the namespace/id that list and search print')
     .option('--namespace <ns>', 'the namespace that holds it (needed only when an older store holds the id twice)', collect)
-    .action(async (id: string, flags: CommonFlags) => {
-      const record = await withMemory(io, flags, (store) => store.get(id, oneNamespace(flags.namespace)));
-      if (!record) throw new LociError('RECORD_NOT_FOUND', `No memory record with id ${id}.`);
+    .action(async (given: string, flags: CommonFlags) => {
+      const { id, namespace } = qualifiedId(given, oneNamespace(flags.namespace));
+      const record = await withMemory(io, flags, (store) => store.get(id, namespace));
+      if (!record) throw new LociError('RECORD_NOT_FOUND', `No memory record with id ${id}${namespace ? ` in namespace ${namespace}` : ''}.`);
       io.stderr.write(formatWarnings([record]));
       io.stdout.write(flags.json ? `${JSON.stringify({ record: publicRecord(record) })}\n` : formatRecord(record));
     });
 
   common(memory.command('update'))
     .description('Change a record: its text (the old one is kept in versions), metadata or expiry.')
-    .argument('<id>', 'record id')
+    .argument('<id>', 'record id, alone or as the namespace/id that list and search print')
     .argument('[text...]', 'the new text')
     .option('--namespace <ns>', 'the namespace that holds it (needed only when an older store holds the id twice)', collect)
     .option('--metadata <json>', 'a JSON object merged into its metadata')
     .option('--ttl <duration>', 'forget after this long from now, e.g. 90m, 12h, 30d')
     .option('--no-ttl', 'never expire')
-    .action(async (id: string, words: string[], flags: CommonFlags & { metadata?: string; ttl?: string | false }) => {
+    .action(async (given: string, words: string[], flags: CommonFlags & { metadata?: string; ttl?: string | false }) => {
+      const { id, namespace } = qualifiedId(given, oneNamespace(flags.namespace));
       const text = words.join(' ');
       const patch = {
-        ...(oneNamespace(flags.namespace) ? { namespace: oneNamespace(flags.namespace) as string } : {}),
+        ...(namespace ? { namespace } : {}),
         ...(text.trim() !== '' ? { text } : {}),
         ...(flags.metadata ? { metadata: jsonObject(flags.metadata, '--metadata') } : {}),
         ...(flags.ttl === false ? { ttlMs: null } : flags.ttl ? { ttlMs: duration(flags.ttl) } : {}),
@@ -132,16 +134,22 @@ export function registerMemoryCommand(program: Command, io: CliIo): void {
 
   common(memory.command('forget'))
     .description('Delete records by id or by filter.')
-    .argument('[ids...]', 'record ids')
+    .argument('[ids...]', 'record ids, alone or as the namespace/id that list and search print')
     .option('--namespace <ns>', 'only in this namespace and those under it (repeatable)', collect)
     .option('--kind <kind>', 'only this kind (repeatable)', collect)
     .option('--before <time>', 'only records older than this time')
     .option('--outcome <outcome>', 'only interactions with this outcome')
     .option('--expired', 'purge records past their TTL (nothing else)')
     .option('--all', 'every record (needed when no other filter is given)')
-    .action(async (ids: string[], flags: CommonFlags & { kind?: string[]; before?: string; outcome?: string; expired?: boolean; all?: boolean }) => {
-      const forgotten = await withMemory(io, flags, (store) => {
+    .action(async (given: string[], flags: CommonFlags & { kind?: string[]; before?: string; outcome?: string; expired?: boolean; all?: boolean }) => {
+      const qualified = given.map((value) => qualifiedId(value, undefined));
+      const ids = qualified.map(({ id }) => id);
+      const forgotten = await withMemory(io, flags, async (store) => {
         if (flags.expired) return store.gc();
+        // An id given as namespace/id is forgotten only from that namespace: a wrong one forgets nothing.
+        for (const { id, namespace } of qualified) {
+          if (namespace && !(await store.get(id, namespace))) throw new LociError('RECORD_NOT_FOUND', `No memory record with id ${id} in namespace ${namespace}; nothing was forgotten.`);
+        }
         const filter: MemoryFilter & { all?: boolean } = {
           ...(ids.length > 0 ? { ids } : {}),
           ...(flags.namespace ? { namespaces: flags.namespace } : {}),
@@ -288,6 +296,25 @@ function time(value: string, flag: string): number {
   const parsed = digits ? Number(value) : parseTime(value);
   if (parsed === undefined) throw new LociError('INVALID_ARGUMENT', `${flag} "${value}" is not a time; use an ISO date (2024-05-08), epoch ms or "1:56 pm on 8 May, 2023".`);
   return checkTime(parsed, `${flag} "${value}"`);
+}
+
+/**
+ * A record id as given: alone, or as the `namespace/id` that list, search and add print (ids
+ * hold no slash, so the last segment is the id). A namespace both prefixed and passed with
+ * --namespace must be the same one.
+ */
+function qualifiedId(value: string, namespaceFlag: string | undefined): { id: string; namespace?: string } {
+  const slash = value.lastIndexOf('/');
+  if (slash < 0) return namespaceFlag ? { id: value, namespace: namespaceFlag } : { id: value };
+  const namespace = value.slice(0, slash);
+  const id = value.slice(slash + 1);
+  if (namespace === '' || id === '') return { id: value }; // refused as an id, with the rule, by the store
+  if (namespaceFlag && namespaceFlag.replace(/\/+$/, '') !== namespace) {
+    throw new LociError('INVALID_ARGUMENT', `${value} names namespace ${namespace}, but --namespace says ${namespaceFlag}.`, {
+      hint: 'Give the id alone with --namespace, or namespace/id without it.',
+    });
+  }
+  return { id, namespace };
 }
 
 function oneNamespace(values: string[] | undefined): string | undefined {
