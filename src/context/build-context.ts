@@ -81,8 +81,16 @@ export async function buildContext(loci: ContextSource, rawQuestion: string, opt
   const totalBytes = files.reduce((sum, file) => sum + file.size, 0);
   if (mask !== undefined) {
     mode = 'all';
+    // Masks match the indexed paths, which are relative to the root: one from / or through .. can match nothing.
+    if (mask.startsWith('/') || /^[A-Za-z]:[\\/]/.test(mask) || mask.split(/[\\/]/).includes('..')) {
+      throw new LociError('PATH_OUTSIDE_ROOT', `/all ${mask} reaches outside the project: the mask is matched against paths inside it.`, {
+        hint: 'Give a mask relative to the project folder, e.g. "src/**/*.ts".',
+        details: { mask },
+      });
+    }
     const matches = picomatch(mask || '**', { dot: true });
     const chosen = files.filter((file) => matches(file.path) && !includes.includes(file.path));
+    if (chosen.length === 0) note(notes, undefined, `/all ${mask || '**'} matches no indexed file (loci status lists what the index holds).`);
     const indexedBytes = chosen.reduce((sum, file) => sum + file.size, 0);
     if (indexedBytes + reader.bytesRead > budgetBytes) {
       throw new LociError('CONTEXT_TOO_LARGE', `/all ${mask || '**'} matches ${chosen.length} files of ${indexedBytes} bytes; that is over the read budget of ${budgetBytes} bytes.`, {

@@ -144,6 +144,14 @@ describe('buildContext', () => {
       code: 'CONTEXT_TOO_LARGE',
       message: expect.stringMatching(/matches 11 files of \d+ tokens/),
     });
+    // A mask that reaches outside the project is refused like a path; one that matches nothing says so.
+    for (const mask of ['../**', '/etc/*', 'src/../../**']) {
+      await expect(buildContext(loci, `/all ${mask} what is there`, { maxTokens: 2000 }), mask).rejects.toMatchObject({ code: 'PATH_OUTSIDE_ROOT' });
+      await expect(buildContext(loci, 'what is there', { maxTokens: 2000, all: mask }), mask).rejects.toMatchObject({ code: 'PATH_OUTSIDE_ROOT' });
+    }
+    const none = await buildContext(loci, '/all nosuchdir/** what is there', { maxTokens: 2000 });
+    expect(none.sources).toEqual([]);
+    expect(none.warnings).toEqual(expect.arrayContaining([expect.stringMatching(/\/all nosuchdir\/\*\* matches no indexed file/)]));
     const included = await buildContext(loci, 'explain @README.md please', { maxTokens: 1500, smallProject: false });
     expect(included.sources[0]).toEqual({ path: 'README.md', startLine: 1, endLine: 3 });
     await expect(buildContext(loci, 'x @src/missing.ts', { maxTokens: 1500 })).rejects.toMatchObject({ code: 'FILE_NOT_FOUND', message: expect.stringMatching(/src\/missing\.ts/) });
