@@ -26,6 +26,8 @@ export type { AddOptions, InteractionLog, MemoryContext } from './inputs.js';
 export { conversationNamespace } from './inputs.js';
 
 const DAY_MS = 86_400_000;
+/** The most records one recall returns (config memory.topK and the HTTP API say the same). */
+const MAX_RECALL_TOP_K = 1000;
 
 /**
  * Agent memory: namespaced records (turns, interactions, knowledge, notes) persisted in
@@ -146,6 +148,13 @@ export class Memory implements MemoryCore {
    * lexical signals and says so (`degraded: ['vector']` and a warning) instead of failing.
    */
   async recallResponse(query: string, options: RecallOptions = {}): Promise<RecallResult> {
+    // The bounds every door states (config memory.topK, the HTTP schema): a library or CLI caller gets them too.
+    if (options.topK !== undefined && !(Number.isInteger(options.topK) && options.topK >= 1 && options.topK <= MAX_RECALL_TOP_K)) {
+      throw new LociError('INVALID_ARGUMENT', `topK must be a whole number from 1 to ${MAX_RECALL_TOP_K}; got ${options.topK}.`);
+    }
+    if (options.minSimilarity !== undefined && !(options.minSimilarity >= -1 && options.minSimilarity <= 1)) {
+      throw new LociError('INVALID_ARGUMENT', `minSimilarity is a cosine, from -1 to 1; got ${options.minSimilarity}.`);
+    }
     // A namespace with no records yet answers an empty list (a new session's first recall); only malformed names fail.
     const result = await recallRecords(
       {

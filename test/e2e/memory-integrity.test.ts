@@ -107,6 +107,18 @@ describe('CLI', () => {
     expect((await run(['memory', 'get', id])).code).toBe(3);
   });
 
+  it('memory search keeps the bounds its help and the HTTP API state: --top-k 1 to 1000, --min-similarity -1 to 1', async () => {
+    for (const [args, message] of [
+      [['--top-k', '1000000'], /topK must be a whole number from 1 to 1000; got 1000000/],
+      [['--min-similarity', '5'], /minSimilarity is a cosine, from -1 to 1; got 5/],
+    ] as const) {
+      const refused = await run(['memory', 'search', 'tabs', ...args]);
+      expect(refused.code, args.join(' ')).toBe(2);
+      expect(refused.stderr).toMatch(message);
+    }
+    expect((await run(['memory', 'search', 'tabs', '--top-k', '1000', '--min-similarity', '-1'])).code).toBe(0);
+  });
+
   it('lists, searches and shows a stored row with time 1e300 instead of crashing', async () => {
     await writeRawRecord({ id: 'far-future', namespace: 'cli/bad', kind: 'note', text: 'a deploy note from the far future', time: 1e300, updatedAt: 1e300, mergedCount: 0 });
     for (const args of [
