@@ -204,6 +204,12 @@ export class Memory implements MemoryCore {
    * its text changed. A replaced text is kept in `versions` (see MemoryRecord.versions).
    */
   async update(id: string, patch: { namespace?: string; text?: string; metadata?: Record<string, unknown>; fields?: MemoryRecord['fields']; ttlMs?: number | null }): Promise<MemoryRecord> {
+    // `namespace` only says where the record is (a record never moves): a patch of nothing else changes nothing.
+    if (patch.text === undefined && patch.fields === undefined && patch.metadata === undefined && patch.ttlMs === undefined) {
+      throw new LociError('INVALID_ARGUMENT', 'Nothing to update: give a new text, fields, metadata or ttlMs (namespace only says which record; records do not move).', {
+        hint: 'To move a record, add it to the other namespace and forget this one.',
+      });
+    }
     const existing = await this.get(id, patch.namespace);
     if (!existing) throw new LociError('RECORD_NOT_FOUND', `No memory record with id ${id}${patch.namespace ? ` in namespace ${patch.namespace}` : ''}.`);
     const now = Date.now();

@@ -150,6 +150,22 @@ describe('HTTP', () => {
   const post = (path: string, body: unknown) =>
     fetch(`${base}${path}`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` } });
 
+  it('answers 400 to a PATCH that changes nothing (empty, or a namespace alone: records do not move), and leaves updatedAt alone', async () => {
+    expect((await post('/v1/memory/records', { namespace: 'http/p', id: 'patch-me', text: 'kept as it is' })).status).toBe(201);
+    const read = async () => (await (await fetch(`${base}/v1/memory/records/patch-me`, { headers: { authorization: `Bearer ${token}` } })).json()).record;
+    const before = await read();
+    for (const body of [{}, { namespace: 'moved' }, { namespace: 'http/p' }]) {
+      const patched = await fetch(`${base}/v1/memory/records/patch-me`, {
+        method: 'PATCH',
+        body: JSON.stringify(body),
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      });
+      expect(patched.status, JSON.stringify(body)).toBe(400);
+      expect((await patched.json()).error.message).toMatch(/Nothing to update/);
+    }
+    expect((await read()).updatedAt).toBe(before.updatedAt);
+  });
+
   it('answers 409 MEMORY_ID_CONFLICT to a re-POSTed id or the same id in another namespace', async () => {
     expect((await post('/v1/memory/records', { namespace: 'http/a', id: 'http-fact', text: 'the original text' })).status).toBe(201);
     for (const namespace of ['http/a', 'http/b']) {
