@@ -111,7 +111,7 @@ export async function buildContext(loci: ContextSource, rawQuestion: string, opt
         'CONTEXT_TOO_LARGE',
         `/all ${mask || '**'} matches ${candidates.length} files of ${Number.isFinite(size) ? size : `more than ${maxTokens - overhead - pinnedCost}`} ${counter.unit}; with the prompt that is over the limit of ${maxTokens}.`,
         {
-          hint: 'Narrow the mask (e.g. "src/**/*.ts"), or raise --max-tokens.',
+          hint: 'Narrow the mask (e.g. "src/**/*.ts"), or raise the token limit (CLI --max-tokens, HTTP and MCP maxTokens).',
           details: { files: candidates.length, size, limit: maxTokens },
         },
       );

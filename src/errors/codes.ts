@@ -38,7 +38,7 @@ export const errorCodes = {
   LLM_NOT_CONFIGURED: { category: 'usage', hint: 'Set LOCI_LLM_BASE_URL and LOCI_LLM_MODEL (and LOCI_LLM_API_KEY if needed).' },
   LLM_FAILED: { category: 'provider', hint: 'Check the chat endpoint (URL, model name, that it is running) and retry.' },
   LLM_AUTH: { category: 'provider', hint: 'Set a valid key in LOCI_LLM_API_KEY.' },
-  CONTEXT_TOO_LARGE: { category: 'usage', hint: 'Raise --max-tokens, narrow the mask, or drop the include.' },
+  CONTEXT_TOO_LARGE: { category: 'usage', hint: 'Raise the token limit (CLI --max-tokens, HTTP and MCP maxTokens), narrow the mask, or drop the include.' },
   DATASET_INVALID: { category: 'usage', hint: 'A BEIR folder needs corpus.jsonl(.gz), queries.jsonl and qrels/<split>.tsv.' },
   NOT_SUPPORTED: { category: 'unsupported', hint: 'This operation is not available here; see the message for the alternative.' },
   INDEX_WORKER_FAILED: {

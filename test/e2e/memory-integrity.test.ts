@@ -119,6 +119,17 @@ describe('CLI', () => {
     expect((await run(['memory', 'search', 'tabs', '--top-k', '1000', '--min-similarity', '-1'])).code).toBe(0);
   });
 
+  it('says what was wrong in the words of the flag: --ttl 0d, a missing import file', async () => {
+    const zero = await run(['memory', 'add', 'x', '--namespace', 'cli/ttl', '--ttl', '0d']);
+    expect(zero.code).toBe(2);
+    expect(zero.stderr).toMatch(/--ttl "0d" is no time at all/);
+    expect(zero.stderr).not.toMatch(/ttlMs/);
+    const missing = await run(['memory', 'import', 'no-such-export.json']);
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toMatch(/Import file not found: .*no-such-export\.json\. Pass the file that loci memory export wrote/);
+    expect(missing.stderr).not.toMatch(/existing folder/);
+  });
+
   it('lists, searches and shows a stored row with time 1e300 instead of crashing', async () => {
     await writeRawRecord({ id: 'far-future', namespace: 'cli/bad', kind: 'note', text: 'a deploy note from the far future', time: 1e300, updatedAt: 1e300, mergedCount: 0 });
     for (const args of [

@@ -196,7 +196,8 @@ export function registerMemoryCommand(program: Command, io: CliIo): void {
         data = JSON.parse(await readFile(path, 'utf8'));
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
-        if (code === 'ENOENT') throw new LociError('ROOT_NOT_FOUND', `Import file not found: ${path}.`);
+        if (code === 'ENOENT')
+          throw new LociError('FILE_NOT_FOUND', `Import file not found: ${path}.`, { hint: 'Pass the file that loci memory export wrote (a relative path is taken from the current folder).' });
         throw new LociError('IMPORT_INVALID', `Cannot import ${path}: it is not valid JSON (${(error as Error).message}).`);
       }
       if (flags.namespace && flags.namespace.length > 1) throw new LociError('INVALID_ARGUMENT', 'import takes one --namespace.');
@@ -326,7 +327,9 @@ function duration(value: string): number {
   const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)$/.exec(value.trim());
   if (!match) throw new LociError('INVALID_ARGUMENT', `--ttl "${value}" is not a duration; use e.g. 90m, 12h, 30d.`);
   const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[match[2] as 'ms'];
-  return Number(match[1]) * unit;
+  const ms = Number(match[1]) * unit;
+  if (!(ms > 0)) throw new LociError('INVALID_ARGUMENT', `--ttl "${value}" is no time at all; give a duration longer than 0, e.g. 90m, 12h, 30d (or --no-ttl on update to keep it forever).`);
+  return ms;
 }
 
 function jsonObject(value: string, flag: string): Record<string, unknown> {
