@@ -95,6 +95,7 @@ describe('HTTP API', () => {
     expect((await wrong.json()).error.message).toMatch(/topK/);
     const big = await post('/v1/memory/records', { namespace: 'n', text: 'x'.repeat(10_000) });
     expect(big.status).toBe(413);
+    expect((await big.json()).error).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', hint: expect.stringMatching(/Send less in one request/) });
     for (const include of ['../../../../etc/passwd', '/etc/passwd']) {
       const refused = await post('/v1/context', { question: 'read it', include: [include] });
       expect(refused.status).toBe(400);

@@ -93,7 +93,20 @@ export function createHttpApp(options: HttpAppOptions): Hono {
   });
   const limit = (bytes: number): MiddlewareHandler => {
     const maxSize = Math.min(bytes, maxBodyBytes);
-    return bodyLimit({ maxSize, onError: (c) => c.json({ error: { code: 'PAYLOAD_TOO_LARGE', message: `Request body over ${maxSize} bytes.` } }, 413) });
+    return bodyLimit({
+      maxSize,
+      onError: (c) =>
+        c.json(
+          {
+            error: {
+              code: 'PAYLOAD_TOO_LARGE',
+              message: `Request body over ${maxSize} bytes.`,
+              hint: 'Send less in one request (split a batch of records, or load a knowledge file by path instead of its text).',
+            },
+          },
+          413,
+        ),
+    });
   };
   app.use('*', limit(maxBodyBytes));
   const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
