@@ -155,6 +155,9 @@ export class Memory implements MemoryCore {
     if (options.minSimilarity !== undefined && !(options.minSimilarity >= -1 && options.minSimilarity <= 1)) {
       throw new LociError('INVALID_ARGUMENT', `minSimilarity is a cosine, from -1 to 1; got ${options.minSimilarity}.`);
     }
+    // The times a record can have are the times a window can name (a since of 9e15 found nothing, silently).
+    if (options.since !== undefined) checkTime(options.since, 'since');
+    if (options.until !== undefined) checkTime(options.until, 'until');
     // A namespace with no records yet answers an empty list (a new session's first recall); only malformed names fail.
     const result = await recallRecords(
       {

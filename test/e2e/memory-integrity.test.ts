@@ -192,6 +192,12 @@ describe('HTTP', () => {
     const far = await post('/v1/memory/records', { namespace: 'http/t', text: 'x', time: 1e300 });
     expect(far.status).toBe(400);
     expect((await far.json()).error.code).toBe('INVALID_ARGUMENT');
+    // A recall window past the times a record can have is refused too, not answered with nothing.
+    for (const window of [{ since: 9e15 }, { until: -9e15 }]) {
+      const recalled = await post('/v1/memory/recall', { query: 'x', ...window });
+      expect(recalled.status, JSON.stringify(window)).toBe(400);
+      expect((await recalled.json()).error.message).toMatch(/must be a time between 0001-01-01 and 9999-12-31/);
+    }
   });
 });
 
