@@ -67,7 +67,7 @@ export function toRecord(input: MemoryInput, now: number, index: number): Memory
   if (input.fields) record.fields = input.fields;
   if (input.metadata) record.metadata = input.metadata;
   if (input.context !== undefined && input.context.trim() !== '') record.context = input.context.slice(0, 4000);
-  checkSize(record);
+  checkSize(record, input.id !== undefined ? `Memory record ${record.id}` : `The text of memory input ${index}`);
   return record;
 }
 

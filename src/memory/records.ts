@@ -22,11 +22,12 @@ export function searchableText(kind: MemoryKind, text: string, fields: MemoryRec
   return text;
 }
 
-export function checkSize(record: Pick<MemoryRecord, 'id' | 'text'>): void {
+/** Refuses a record over MAX_RECORD_CHARS; `what` names it in the message (a new record's generated id would name nothing the caller knows). */
+export function checkSize(record: Pick<MemoryRecord, 'id' | 'text'>, what = `Memory record ${record.id}`): void {
   if (record.text.length > MAX_RECORD_CHARS) {
-    throw new LociError('INVALID_ARGUMENT', `Memory record ${record.id} is ${record.text.length} characters; the limit is ${MAX_RECORD_CHARS}.`, {
+    throw new LociError('INVALID_ARGUMENT', `${what} is ${record.text.length} characters; the limit is ${MAX_RECORD_CHARS}.`, {
       hint: 'Split it into several records (e.g. one per section), or store a summary.',
-      details: { id: record.id, length: record.text.length, limit: MAX_RECORD_CHARS },
+      details: { length: record.text.length, limit: MAX_RECORD_CHARS },
     });
   }
 }

@@ -128,6 +128,10 @@ describe('CLI', () => {
     expect(missing.code).toBe(3);
     expect(missing.stderr).toMatch(/Import file not found: .*no-such-export\.json\. Pass the file that loci memory export wrote/);
     expect(missing.stderr).not.toMatch(/existing folder/);
+    // A new record too long names the input, not an id that was generated and never stored.
+    const long = await run(['memory', 'add', 'a'.repeat(100_001), '--namespace', 'cli/long']);
+    expect(long.code).toBe(2);
+    expect(long.stderr).toMatch(/The text of memory input 0 is 100001 characters; the limit is 100000/);
   });
 
   it('lists, searches and shows a stored row with time 1e300 instead of crashing', async () => {
