@@ -6,7 +6,7 @@
 // recall10Ties, which counts a tied row as right).
 // Usage: node --max-old-space-size=16384 bench/vector-ties.mjs [--n 1000000] [--queries 100] [--repos DIR,DIR] [--json]
 import { argument, createReporter, machine } from './lib/report.mjs';
-import { benchQueries, embedAll, realChunks, sizeTo, staticModel } from './lib/dataset.mjs';
+import { benchQueries, cosinesTo, embedAll, realChunks, sizeTo, staticModel, topOf } from './lib/dataset.mjs';
 
 const reporter = createReporter();
 const n = Number(argument('n', '1000000'));
@@ -29,21 +29,9 @@ const vectors = await embedAll(
 let boundaryTies = 0;
 let twinRows = 0;
 let ceiling = 0;
-const scores = new Float32Array(n);
 for (let q = WARMUP; q < queryTexts.length; q++) {
-  for (let row = 0; row < n; row++) {
-    let dot = 0;
-    for (let i = 0; i < d; i++) dot += vectors[row * d + i] * queries[q * d + i];
-    scores[row] = dot;
-  }
-  const top = [];
-  for (let row = 0; row < n; row++) {
-    if (top.length < K || scores[row] > scores[top[top.length - 1]]) {
-      top.push(row);
-      top.sort((a, b) => scores[b] - scores[a] || a - b);
-      if (top.length > K) top.pop();
-    }
-  }
+  const scores = cosinesTo(vectors, d, queries, q);
+  const top = topOf(scores, K);
   const tenth = scores[top[K - 1]];
   const above = top.filter((row) => scores[row] > tenth).length;
   const tiedInTop = K - above;

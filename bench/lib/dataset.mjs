@@ -150,28 +150,36 @@ export function benchQueries(count, seed) {
   return Array.from({ length: count }, (_, index) => (index % 2 === 0 ? pick(cosqa) : pick(scifact))).filter(Boolean);
 }
 
+/** Every row's exact cosine to query `q` (the vectors are unit length). */
+export function cosinesTo(vectors, dimensions, queryVectors, q) {
+  const n = vectors.length / dimensions;
+  const scores = new Float32Array(n);
+  const qBase = q * dimensions;
+  for (let row = 0; row < n; row++) {
+    let dot = 0;
+    const base = row * dimensions;
+    for (let index = 0; index < dimensions; index++) dot += vectors[base + index] * queryVectors[qBase + index];
+    scores[row] = dot;
+  }
+  return scores;
+}
+
+/** The k best rows by score, ties to the lower row. */
+export function topOf(scores, k) {
+  const top = [];
+  for (let row = 0; row < scores.length; row++) {
+    if (top.length < k || scores[row] > scores[top[top.length - 1]]) {
+      top.push(row);
+      top.sort((a, b) => scores[b] - scores[a] || a - b);
+      if (top.length > k) top.pop();
+    }
+  }
+  return top;
+}
+
 /** Exact cosine top-k ids per query (ground truth for ANN recall), by brute force. */
 export function exactTopK(vectors, dimensions, queryVectors, k) {
-  const n = vectors.length / dimensions;
   const results = [];
-  for (let q = 0; q < queryVectors.length / dimensions; q++) {
-    const scores = new Float32Array(n);
-    const qBase = q * dimensions;
-    for (let row = 0; row < n; row++) {
-      let dot = 0;
-      const base = row * dimensions;
-      for (let index = 0; index < dimensions; index++) dot += vectors[base + index] * queryVectors[qBase + index];
-      scores[row] = dot;
-    }
-    const top = [];
-    for (let row = 0; row < n; row++) {
-      if (top.length < k || scores[row] > scores[top[top.length - 1]]) {
-        top.push(row);
-        top.sort((a, b) => scores[b] - scores[a] || a - b);
-        if (top.length > k) top.pop();
-      }
-    }
-    results.push(top);
-  }
+  for (let q = 0; q < queryVectors.length / dimensions; q++) results.push(topOf(cosinesTo(vectors, dimensions, queryVectors, q), k));
   return results;
 }
