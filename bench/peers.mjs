@@ -12,7 +12,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { benchQueries, embedAll, exactTopK, realChunks, sizeTo, staticModel } from './lib/dataset.mjs';
+import { benchQueries, cosineOf, embedAll, exactTopK, realChunks, sizeTo, staticModel } from './lib/dataset.mjs';
 import { EVAL_DIR } from './lib/eval-dir.mjs';
 import { lanceEngine, lociEngine, miniSearchEngine, oramaEngine, sqliteEngine, usearchEngine } from './lib/peer-engines.mjs';
 import { startLauncher } from './lib/launcher.mjs';
@@ -144,12 +144,7 @@ for (const n of sizes) {
   // The bench's own ground truth: its vectors, by exact cosine.
   const benchTruth = {
     tops: exact,
-    cosine: (queryIndex, row) => {
-      let dot = 0;
-      const base = row * dimensions;
-      for (let index = 0; index < dimensions; index++) dot += vectors[base + index] * queryVectors[queryIndex * dimensions + index];
-      return dot;
-    },
+    cosine: (queryIndex, row) => cosineOf(vectors, dimensions, row, queryVectors, queryIndex),
   };
   for (const [index, query] of queries.entries()) {
     for (let turn = 0; turn < engines.length; turn++) {

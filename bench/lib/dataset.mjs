@@ -150,17 +150,19 @@ export function benchQueries(count, seed) {
   return Array.from({ length: count }, (_, index) => (index % 2 === 0 ? pick(cosqa) : pick(scifact))).filter(Boolean);
 }
 
-/** Every row's exact cosine to query `q` (the vectors are unit length). */
-export function cosinesTo(vectors, dimensions, queryVectors, q) {
-  const n = vectors.length / dimensions;
-  const scores = new Float32Array(n);
+/** The exact cosine of row `row` to query `q` (the vectors are unit length, packed n × dimensions). */
+export function cosineOf(vectors, dimensions, row, queryVectors, q) {
+  let dot = 0;
+  const base = row * dimensions;
   const qBase = q * dimensions;
-  for (let row = 0; row < n; row++) {
-    let dot = 0;
-    const base = row * dimensions;
-    for (let index = 0; index < dimensions; index++) dot += vectors[base + index] * queryVectors[qBase + index];
-    scores[row] = dot;
-  }
+  for (let index = 0; index < dimensions; index++) dot += vectors[base + index] * queryVectors[qBase + index];
+  return dot;
+}
+
+/** Every row's exact cosine to query `q`. */
+export function cosinesTo(vectors, dimensions, queryVectors, q) {
+  const scores = new Float32Array(vectors.length / dimensions);
+  for (let row = 0; row < scores.length; row++) scores[row] = cosineOf(vectors, dimensions, row, queryVectors, q);
   return scores;
 }
 

@@ -3,7 +3,7 @@
 // was embedded.
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { exactTopK } from './dataset.mjs';
+import { cosineOf, exactTopK } from './dataset.mjs';
 
 const require = createRequire(import.meta.url);
 
@@ -35,10 +35,7 @@ export async function storedVectorTruth(storeFolder, model, queryTexts, k) {
   const indexOf = new Map(rows.map((row, index) => [row.path, index]));
   const cosine = (queryIndex, path) => {
     const index = indexOf.get(path);
-    if (index === undefined) return Number.NEGATIVE_INFINITY;
-    let dot = 0;
-    for (let d = 0; d < dimensions; d++) dot += matrix[index * dimensions + d] * queryMatrix[queryIndex * dimensions + d];
-    return dot;
+    return index === undefined ? Number.NEGATIVE_INFINITY : cosineOf(matrix, dimensions, index, queryMatrix, queryIndex);
   };
   return { tops: exactTopK(matrix, dimensions, queryMatrix, k).map((top) => top.map((index) => rows[index].path)), cosine };
 }

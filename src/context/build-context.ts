@@ -1,6 +1,7 @@
 import picomatch from 'picomatch';
 import { isLociError, isProviderFailure, LociError, throwIfAborted } from '../errors/index.js';
 import type { SearchResponse } from '../retrieve/search-types.js';
+import { relativeToRoot } from '../retrieve/build-filter.js';
 import { DEFAULT_READ_BUDGET_BYTES, rootRelativePath, type SafeFile } from '../sources/safe-read.js';
 import { packItems, type ContextItem, type DroppedItem } from './pack.js';
 import { buildRepoMap, pickFilesWithModel, type RepoMap } from './repo-map.js';
@@ -77,17 +78,12 @@ export async function buildContext(loci: ContextSource, rawQuestion: string, opt
   let candidates: ContextItem[] = [];
   let repoMap: RepoMap | undefined;
   let pickedFiles: string[] | undefined;
-  const mask = options.all ?? allMask;
+  // Masks match the indexed, root-relative paths (an absolute one inside the root is made relative; one outside it is refused).
+  const given = options.all ?? allMask;
+  const mask = given ? relativeToRoot(given.replace(/\\/g, '/').replace(/^\.\//, ''), loci.root, '/all') : given;
   const totalBytes = files.reduce((sum, file) => sum + file.size, 0);
   if (mask !== undefined) {
     mode = 'all';
-    // Masks match the indexed paths, which are relative to the root: one from / or through .. can match nothing.
-    if (mask.startsWith('/') || /^[A-Za-z]:[\\/]/.test(mask) || mask.split(/[\\/]/).includes('..')) {
-      throw new LociError('PATH_OUTSIDE_ROOT', `/all ${mask} reaches outside the project: the mask is matched against paths inside it.`, {
-        hint: 'Give a mask relative to the project folder, e.g. "src/**/*.ts".',
-        details: { mask },
-      });
-    }
     const matches = picomatch(mask || '**', { dot: true });
     const chosen = files.filter((file) => matches(file.path) && !includes.includes(file.path));
     if (chosen.length === 0) note(notes, undefined, `/all ${mask || '**'} matches no indexed file (loci status lists what the index holds).`);

@@ -20,14 +20,13 @@ import { conversationHistory } from './history.js';
 import { isAbort, requireText, safeJson, toRecord, type AddOptions, type InteractionLog, type MemoryContext } from './inputs.js';
 import type { MemoryCore } from './memory-core.js';
 import type { HistoryOptions, HistoryResult, InteractionInput, InteractionOutcome, MemoryFilter, MemoryHit, MemoryInput, MemoryRecord, RecallOptions, TurnInput } from './spec.js';
+import { MAX_RECALL_TOP_K } from './spec.js';
 import { exportRecords, importRecords, type ImportOptions, type ImportSummary, type MemoryExport } from './transfer.js';
 
 export type { AddOptions, InteractionLog, MemoryContext } from './inputs.js';
 export { conversationNamespace } from './inputs.js';
 
 const DAY_MS = 86_400_000;
-/** The most records one recall returns (config memory.topK and the HTTP API say the same). */
-const MAX_RECALL_TOP_K = 1000;
 
 /**
  * Agent memory: namespaced records (turns, interactions, knowledge, notes) persisted in

@@ -89,6 +89,8 @@ export interface MemoryInput {
 
 export type RecallMode = 'hybrid' | 'lexical' | 'vector' | 'cosine';
 export const recallModes: readonly RecallMode[] = ['hybrid', 'lexical', 'vector', 'cosine'];
+/** The most records one recall returns (config memory.topK says the same). */
+export const MAX_RECALL_TOP_K = 1000;
 
 export interface RecallOptions {
   /** Namespaces to search (each with its descendants). Default: all. */

@@ -34,23 +34,24 @@ export function buildFilter(options: { paths?: readonly string[]; languages?: re
 }
 
 /**
- * Paths are matched against root-relative paths: an absolute path inside the root (as a shell
- * completes it) is made relative; any other absolute path can never match, which is said
- * instead of answering "No results".
+ * Paths and globs are matched against root-relative paths: an absolute path inside the root
+ * (as a shell completes it) is made relative; any other absolute path, or one through `..`,
+ * can never match, which is said instead of answering "No results". `what` names the path in
+ * the error (a path filter, an /all mask).
  */
-function relativeToRoot(path: string, root: string | undefined): string {
+export function relativeToRoot(path: string, root: string | undefined, what = 'The path filter'): string {
   if (!path.startsWith('/')) {
     // `../x` climbs out of the indexed folder: no indexed path can match it either.
-    if (path.split('/').includes('..')) throw outsideRoot(path);
+    if (path.split('/').includes('..')) throw outsideRoot(path, what);
     return path;
   }
   const base = root?.replace(/\\/g, '/').replace(/\/+$/, '');
   if (base && (path === base || path.startsWith(`${base}/`))) return path.slice(base.length + 1) || '**';
-  throw outsideRoot(path);
+  throw outsideRoot(path, what);
 }
 
-function outsideRoot(path: string): LociError {
-  return new LociError('PATH_OUTSIDE_ROOT', `The path filter ${path} is not inside the indexed folder: paths are relative to it.`, {
+function outsideRoot(path: string, what: string): LociError {
+  return new LociError('PATH_OUTSIDE_ROOT', `${what} ${path} is not inside the indexed folder: paths are relative to it.`, {
     hint: 'Pass a folder or glob relative to the indexed folder, e.g. "src" or "src/**/*.ts" (`loci status` shows which folder is indexed).',
     details: { path },
   });

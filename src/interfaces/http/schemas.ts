@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { searchModes } from '../../config/schema.js';
 import { recordInputShape } from '../../memory/record-input.js';
-import { interactionOutcomes, memoryKinds, recallModes } from '../../memory/spec.js';
+import { interactionOutcomes, MAX_RECALL_TOP_K, memoryKinds, recallModes } from '../../memory/spec.js';
 
 export const searchBody = z.strictObject({
   query: z.string().min(1),
@@ -48,7 +48,7 @@ export const recordBody = z.strictObject({
 export const recallBody = z.strictObject({
   query: z.string().min(1),
   namespaces: z.array(z.string()).optional(),
-  topK: z.number().int().min(1).max(1000).optional(),
+  topK: z.number().int().min(1).max(MAX_RECALL_TOP_K).optional(),
   kinds: z.array(z.enum(memoryKinds as [string, ...string[]])).optional(),
   outcome: z.enum(interactionOutcomes as [string, ...string[]]).optional(),
   minSimilarity: z.number().min(-1).max(1).optional().describe('Drop hits less similar than this to the query (cosine, −1 to 1; needs vectors).'),
