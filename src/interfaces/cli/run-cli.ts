@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { fromFileSystemError, isLociError } from '../../errors/index.js';
+import { errorCodes, fromFileSystemError, isLociError } from '../../errors/index.js';
 import { LOCI_VERSION } from '../../version.js';
 import type { CliIo } from './cli-context.js';
 import { exitCodeFor, exitCodes } from './exit-codes.js';
@@ -36,8 +36,31 @@ export function commandsFor(argv: readonly string[]): Array<() => Promise<Regist
   return named ? [named[1]] : COMMANDS.map(([, load]) => load);
 }
 
+/** Whether the command asks for JSON (`--json` before any `--`): then its errors are JSON too. */
+export function wantsJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
+}
+
+/**
+ * An error as one JSON line, the HTTP API's `{"error":{code,message,hint}}` plus the exit code
+ * and the error's details: a program that asked for --json reads its failures the same way.
+ */
+function jsonError(error: { code: string; message: string; hint?: string; details?: Record<string, unknown> }, exitCode: number): string {
+  const body = { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}), exitCode };
+  try {
+    return `${JSON.stringify({ error: { ...body, ...(error.details && Object.keys(error.details).length > 0 ? { details: error.details } : {}) } })}\n`;
+  } catch {
+    // Details that do not serialize (a cycle, a BigInt) are left out rather than lose the error.
+    return `${JSON.stringify({ error: body })}\n`;
+  }
+}
+
 /** Runs the CLI against the given streams and returns the exit code (no process.exit). */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const json = wantsJson(argv);
+  // Under --json commander's usage message is kept for the JSON error instead of printed.
+  let usageMessage = '';
   const program = new Command('loci')
     .description('Local-first retrieval and memory for LLM agents.')
     .version(LOCI_VERSION, '-v, --version')
@@ -47,9 +70,15 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
       // Usage errors quote the arguments (which may be pasted file names): shown, not obeyed.
-      writeErr: (text) => io.stderr.write(text.split('\n').map(printable).join('\n')),
+      writeErr: (text) => {
+        if (!json) io.stderr.write(text.split('\n').map(printable).join('\n'));
+      },
       // A usage error reads like every other loci error.
-      outputError: (text, write) => write(text.startsWith('error: ') ? `loci: ${text.slice('error: '.length)}` : text),
+      outputError: (text, write) => {
+        const message = text.startsWith('error: ') ? text.slice('error: '.length) : text;
+        if (json) usageMessage += message;
+        else write(`loci: ${message}`);
+      },
     });
   for (const register of await Promise.all(commandsFor(argv).map((load) => load()))) register(program, io);
   const override = (command: Command): void => {
@@ -70,7 +99,18 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     if (error instanceof CommanderError) {
       // Help and version exit "successfully"; commander already printed its message.
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return exitCodes.ok;
+      if (json) {
+        const message = (usageMessage || error.message.replace(/^error: /, '')).trim();
+        io.stderr.write(
+          jsonError({ code: 'INVALID_ARGUMENT', message, hint: 'loci --help lists the commands; loci <command> --help, their options.', details: { usage: error.code } }, exitCodes.usage),
+        );
+      }
       return exitCodes.usage;
+    }
+    if (isLociError(error) && json) {
+      io.stderr.write(jsonError(error, exitCodeFor(error.category)));
+      if (io.env.LOCI_DEBUG && error.cause) io.stderr.write(`${String((error.cause as Error).stack ?? error.cause)}\n`);
+      return exitCodeFor(error.category);
     }
     if (isLociError(error)) {
       // Messages name files from the indexed folder: their control characters are shown, not obeyed.
@@ -88,6 +128,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       } else io.stderr.write(`loci: ${printable(error.describe())}\n`);
       if (io.env.LOCI_DEBUG && error.cause) io.stderr.write(`${String((error.cause as Error).stack ?? error.cause)}\n`);
       return exitCodeFor(error.category);
+    }
+    if (json) {
+      const stack = io.env.LOCI_DEBUG ? { stack: String((error as Error).stack ?? error) } : undefined;
+      io.stderr.write(jsonError({ code: 'INTERNAL', message: `Unexpected error: ${String((error as Error).message ?? error)}`, hint: errorCodes.INTERNAL.hint, details: stack }, exitCodes.internal));
+      return exitCodes.internal;
     }
     io.stderr.write(
       `loci: unexpected error: ${String((error as Error).stack ?? error)
