@@ -13,6 +13,7 @@ import type { WorkerJob } from '../indexing/worker/protocol.js';
 import { markStale } from './stale.js';
 import type { LociWatcher, WatchOptions } from './watch.js';
 import { EngineModels } from './engine-models.js';
+import { RELEASE_AFTER_CHUNKS, releaseFreedMemory } from './release-memory.js';
 import { findSymbolDefinitions, type FindSymbolOptions } from '../retrieve/find-symbol.js';
 import { checkQuery } from '../retrieve/query-limits.js';
 import { searchIndex, storeRetriever, type Retriever } from '../retrieve/search.js';
@@ -84,10 +85,13 @@ class LociEngine implements Loci {
     return this.running(() => this.indexSomePaths(paths, runOptions));
   }
 
-  private async running<T>(work: () => Promise<T>): Promise<T> {
+  private async running(work: () => Promise<IndexSummary>): Promise<IndexSummary> {
     this.activeRuns++;
     try {
-      return await work();
+      const summary = await work();
+      // A big run's transient buffers are freed, but the C allocator keeps them: handed back.
+      if (summary.chunks.written >= RELEASE_AFTER_CHUNKS) releaseFreedMemory();
+      return summary;
     } finally {
       this.activeRuns--;
     }
@@ -265,16 +269,26 @@ class LociEngine implements Loci {
   }
 
   async gc(options: { compact?: boolean } = {}): Promise<GcSummary> {
-    const store = await this.openStore(true);
-    const bytesBefore = (await store.counts()).bytesOnDisk;
-    const { removedVectors, keptUnreferenced } = await store.collectGarbage({ keepUnreferenced: this.config.cache.maxUnreferencedVectors, ...(options.compact ? { compact: true } : {}) });
-    const removedGraphFiles = this.location.kind === 'sqlite' ? await removeStaleIndexFiles(this.location.folder, (await store.getMeta()).embedderId) : [];
     const memoryKept = this.location.kind === 'postgres' || (this.location.kind === 'instance' ? this.location.memory !== undefined : existsSync(join(this.location.folder, MEMORY_DATABASE)));
+    // Collecting never creates an index: a folder never indexed is INDEX_NOT_FOUND, unless it keeps memory alone.
+    let store: Store | undefined;
+    try {
+      await this.openStore(false);
+      // Then opened to write, which checks the store first.
+      store = await this.openStore(true);
+    } catch (error) {
+      if (!(isLociError(error) && error.code === 'INDEX_NOT_FOUND' && memoryKept)) throw error;
+    }
+    const bytesBefore = store ? (await store.counts()).bytesOnDisk : 0;
+    const { removedVectors, keptUnreferenced } = store
+      ? await store.collectGarbage({ keepUnreferenced: this.config.cache.maxUnreferencedVectors, truncateLog: true, ...(options.compact ? { compact: true } : {}) })
+      : { removedVectors: 0, keptUnreferenced: 0 };
+    const removedGraphFiles = store && this.location.kind === 'sqlite' ? await removeStaleIndexFiles(this.location.folder, (await store.getMeta()).embedderId) : [];
     const memory = memoryKept ? await this.memory() : undefined;
     const expiredMemories = memory ? await memory.gc() : 0;
     // Records stored while the embedder was down (listed or not) get their vectors now.
     const pending = memory ? await memory.records.embedPending({ scan: true }) : { embedded: 0, pending: 0 };
-    const bytesAfter = (await store.counts()).bytesOnDisk;
+    const bytesAfter = store ? (await store.counts()).bytesOnDisk : 0;
     return {
       removedVectors,
       keptUnreferenced,

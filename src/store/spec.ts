@@ -274,9 +274,11 @@ export interface Store extends Partial<SelfRankingStore> {
   /**
    * Drops cached vectors no live chunk of the current embedder uses, keeping the newest
    * `keepUnreferenced` of them (so switching back to a branch re-uses them); with `compact`,
-   * also returns the freed space to the file system.
+   * also returns the freed space to the file system; with `truncateLog`, also empties a
+   * write-ahead log (SQLite), so what was freed is given back now and a size measured next is
+   * the store's (`loci gc`; an indexing run's own collection leaves the log be).
    */
-  collectGarbage(options: { keepUnreferenced: number; compact?: boolean }): Promise<{ removedVectors: number; keptUnreferenced: number }>;
+  collectGarbage(options: { keepUnreferenced: number; compact?: boolean; truncateLog?: boolean }): Promise<{ removedVectors: number; keptUnreferenced: number }>;
   /**
    * A run that writes many groups is starting (`true`) or has ended (`false`): the store may
    * put off housekeeping meanwhile (SQLite checkpoints its write-ahead log every 256 MB instead

@@ -93,10 +93,24 @@ describe('branches', () => {
     expect(summary.removedVectors).toBeGreaterThan(0);
     expect(summary.keptUnreferenced).toBe(0);
     expect(summary.removedGraphFiles).toEqual(['vectors-0123456789ab.hnsw']);
+    // The size after is the store's, its write-ahead log checkpointed: compacting never grows it.
+    expect(summary.bytesAfter).toBeLessThanOrEqual(summary.bytesBefore);
     // What is indexed still searches semantically.
     const search = JSON.parse((await runLoci(['search', 'handles requests', '--root', repo, '--mode', 'vector', '--json'], { cwd: workspace })).stdout);
     expect(search.results.length).toBeGreaterThan(0);
     await rm(join(repo, 'loci.config.json'));
+  });
+});
+
+describe('maintenance never makes an index', () => {
+  it('loci gc in a folder never indexed is INDEX_NOT_FOUND (exit 3) and leaves no store behind', async () => {
+    const bare = join(workspace, 'never-indexed');
+    await mkdir(bare, { recursive: true });
+    await writeFile(join(bare, 'a.py'), 'def hello():\n    pass\n');
+    const run = await runLoci(['gc', '--json'], { cwd: bare });
+    expect(run.code).toBe(3);
+    expect(JSON.parse(run.stderr.trim().split('\n').at(-1) as string).error.code).toBe('INDEX_NOT_FOUND');
+    expect(existsSync(join(bare, '.loci'))).toBe(false);
   });
 });
 

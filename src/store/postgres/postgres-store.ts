@@ -345,7 +345,7 @@ class PostgresStore implements Store {
     return countsPg(this.session, this.s, this.target.schema);
   }
 
-  async collectGarbage(options: { keepUnreferenced: number; compact?: boolean }): Promise<{ removedVectors: number; keptUnreferenced: number }> {
+  async collectGarbage(options: { keepUnreferenced: number; compact?: boolean; truncateLog?: boolean }): Promise<{ removedVectors: number; keptUnreferenced: number }> {
     const result = await this.session.write(async (client) => {
       const unreferenced = `SELECT e.embedder, e.content_hash FROM ${this.s}.embeddings e
         WHERE NOT (e.embedder = (SELECT value FROM ${this.s}.meta WHERE key = 'embedder')

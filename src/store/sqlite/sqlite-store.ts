@@ -327,7 +327,7 @@ class SqliteStore implements Store {
     });
   }
 
-  async collectGarbage(options: { keepUnreferenced: number; compact?: boolean }): Promise<{ removedVectors: number; keptUnreferenced: number }> {
+  async collectGarbage(options: { keepUnreferenced: number; compact?: boolean; truncateLog?: boolean }): Promise<{ removedVectors: number; keptUnreferenced: number }> {
     const result = this.guard(() =>
       this.db
         .transaction(() => {
@@ -339,6 +339,10 @@ class SqliteStore implements Store {
         .immediate(),
     );
     if (options.compact) this.guard(() => this.db.exec('VACUUM'));
+    // What was freed (and, compacting, the whole rewritten file) sits in the write-ahead log until
+    // a checkpoint: moved into the database and the log emptied, so the space is really given
+    // back and a size measured now is the store's. Readers still holding old pages leave it be.
+    if (options.truncateLog) this.guard(() => this.db.pragma('wal_checkpoint(TRUNCATE)'));
     return result;
   }
 
