@@ -69,7 +69,9 @@ export async function mergeDuplicates(context: DedupeContext, records: MemoryRec
 async function storedTwin(context: DedupeContext, record: MemoryRecord): Promise<MemoryRecord | undefined> {
   const key = dedupeKey(record);
   const query = record.text.slice(0, 2000);
-  const hits = /[\p{L}\p{N}]/u.test(query) ? await context.recall(query, { namespaces: [record.namespace], kinds: [record.kind], topK: 5 }) : [];
+  // Recall reads the namespaces under this one too; a note merges only within its own.
+  const found = /[\p{L}\p{N}]/u.test(query) ? await context.recall(query, { namespaces: [record.namespace], kinds: [record.kind], topK: 10 }) : [];
+  const hits = found.filter((hit) => hit.record.namespace === record.namespace).slice(0, 5);
   const same = hits.find((hit) => dedupeKey(hit.record) === key);
   if (same && textsAgree(same.record.text, record.text)) return same.record;
   const threshold = context.dedupeSimilarity;

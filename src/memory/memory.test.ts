@@ -57,6 +57,33 @@ describe('namespaces', () => {
   });
 });
 
+describe('a namespace holds its own records', () => {
+  it('merges a near-identical note only within its own namespace, never into one nested under it', async () => {
+    const nested = await memory.add({ namespace: 'user/43/session/1', text: 'likes tabs over spaces' });
+    const parent = await memory.add({ namespace: 'user/43', text: 'likes tabs over spaces', metadata: { durable: true } });
+    expect(parent.namespace).toBe('user/43');
+    expect(parent.id).not.toBe(nested.id);
+    expect(parent.mergedCount).toBe(0);
+    // Forgetting the session keeps the durable note.
+    await memory.forget({ namespaces: ['user/43/session/1'] });
+    expect((await memory.list({ namespaces: ['user/43'] })).map((record) => record.text)).toEqual(['likes tabs over spaces']);
+    const twin = await memory.add({ namespace: 'user/43', text: 'likes tabs over spaces' });
+    expect(twin).toMatchObject({ id: parent.id, mergedCount: 1 });
+  });
+
+  it('gets a record by a namespace above it, as list and forget read namespaces, and not by another', async () => {
+    const record = await memory.add({ namespace: 'team/a/session/9', text: 'deploys on Fridays are banned' });
+    expect((await memory.get(record.id, 'team/a'))?.id).toBe(record.id);
+    expect(await memory.get(record.id, 'team/b')).toBeUndefined();
+    expect(await codeOf(memory.update(record.id, { namespace: 'team/b', text: 'changed' }))).toBe('RECORD_NOT_FOUND');
+  });
+
+  it('refuses ids with control or format characters (NUL, escapes, bidi overrides)', async () => {
+    for (const id of ['bad\u0000id', 'esc\u001b[31m', 'rtl\u202eid']) expect(await codeOf(memory.add({ namespace: 'n', id, text: 'x' })), JSON.stringify(id)).toBe('INVALID_ARGUMENT');
+    expect(await memory.list()).toEqual([]);
+  });
+});
+
 describe('bad input writes nothing', () => {
   it('refuses an oversized record and the whole batch it came in', async () => {
     const error = await memory

@@ -193,8 +193,14 @@ export class Memory implements MemoryCore {
    */
   async get(id: string, namespace?: string): Promise<MemoryRecord | undefined> {
     checkId(id);
-    if (namespace) return this.records.get(normalizeNamespace(namespace), id);
-    const holders = await this.records.namespacesOf(id);
+    let holders: string[];
+    if (namespace) {
+      // The namespace and those under it, as list, recall and forget read it.
+      const scope = normalizeNamespace(namespace);
+      const exact = await this.records.get(scope, id);
+      if (exact) return exact;
+      holders = (await this.records.namespacesOf(id)).filter((holder) => holder.startsWith(`${scope}/`));
+    } else holders = await this.records.namespacesOf(id);
     if (holders.length > 1) {
       throw idConflict(id, holders, `Memory id ${id} is in ${holders.length} namespaces (${holders.join(', ')}); say which one.`, 'Pass the namespace (HTTP ?namespace=…, CLI --namespace).');
     }

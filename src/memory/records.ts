@@ -114,7 +114,7 @@ export function newMemoryId(): string {
 }
 
 export function checkId(id: string): string {
-  if (!/^[^/\s]{1,200}$/.test(id) || !isWellFormed(id))
-    throw new LociError('INVALID_ARGUMENT', `Invalid memory id ${JSON.stringify(id)}: 1–200 characters, no slashes or spaces, well-formed Unicode.`);
+  if (!/^[^/\s\p{Cc}\p{Cf}]{1,200}$/u.test(id) || !isWellFormed(id))
+    throw new LociError('INVALID_ARGUMENT', `Invalid memory id ${JSON.stringify(id)}: 1–200 characters, no slashes, spaces or control characters, well-formed Unicode.`);
   return id;
 }

@@ -110,6 +110,9 @@ describe.skipIf(!run)('web console (#24)', () => {
     expect(await dialog.isVisible()).toBe(false);
     // The API itself refuses a wrong token.
     expect((await fetch(`${base}/v1/roots`, { headers: { authorization: 'Bearer wrong-token-wrong-token-wrong' } })).status).toBe(401);
+    // The scheme's name is case-insensitive; the token is not.
+    expect((await fetch(`${base}/v1/roots`, { headers: { authorization: `bearer ${token}` } })).status).toBe(200);
+    expect((await fetch(`${base}/v1/roots`, { headers: { authorization: `Bearer ${token.toUpperCase()}` } })).status).toBe(401);
     expect(problemsOf(page)).toEqual([]);
     await page.close();
   }, 60_000);

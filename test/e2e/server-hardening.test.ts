@@ -284,3 +284,68 @@ describe('operator mistakes are one-line user errors', () => {
     }
   });
 });
+
+describe('callers cannot reach past their namespace by query string', () => {
+  const add = async (namespace: string, text: string) => JSON.parse((await raw('POST', '/v1/memory/records', json, JSON.stringify({ namespace, text }))).body).record as { id: string };
+
+  it('PATCH honours ?namespace= as GET and DELETE do: another namespace is 404 and the record is untouched', async () => {
+    const record = await add('qs-alice', 'the vault code is 4242');
+    const hijack = await raw('PATCH', `/v1/memory/records/${record.id}?namespace=qs-bob`, json, JSON.stringify({ text: 'hijacked' }));
+    expect(hijack.status).toBe(404);
+    const kept = JSON.parse((await raw('GET', `/v1/memory/records/${record.id}?namespace=qs-alice`)).body).record;
+    expect(kept.text).toBe('the vault code is 4242');
+    const clash = await raw('PATCH', `/v1/memory/records/${record.id}?namespace=qs-alice`, json, JSON.stringify({ namespace: 'qs-bob', text: 'x' }));
+    expect(clash.status).toBe(400);
+    const own = await raw('PATCH', `/v1/memory/records/${record.id}?namespace=qs-alice`, json, JSON.stringify({ text: 'the vault code is 5353' }));
+    expect(own.status).toBe(200);
+    expect(JSON.parse(own.body).record.text).toBe('the vault code is 5353');
+  });
+
+  it('GET finds a record in a namespace under the one named, as DELETE forgets it', async () => {
+    const record = await add('qs-carol/session-1', 'prefers tabs');
+    expect((await raw('GET', `/v1/memory/records/${record.id}?namespace=qs-carol`)).status).toBe(200);
+    expect((await raw('GET', `/v1/memory/records/${record.id}?namespace=qs-dave`)).status).toBe(404);
+  });
+
+  it('refuses a query parameter the route does not take (a misspelled filter never widens a listing or export)', async () => {
+    await add('qs-erin', 'a private note');
+    for (const path of ['/v1/memory/records?namespaces=qs-bob', '/v1/memory/export?namespaces=qs-bob', '/v1/index/details?changes=0&bogus=1']) {
+      const response = await raw('GET', path);
+      expect(response.status, path).toBe(400);
+      const error = JSON.parse(response.body).error;
+      expect(error.code).toBe('INVALID_ARGUMENT');
+      expect(error.message).toMatch(/takes no query parameter "(namespaces|bogus)"/);
+      expect(response.body).not.toContain('a private note');
+    }
+    const scoped = await raw('GET', '/v1/memory/records?namespace=qs-erin');
+    expect(scoped.status).toBe(200);
+    expect(JSON.parse(scoped.body).records).toHaveLength(1);
+    const posted = await raw('POST', '/v1/memory/recall?namespaces=qs-bob', json, JSON.stringify({ query: 'private note' }));
+    expect(posted.status).toBe(400);
+    expect(JSON.parse(posted.body).error.hint).toMatch(/JSON body/);
+  });
+
+  it('answers GET /mcp with 405 (stateless: no stream to open), so clients do not poll it', async () => {
+    const response = await raw('GET', '/mcp', { accept: 'text/event-stream' });
+    expect(response.status).toBe(405);
+    expect(response.allow).toBe('POST');
+  });
+});
+
+describe('loci mcp ends on the first signal', () => {
+  it('exits on SIGTERM while its client still holds stdin open', async () => {
+    const child = spawn(process.execPath, [cliPath, 'mcp', '--root', repo], { cwd: workspace, env: { PATH: process.env.PATH ?? '', HOME: workspace }, stdio: ['pipe', 'pipe', 'pipe'] });
+    try {
+      // Ready once it answers a request.
+      const answered = new Promise<void>((resolve) => child.stdout?.on('data', () => resolve()));
+      child.stdin?.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } })}\n`);
+      await answered;
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      child.kill('SIGTERM');
+      const outcome = await Promise.race([exited, new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 15_000))]);
+      expect(outcome).not.toBe('hung');
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }, 60_000);
+});

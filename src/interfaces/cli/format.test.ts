@@ -36,3 +36,15 @@ describe('the progress bar', () => {
     expect(output).toContain('evil\\x1b[2J\\x1b]0;owned\\x07.ts');
   });
 });
+
+describe('memory records from other callers print their control characters as escapes', () => {
+  it('shows ESC and bidi overrides in list, get and search output instead of sending them to the terminal', async () => {
+    const { formatHits, formatRecord, formatRecords } = await import('./commands/memory-format.js');
+    const record = { id: 'r1', namespace: 'n', kind: 'note', text: 'ctl \u001b[31m red \u202e\nline two', time: 0, updatedAt: 0, mergedCount: 0, metadata: { note: '\u001b]0;title\u0007' } } as never;
+    for (const out of [formatRecord(record), formatRecords([record]), formatHits([{ record, score: 1, signals: {} }] as never)]) {
+      expect(out).not.toMatch(/[\u001b\u0007\u202e]/);
+      expect(out).toContain('\\x1b[31m');
+    }
+    expect(formatRecord(record)).toContain('\\u202e\nline two');
+  });
+});

@@ -15,6 +15,7 @@ import { DEFAULT_CONSOLE_DIR, isConsolePath, registerConsoleRoutes } from './con
 import { registerInspectRoutes } from './inspect-routes.js';
 import { registerKnowledgeRoutes } from './knowledge-routes.js';
 import { registerMemoryRoutes } from './memory-routes.js';
+import { queryGuard } from './query-guard.js';
 import { parseBody, stripUndefined } from './request.js';
 import type { Roots } from '../shared/roots.js';
 import { redactPaths } from '../shared/wire-paths.js';
@@ -84,7 +85,9 @@ export function createHttpApp(options: HttpAppOptions): Hono {
     // The console's static files hold no data: the page loads, then asks for the token.
     if (!options.token || c.req.path === '/health' || isConsolePath(c.req.method, c.req.path)) return next();
     const header = c.req.header('authorization') ?? '';
-    const given = Buffer.from(header.startsWith('Bearer ') ? header.slice(7) : '');
+    // The scheme's name is case-insensitive (RFC 9110): "bearer" and "BEARER" are Bearer.
+    const scheme = /^bearer +/i.exec(header);
+    const given = Buffer.from(scheme ? header.slice(scheme[0].length) : '');
     const expected = Buffer.from(options.token);
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
       return c.json({ error: { code: 'UNAUTHORIZED', message: 'Missing or wrong bearer token.', hint: 'Send Authorization: Bearer <token> (the --token the server was started with).' } }, 401);
@@ -125,6 +128,8 @@ export function createHttpApp(options: HttpAppOptions): Hono {
   // MCP tool arguments are small (the largest, remember's text, is capped at 100,000 characters).
   app.post('/mcp', limit(routeBodyBytes.mcp));
 
+  // After the token check: a caller without the token learns nothing from the guard's answers.
+  app.use('*', queryGuard(openApiDocument().paths));
   app.get('/openapi.json', (c) => c.json(openApiDocument()));
 
   app.post('/v1/search', async (c) => {
@@ -187,6 +192,12 @@ export function createHttpApp(options: HttpAppOptions): Hono {
   registerConsoleRoutes(app, options.consoleDir ?? DEFAULT_CONSOLE_DIR);
 
   // MCP over streamable HTTP, stateless: one server and transport per request.
+  // Stateless: no server-sent stream to open with GET, no session to end with DELETE. A 405
+  // tells a client so (the SDK's client polled an empty 200 stream about once a second).
+  app.on(['GET', 'DELETE'], '/mcp', (c) => {
+    c.header('Allow', 'POST');
+    return c.json({ jsonrpc: '2.0', id: null, error: { code: -32000, message: `Method not allowed: this MCP endpoint is stateless and takes POST only, not ${c.req.method}.` } }, 405);
+  });
   app.all('/mcp', async (c) => {
     // The body is read and parsed once here (the size limit above applies), checked for depth, then handed over parsed.
     let parsedBody: unknown;

@@ -45,8 +45,16 @@ export function registerMemoryRoutes(app: Hono, roots: Roots): void {
   });
   app.patch('/v1/memory/records/:id', async (c) => {
     const patch = await parseBody(c, updateBody);
+    // The namespace may come as ?namespace= (as GET and DELETE take it) or in the body; both must agree.
+    const namespace = c.req.query('namespace');
+    if (namespace !== undefined && patch.namespace !== undefined && namespace !== patch.namespace) {
+      throw new LociError('INVALID_ARGUMENT', `The query names namespace "${namespace.slice(0, 200)}" and the body "${patch.namespace.slice(0, 200)}".`, {
+        hint: 'Give the namespace once, in the query or the body.',
+      });
+    }
     const memory = await memoryOf(c.req.query('root'));
-    return c.json({ record: publicRecord(await memory.update(c.req.param('id'), stripUndefined(patch) as Parameters<Memory['update']>[1])) });
+    const scoped = namespace === undefined ? patch : { ...patch, namespace };
+    return c.json({ record: publicRecord(await memory.update(c.req.param('id'), stripUndefined(scoped) as Parameters<Memory['update']>[1])) });
   });
   app.delete('/v1/memory/records/:id', async (c) => {
     const memory = await memoryOf(c.req.query('root'));

@@ -90,7 +90,7 @@ export function openApiDocument() {
         get: { summary: 'Get a record', parameters: [idParam, query('namespace', 'faster lookup'), query('root', 'served root name')], responses: typed('{"record"}', replies.record) },
         patch: {
           summary: 'Update a record (a replaced text is kept in its versions)',
-          parameters: [idParam, query('root', 'served root name')],
+          parameters: [idParam, query('namespace', "only in this namespace (or the body's namespace; both must agree)"), query('root', 'served root name')],
           requestBody: json(updateBody),
           responses: { ...typed('{"record"}', replies.record), 409: error },
         },
@@ -193,7 +193,7 @@ export function openApiDocument() {
           responses: responses('the export'),
         },
       },
-      '/mcp': { post: { summary: 'MCP over streamable HTTP (stateless, JSON responses)', responses: { 200: ok('JSON-RPC response') } } },
+      '/mcp': { post: { summary: 'MCP over streamable HTTP (stateless, JSON responses; GET and DELETE answer 405)', responses: { 200: ok('JSON-RPC response') } } },
     },
   };
 }

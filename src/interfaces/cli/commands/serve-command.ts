@@ -111,6 +111,9 @@ export function registerServeCommands(program: Command, io: CliIo): void {
       await server.connect(transport);
       await Promise.race([closed, untilStopped()]);
       await server.close();
+      // Stopped by a signal while the client still holds stdin open: an open stdin would keep the process alive.
+      input.destroy();
+      process.stdin.destroy();
       await roots.close();
     });
 }
