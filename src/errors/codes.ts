@@ -45,7 +45,7 @@ export const errorCodes = {
     category: 'internal',
     hint: 'Finished files are kept: re-run to resume. If the worker ran out of memory, raise indexing.workerMemoryMb, or set indexing.worker to false to index in-process.',
   },
-  ABORTED: { category: 'aborted', hint: 'The operation was cancelled; re-run it to continue where it stopped.' },
+  ABORTED: { category: 'aborted', hint: 'Re-run it to continue where it stopped.' },
   STORE_UNWRITABLE: {
     category: 'conflict',
     hint: 'Check the owner and permissions of the store folder (ls -ld), that its file system is writable and has room, or pass --store to a writable folder.',

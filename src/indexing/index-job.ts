@@ -4,6 +4,7 @@ import { embedderIdOf, type EmbeddingModel } from '../embed/spec.js';
 import { defaultHnswOptions } from '../retrieve/warm/exact-or-graph-vector-index.js';
 import { SEGMENT_REWRITE_MIN, WarmIndex, type WarmIndexOptions } from '../retrieve/warm/warm-index.js';
 import { ensureStoreInstance } from '../retrieve/warm/warm-segment.js';
+import { readSegmentHeader } from '../store/segment-file.js';
 import type { Store } from '../store/spec.js';
 import { BackgroundGraph, type BackgroundGraphOptions } from './background-graph.js';
 import type { IndexProgressListener, IndexSummary } from './events.js';
@@ -111,7 +112,10 @@ export async function runIndexJob(spec: IndexJobSpec, resources: IndexJobResourc
       },
       saveWhileGraphFinishes(saving),
     );
-    if (summary.files.indexed + summary.files.removed > 0) {
+    // A whole-folder run also writes a segment file that is missing or unreadable (deleted by
+    // hand, as `loci doctor` advises for a damaged one), though no file changed.
+    const segmentLost = !spec.paths && spec.segmentFile !== undefined && readSegmentHeader(spec.segmentFile) === undefined;
+    if (summary.files.indexed + summary.files.removed > 0 || segmentLost) {
       if (spec.mergePastThreshold) await mergeSegment(spec, resources, embedderId, dimensions);
       else if (spec.graphFile || spec.segmentFile) await saveWarmIndex(spec, resources, embedderId, dimensions, saving);
     }

@@ -213,3 +213,13 @@ describe('loci eval', () => {
     expect(JSON.parse(memory.stdout)).toMatchObject({ 'mrr@10': 1, 'recall@10': 1, queries: 1 });
   });
 });
+
+describe('loci watch checks its flags before it starts', () => {
+  it('refuses a --debounce that is not whole milliseconds up to a minute (exit 2)', async () => {
+    for (const value of ['abc', '-5', '1e9', '60001']) {
+      const run = await runLoci(['watch', repo, '--debounce', value], { cwd: workspace });
+      expect(run.code, value).toBe(2);
+      expect(run.stderr).toMatch(/--debounce takes whole milliseconds from 0 to 60000/);
+    }
+  });
+});

@@ -63,6 +63,10 @@ describe('segment files through the CLI', () => {
     expect(doctor.stdout).toMatch(/segment-[0-9a-f]{12}\.seg is damaged \(lexicon block \d+ fails its checksum\)/);
     expect(doctor.stdout).toContain(`Delete ${file}`);
     rmSync(file);
+    // A run that changes no file writes a lost segment too.
+    expect((await runLoci(['index', '.'], { cwd: repo })).code).toBe(0);
+    expect(existsSync(file)).toBe(true);
+    rmSync(file);
     await writeFile(join(repo, 'src', 'late.ts'), 'export function lateInvoiceFee(days: number): number {\n  return days * 150;\n}\n');
     expect((await runLoci(['index', '.'], { cwd: repo })).code).toBe(0);
     expect(existsSync(file)).toBe(true);

@@ -1,3 +1,4 @@
+import { LociError } from '../../../errors/index.js';
 import type { Command } from 'commander';
 import { createLoci, type WatchEvent } from '../../../engine/create-loci.js';
 import { loadCliConfig, resolveRoot, type CliIo } from '../cli-context.js';
@@ -25,6 +26,10 @@ export function registerWatchCommand(program: Command, io: CliIo): void {
         flags.config,
       );
       const debounceMs = Number(flags.debounce);
+      // A minute is far past any save's burst; longer, and saves would seem never to be indexed.
+      if (!/^\d+$/.test(flags.debounce.trim()) || debounceMs > 60_000) {
+        throw new LociError('INVALID_ARGUMENT', `--debounce takes whole milliseconds from 0 to 60000; got "${flags.debounce.slice(0, 40)}".`, { hint: 'E.g. --debounce 200.' });
+      }
       const loci = createLoci({ root, config, env: io.env, inMemory: false });
       const print = (event: WatchEvent) => {
         if (flags.json) {
@@ -40,7 +45,7 @@ export function registerWatchCommand(program: Command, io: CliIo): void {
         } else io.stderr.write(`loci watch: ${printable(event.error.message)}\n`);
       };
       try {
-        const watcher = await loci.watch({ ...(Number.isFinite(debounceMs) && debounceMs >= 0 ? { debounceMs } : {}), onEvent: print });
+        const watcher = await loci.watch({ debounceMs, onEvent: print });
         await new Promise<void>((resolve) => {
           process.once('SIGINT', () => resolve());
           process.once('SIGTERM', () => resolve());
