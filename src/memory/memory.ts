@@ -4,6 +4,8 @@ import type { Retriever } from '../retrieve/search.js';
 import { storeRetriever } from '../retrieve/search.js';
 import { ranksLexically } from '../store/spec.js';
 import { WarmIndex } from '../retrieve/warm/warm-index.js';
+import { defaultHnswOptions } from '../retrieve/warm/exact-or-graph-vector-index.js';
+import { BackgroundGraph } from '../indexing/background-graph.js';
 import { warmRetriever } from '../retrieve/warm/warm-retriever.js';
 import { KnowledgeStores } from './knowledge.js';
 import { normalizeNamespace } from './namespace.js';
@@ -36,6 +38,9 @@ export class Memory implements MemoryCore {
   readonly records: RecordStore;
   readonly knowledge: KnowledgeStores;
   private warm: WarmIndex | undefined;
+  /** The vector graph being built on a worker thread (BackgroundGraph), if any. */
+  private graphBuild: BackgroundGraph | undefined;
+  private graphBuildFailed = false;
   private readonly contextWindow: ContextWindow;
 
   constructor(private readonly context: MemoryContext) {
@@ -294,6 +299,8 @@ export class Memory implements MemoryCore {
   /** persist(), then lets go of what the recall index holds open (its segment file, its graph search thread); a later recall opens them again. */
   async close(): Promise<void> {
     try {
+      await this.graphBuild?.stop();
+      this.graphBuild = undefined;
       await this.persist();
     } finally {
       this.warm?.close();
@@ -308,17 +315,37 @@ export class Memory implements MemoryCore {
     const segment = this.context.segmentFile;
     const store = this.context.store;
     if (this.context.inMemory === false && !this.warm && ranksLexically(store) && !(segment && existsSync(segment))) return storeRetriever(store, embedderId, MEMORY_FIELD_WEIGHTS);
+    // The graph is never built on this thread (at 40k records that blocked every caller for
+    // seconds): a saved one is mapped; a long-lived process builds a missing one on a worker
+    // thread meanwhile, and recall scans exactly until it is saved.
     this.warm ??= new WarmIndex(this.context.store, {
       weights: MEMORY_FIELD_WEIGHTS,
       embedderId,
       dimensions: this.context.model?.dimensions ?? 0,
       ...(this.context.graphFile ? { graphFile: this.context.graphFile } : {}),
       ...(segment ? { segmentFile: segment } : {}),
-      ...(this.context.inMemory === false ? { buildGraph: false } : { prefetch: true }),
+      buildGraph: false,
+      ...(this.context.inMemory === false ? {} : { prefetch: true }),
     });
     const warm = this.warm;
     await warm.refresh();
+    if (this.context.inMemory !== false) this.buildGraphInBackground(warm);
     return warmRetriever(warm, embedderId, { forRanker: false });
+  }
+
+  /** Starts the graph worker once recall holds enough vectors and no graph file exists (once per process if it fails). */
+  private buildGraphInBackground(warm: WarmIndex): void {
+    const graphFile = this.context.graphFile;
+    const model = this.context.model;
+    if (this.graphBuild || this.graphBuildFailed || !graphFile || !model || warm.usesVectorGraph || warm.size < defaultHnswOptions.threshold) return;
+    const build = BackgroundGraph.forRun({ store: this.context.store, embedderId: this.records.embedderId, dimensions: model.dimensions, graphFile, chunksBefore: warm.size });
+    if (!build) return;
+    this.graphBuild = build;
+    // The worker reads every vector, saves the file and stops; the next recall maps it.
+    void build.finish().then((rows) => {
+      if (rows === undefined) this.graphBuildFailed = true;
+      if (this.graphBuild === build) this.graphBuild = undefined;
+    });
   }
 }
 
