@@ -1,7 +1,8 @@
 // Memory of a documents build: one indexDocuments call over the peer bench's real chunks (1M by
 // default), RSS sampled every 5 s (the event loop's stalls show as gaps), the peak and a timeline.
 // Usage: node --expose-gc --max-old-space-size=16384 bench/build-memory.mjs [--build DIR] [--n 1000000] [--keep DIR] [--json]
-//   baseRssMb: the process holding the documents before the build; maxRssAllThreadsMb: every thread's peak.
+//   baseRssMb: the process holding the documents before the build; maxRssAllThreadsMb: every thread's peak;
+//   settledRssMb: after one search, a collection and a second's quiet; keptRssMb: settled less base.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -43,13 +44,22 @@ try {
   sample();
   clearInterval(timer);
   globalThis.gc?.();
+  const afterRssMb = mb(process.memoryUsage().rss);
+  // What a long-lived process keeps once settled: a search answered, a collection, a second's
+  // quiet (memory handed back after a collection is gone by then).
+  await loci.search('parse configuration file', { topK: 5 });
+  globalThis.gc?.();
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const settledRssMb = mb(process.memoryUsage().rss);
   reporter.row({
     build,
     n,
     buildS,
     indexFinishedS,
     peakSampledRssMb: mb(peak),
-    afterRssMb: mb(process.memoryUsage().rss),
+    afterRssMb,
+    settledRssMb,
+    keptRssMb: settledRssMb - baseRssMb,
     baseRssMb,
     maxRssAllThreadsMb: Math.round(process.resourceUsage().maxRSS / 1024),
   });

@@ -223,11 +223,12 @@ async function retrieve(loci: ContextSource, question: string, options: ContextO
     const top = Math.max(...items.map((item) => item.score), 1e-9);
     items = items.map((item) => ({ ...item, score: item.score / top + (bonus.get(item.path) ?? 0) })).sort((a, b) => b.score - a.score);
   }
+  const states = new Map(response.results.filter((result) => result.stale).map((result) => [result.path, result.deleted ? 'deleted' : 'changed'] as const));
   if (options.reranker) {
     try {
       const reranked = await rerankItems(options.reranker, question, items, { topK: options.topK ?? DEFAULT_CONTEXT_TOP_K, ...(options.signal ? { signal: options.signal } : {}) });
       for (const warning of reranked.warnings) note(notes, undefined, warning);
-      return reranked.items;
+      return noteStale(notes, reranked.items, states);
     } catch (error) {
       // Degrade, never lose: a failing reranker leaves the retrieval order, and says so.
       if (isLociError(error) && error.code === 'ABORTED') throw error;
@@ -236,7 +237,18 @@ async function retrieve(loci: ContextSource, question: string, options: ContextO
     }
   }
   // One default on every door (CLI, HTTP, MCP, library): the same question packs the same chunks.
-  return items.slice(0, options.topK ?? DEFAULT_CONTEXT_TOP_K);
+  return noteStale(notes, items.slice(0, options.topK ?? DEFAULT_CONTEXT_TOP_K), states);
+}
+
+/** Says which packed files changed or were deleted since they were indexed (their indexed text is what is packed), as search flags them. */
+function noteStale(notes: Notes, items: ContextItem[], states: ReadonlyMap<string, 'changed' | 'deleted'>): ContextItem[] {
+  const paths = (state: 'changed' | 'deleted') => [...new Set(items.filter((item) => states.get(item.path) === state).map((item) => item.path))];
+  const deleted = paths('deleted');
+  const changed = paths('changed');
+  const list = (found: string[]) => `${found.slice(0, 5).join(', ')}${found.length > 5 ? ` and ${found.length - 5} more` : ''}`;
+  if (deleted.length > 0) note(notes, undefined, `Packed from the index, deleted since it was indexed: ${list(deleted)}. Run loci index to drop them.`);
+  if (changed.length > 0) note(notes, undefined, `Packed from the index, changed since it was indexed: ${list(changed)}. Run loci index for their current text.`);
+  return items;
 }
 
 async function rankFiles(loci: ContextSource, question: string, options: ContextOptions, notes: Notes): Promise<Map<string, number>> {

@@ -17,7 +17,7 @@ export function buildFilter(options: { paths?: readonly string[]; languages?: re
     const negated = trimmed.startsWith('!');
     const path = relativeToRoot(trimmed.replace(/^!/, '').trim().replace(/\\/g, '/').replace(/^\.\//, ''), options.root);
     if (!path)
-      throw new LociError('INVALID_ARGUMENT', `An empty --path was given${negated ? ' after "!"' : ''}.`, {
+      throw new LociError('INVALID_ARGUMENT', `An empty path filter was given${negated ? ' after "!"' : ''} (CLI --path, HTTP and MCP paths).`, {
         hint: 'Pass a glob such as "src/**/*.ts", a folder such as "src", or "!glob" to exclude.',
       });
     const mark = negated ? '!' : '';

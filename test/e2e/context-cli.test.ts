@@ -42,6 +42,21 @@ describe('loci context', () => {
     expect(tooBig.code).toBe(2);
     expect(tooBig.stderr).toMatch(/\/all \*\* matches \d+ files of (more than )?\d+ tokens/);
   });
+
+  it('says which packed files were deleted since they were indexed, as search flags them', async () => {
+    const copy = join(workspace, 'stale-repo');
+    await mkdir(copy);
+    await writeSampleRepo(copy);
+    expect((await runLoci(['index', copy], { cwd: workspace })).code).toBe(0);
+    const ask = ['context', 'how', 'is', 'a', 'refund', 'charged', '--root', copy, '--max-tokens', '2000', '--no-small-project', '--json'];
+    const before = await runLoci(ask, { cwd: workspace });
+    expect(before.stderr).toBe('');
+    const packed = JSON.parse(before.stdout).sources[0].path as string;
+    await rm(join(copy, packed));
+    const after = await runLoci(ask, { cwd: workspace });
+    expect(after.code).toBe(0);
+    expect(after.stderr).toContain(`deleted since it was indexed: ${packed}`);
+  });
 });
 
 describe('loci ask', () => {

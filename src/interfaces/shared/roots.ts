@@ -26,6 +26,8 @@ export class Roots {
   constructor(paths: readonly string[], config: (root: string) => LociConfig, env: Record<string, string | undefined>) {
     for (const path of paths) {
       const absolute = resolve(path);
+      // A folder named twice is served once (two engines on one store would race each other's writes).
+      if ([...this.byName.values()].some((root) => root.path === absolute)) continue;
       let name = basename(absolute) || 'root';
       for (let suffix = 2; this.byName.has(name); suffix++) name = `${basename(absolute)}-${suffix}`;
       this.byName.set(name, { name, path: absolute, loci: createLoci({ root: absolute, config: config(absolute), env }), indexing: { running: false } });
