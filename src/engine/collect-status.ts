@@ -1,3 +1,5 @@
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { LociConfig } from '../config/schema.js';
 import { throwIfAborted } from '../errors/index.js';
 import { walkFolder } from '../sources/index.js';
@@ -53,7 +55,7 @@ export async function collectStatus(options: CollectStatusOptions): Promise<Inde
     ...(options.signal ? { signal: options.signal } : {}),
   });
   const catalog = new Map((await store.listCatalog()).map((entry) => [entry.path, entry]));
-  const changes = { modified: [] as string[], added: [] as string[], deleted: [] as string[] };
+  const changes = { modified: [] as string[], added: [] as string[], deleted: [] as string[], excluded: [] as string[] };
   const present = new Set<string>();
   for (const file of walk.files) {
     present.add(file.path);
@@ -61,7 +63,18 @@ export async function collectStatus(options: CollectStatusOptions): Promise<Inde
     if (!entry) changes.added.push(file.path);
     else if (entry.size !== file.size || entry.mtimeMs !== file.mtimeMs) changes.modified.push(file.path);
   }
-  for (const path of catalog.keys()) if (!present.has(path)) changes.deleted.push(path);
+  // Indexed files the walk no longer reads: gone from disk, or still there but now skipped
+  // (newly ignored, a secret, grown too big); the next run drops both from the index.
+  const absent = [...catalog.keys()].filter((path) => !present.has(path));
+  const onDisk = await Promise.all(
+    absent.map((path) =>
+      stat(join(options.root, path)).then(
+        (info) => info.isFile(),
+        () => false,
+      ),
+    ),
+  );
+  absent.forEach((path, index) => (onDisk[index] ? changes.excluded : changes.deleted).push(path));
   status.changes = changes;
   return status;
 }

@@ -26,6 +26,9 @@ export interface IndexStatus {
   changes?: {
     modified: string[];
     added: string[];
+    /** Indexed files gone from disk. */
     deleted: string[];
+    /** Indexed files still on disk that indexing now skips (newly ignored, a secret, too big). */
+    excluded: string[];
   };
 }

@@ -223,3 +223,20 @@ describe('loci watch checks its flags before it starts', () => {
     }
   });
 });
+
+describe('loci status tells deleted files from files now excluded', () => {
+  it('lists an indexed file that a new ignore rule skips as excluded, not deleted', async () => {
+    const copy = join(workspace, 'status-excluded');
+    await mkdir(copy);
+    await writeSampleRepo(copy);
+    expect((await runLoci(['index', copy, '--embedder', 'none'], { cwd: workspace })).code).toBe(0);
+    await writeFile(join(copy, '.gitignore'), 'dist/\n*.log\nsecrets/\n!important.log\nsrc/money.ts\n');
+    await unlink(join(copy, 'src', 'server.go'));
+    const status = JSON.parse((await runLoci(['status', '--root', copy, '--json'], { cwd: workspace })).stdout);
+    expect(status.changes.excluded).toEqual(['src/money.ts']);
+    expect(status.changes.deleted).toEqual(['src/server.go']);
+    const text = await runLoci(['status', '--root', copy], { cwd: workspace });
+    expect(text.stdout).toMatch(/1 missing \(deleted\), 1 now excluded/);
+    expect(text.stdout).toMatch(/excluded +src\/money\.ts/);
+  });
+});

@@ -118,6 +118,7 @@ export function IndexPage({ root }: { root: string }) {
               <h2>Since the last run</h2>
               <FileList title="stale (changed on disk)" paths={details.changes.modified} />
               <FileList title="missing (deleted on disk)" paths={details.changes.deleted} />
+              <FileList title="now excluded (ignored or skipped; the next run drops them)" paths={details.changes.excluded ?? []} />
               <FileList title="new (not indexed yet)" paths={details.changes.added} />
             </>
           ) : null}

@@ -50,16 +50,17 @@ function formatStatus(status: IndexStatus): string {
   for (const warning of status.warnings) lines.push(`  warning:  ${printable(warning)}`);
   const changes = status.changes;
   if (changes) {
-    const total = changes.modified.length + changes.added.length + changes.deleted.length;
+    const total = changes.modified.length + changes.added.length + changes.deleted.length + changes.excluded.length;
     lines.push(
       total === 0
         ? '  changes:  none since the last index'
-        : `  changes:  ${changes.modified.length} stale (modified), ${changes.added.length} new, ${changes.deleted.length} missing (deleted) (run \`loci index\` to update)`,
+        : `  changes:  ${changes.modified.length} stale (modified), ${changes.added.length} new, ${changes.deleted.length} missing (deleted)${changes.excluded.length > 0 ? `, ${changes.excluded.length} now excluded (ignored or skipped)` : ''} (run \`loci index\` to update)`,
     );
     for (const [label, paths] of [
       ['stale', changes.modified],
       ['new', changes.added],
       ['missing', changes.deleted],
+      ['excluded', changes.excluded],
     ] as const) {
       for (const path of paths.slice(0, LISTED)) lines.push(`    ${label.padEnd(8)} ${printable(path)}`);
       if (paths.length > LISTED) lines.push(`    … and ${paths.length - LISTED} more ${label}`);
