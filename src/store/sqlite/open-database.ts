@@ -62,11 +62,32 @@ export function openDatabase(options: OpenDatabaseOptions): Database.Database {
  */
 export const BUSY_TIMEOUT_MS = 30_000;
 
+/**
+ * Turns on WAL, retrying while another process holds the file: the switch can meet
+ * SQLITE_BUSY at once, without the busy handler, while a crowd of processes creates or first
+ * opens the same store (1 of ~8 runs of test/e2e/store-race.test.ts). Bounded by the busy timeout.
+ */
+function switchToWal(db: Database.Database): void {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (typeof code !== 'string' || !code.startsWith('SQLITE_BUSY') || Date.now() >= deadline) throw error;
+      // A short, growing, jittered wait (this runs once per open, before any work).
+      Atomics.wait(pause, 0, 0, Math.min(200, 5 * attempt) + Math.random() * 10);
+    }
+  }
+}
+
 function configure(db: Database.Database, readonly: boolean): void {
   // First: everything after it (even switching to WAL) may meet another process's lock.
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   if (!readonly) {
-    db.pragma('journal_mode = WAL');
+    switchToWal(db);
     // WAL + NORMAL: a crash (even kill -9) never corrupts the index or loses a committed
     // file; only a power loss may drop the last few commits, which the next run redoes.
     db.pragma('synchronous = NORMAL');
