@@ -1,6 +1,5 @@
-import { existsSync } from 'node:fs';
 import { isLociError } from '../errors/index.js';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { resolveConfig } from '../config/load.js';
 import type { LociConfig } from '../config/schema.js';
 import { registerBuiltInEmbedders } from '../embed/providers.js';
@@ -21,7 +20,7 @@ import { WarmIndex } from '../retrieve/warm/warm-index.js';
 import { warmRetriever } from '../retrieve/warm/warm-retriever.js';
 import type { SearchOptions, SearchResponse } from '../retrieve/search-types.js';
 import { describeLocation, MEMORY_DATABASE, openStore, resolveStoreLocation, segmentFile, storeFilePaths, vectorGraphFile, type StoreLocation } from '../store/location.js';
-import { hasSegment, indexCacheOptions, removeStaleIndexFiles } from './index-files.js';
+import { hasSegment, indexCacheOptions } from './index-files.js';
 import { ranksLexically, type Store } from '../store/spec.js';
 import type { Memory } from '../memory/memory.js';
 import { failedRunStatus, noteFailedRun } from './failed-run.js';
@@ -269,36 +268,11 @@ class LociEngine implements Loci {
   }
 
   async gc(options: { compact?: boolean } = {}): Promise<GcSummary> {
-    const memoryKept = this.location.kind === 'postgres' || (this.location.kind === 'instance' ? this.location.memory !== undefined : existsSync(join(this.location.folder, MEMORY_DATABASE)));
-    // Collecting never creates an index: a folder never indexed is INDEX_NOT_FOUND, unless it keeps memory alone.
-    let store: Store | undefined;
-    try {
-      await this.openStore(false);
-      // Then opened to write, which checks the store first.
-      store = await this.openStore(true);
-    } catch (error) {
-      if (!(isLociError(error) && error.code === 'INDEX_NOT_FOUND' && memoryKept)) throw error;
-    }
-    const bytesBefore = store ? (await store.counts()).bytesOnDisk : 0;
-    const { removedVectors, keptUnreferenced } = store
-      ? await store.collectGarbage({ keepUnreferenced: this.config.cache.maxUnreferencedVectors, truncateLog: true, ...(options.compact ? { compact: true } : {}) })
-      : { removedVectors: 0, keptUnreferenced: 0 };
-    const removedGraphFiles = store && this.location.kind === 'sqlite' ? await removeStaleIndexFiles(this.location.folder, (await store.getMeta()).embedderId) : [];
-    const memory = memoryKept ? await this.memory() : undefined;
-    const expiredMemories = memory ? await memory.gc() : 0;
-    // Records stored while the embedder was down (listed or not) get their vectors now.
-    const pending = memory ? await memory.records.embedPending({ scan: true }) : { embedded: 0, pending: 0 };
-    const bytesAfter = store ? (await store.counts()).bytesOnDisk : 0;
-    return {
-      removedVectors,
-      keptUnreferenced,
-      removedGraphFiles,
-      expiredMemories,
-      embeddedMemories: pending.embedded,
-      bytesBefore,
-      bytesAfter,
-      warnings: pending.failure ? [`${pending.pending} memory record(s) stored without vectors could not be embedded: ${pending.failure.message}`] : [],
-    };
+    const { collectGarbage } = await import('./collect-garbage.js');
+    return collectGarbage(
+      { location: this.location, maxUnreferencedVectors: this.config.cache.maxUnreferencedVectors, openStore: (create) => this.openStore(create), memory: () => this.memory() },
+      options,
+    );
   }
 
   async files(): Promise<Array<{ path: string; size: number; language: string }>> {
