@@ -26,11 +26,20 @@ describe('memory past the graph threshold', () => {
     const loci = library.createLoci({ root: workspace });
     try {
       const memory = await loci.memory();
-      const topics = ['billing', 'deploys', 'search', 'memory', 'graphs', 'tokens', 'parsers', 'caches'];
+      // Notes of eight words drawn from 3,000 (a seeded generator): distinct, as real notes are.
+      let seed = 2_463_534_242;
+      const next = () => {
+        seed ^= seed << 13;
+        seed ^= seed >>> 17;
+        seed ^= seed << 5;
+        return (seed >>> 0) / 4_294_967_296;
+      };
+      const words = Array.from({ length: 3_000 }, (_, index) => `w${index.toString(36)}${'aeiou'[index % 5]}`);
       const records = Array.from({ length: 20_500 }, (_, index) => ({
         namespace: `agent/${index % 7}`,
-        text: `note ${index}: the ${topics[index % topics.length]} team changed rule ${(index * 31) % 977} on day ${index % 365}`,
+        text: Array.from({ length: 8 }, () => words[Math.floor(next() * words.length)]).join(' ') + ` (note ${index})`,
       }));
+      const probes = Array.from({ length: 20 }, (_, index) => records[index * 1_013]?.text as string);
       for (let start = 0; start < records.length; start += 2_500) await memory.addMany(records.slice(start, start + 2_500), { dedupe: false });
       await memory.add({ namespace: 'agent/vault', text: 'the vault code is 4242' });
 
@@ -38,6 +47,7 @@ describe('memory past the graph threshold', () => {
       expect(graphFiles()).toEqual([]);
       const exact = await memory.recall('vault code', { mode: 'vector', topK: 5 });
       expect(exact[0]?.record.text).toBe('the vault code is 4242');
+      const exactProbes = await Promise.all(probes.map((probe) => memory.recall(probe, { mode: 'vector', topK: 1 })));
 
       // The worker saves the graph (bounded wait), and later recalls map it.
       const deadline = Date.now() + 120_000;
@@ -49,8 +59,11 @@ describe('memory past the graph threshold', () => {
         viaGraph = await memory.recall('vault code', { mode: 'vector', topK: 5 });
       }
       expect((memory as unknown as { warm?: { usesVectorGraph: boolean } }).warm?.usesVectorGraph).toBe(true);
-      // The same best answer (the rest are near-identical notes, tied or approximated).
-      expect(viaGraph[0]?.record.id).toBe(exact[0]?.record.id);
+      // The graph is approximate: asked for notes it holds, it gives exact search's best answer
+      // (allowed one miss in 20).
+      const graphProbes = await Promise.all(probes.map((probe) => memory.recall(probe, { mode: 'vector', topK: 1 })));
+      const same = graphProbes.filter((hits, index) => hits[0]?.record.id === exactProbes[index]?.[0]?.record.id).length;
+      expect(same).toBeGreaterThanOrEqual(19);
       expect(existsSync(join(workspace, '.loci', `${graphFiles()[0]}.keys`))).toBe(true);
     } finally {
       await loci.close();
