@@ -143,8 +143,18 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
  * it at all; undefined when the text never names it.
  */
 export function definitionLine(record: Pick<ChunkRecord, 'text' | 'startLine'>, symbol: string): number | undefined {
+  const found = namingLines(record, symbol);
+  return found.declared ?? found.mentioned;
+}
+
+/** The line of `record` that declares `symbol` (see definitionLine), undefined when none does. */
+export function declarationLine(record: Pick<ChunkRecord, 'text' | 'startLine'>, symbol: string): number | undefined {
+  return namingLines(record, symbol).declared;
+}
+
+function namingLines(record: Pick<ChunkRecord, 'text' | 'startLine'>, symbol: string): { declared?: number; mentioned?: number } {
   const name = symbol.slice(Math.max(symbol.lastIndexOf('.'), symbol.lastIndexOf(':')) + 1);
-  if (name === '') return undefined;
+  if (name === '') return {};
   const word = new RegExp(`(^|[^\\w$])${escapeRegExp(name)}(?![\\w$])`);
   const declared = new RegExp(
     `\\b(function\\*?|def|class|interface|type|enum|struct|trait|impl|fn|func|const|let|var|module|namespace|record|object|protocol|typealias)\\s+(\\([^)]*\\)\\s*)?${escapeRegExp(name)}(?![\\w$])|(^|[^\\w$.])${escapeRegExp(name)}\\s*(=(?!=)|:\\s*(function|\\()|\\([^)]*\\)\\s*(\\{|:|=>|->))|\\.${escapeRegExp(name)}\\s*=(?!=)`,
@@ -155,8 +165,8 @@ export function definitionLine(record: Pick<ChunkRecord, 'text' | 'startLine'>, 
     const line = lines[index] as string;
     // A comment that names it (a doc comment split from its code) is no definition line.
     if (!word.test(line) || isCommentOnly(line)) continue;
-    if (declared.test(line)) return record.startLine + index;
+    if (declared.test(line)) return { declared: record.startLine + index };
     mentioned ??= record.startLine + index;
   }
-  return mentioned;
+  return mentioned === undefined ? {} : { mentioned };
 }

@@ -36,4 +36,15 @@ describe('findSymbolDefinitions', () => {
     expect(results[0]?.line).toBe(373);
     expect(results[1]?.line).toBeUndefined(); // the comment mentions res.sendFile( but defines nothing there
   });
+
+  it('returns a function split by the budget once, at its declaration, not at a call in a later piece', async () => {
+    const head = { ...chunk(3, 10, ['  def invoke(self, ctx):', '      def _process_result(value):', '          return value'], ['Group.invoke']), path: 'src/click/core.py' };
+    const tail = { ...chunk(4, 13, ['      with ctx:', '          rv = super().invoke(ctx)', '          return _process_result(rv)'], ['Group.invoke']), path: 'src/click/core.py' };
+    const other = { ...chunk(5, 40, ['  def invoke(self, ctx):', '      return ctx.invoke(self.callback)'], ['Command.invoke']), path: 'src/click/core.py' };
+    const { results } = await findSymbolDefinitions(fakeStore([tail, head, other]), 'Group.invoke');
+    expect(results.map((result) => [result.startLine, result.line])).toEqual([[10, 10]]);
+    // A definition the declaration pattern does not know keeps every piece.
+    const unknown = [{ ...head, text: 'invoke <- proc(ctx)' }, tail];
+    expect((await findSymbolDefinitions(fakeStore(unknown), 'Group.invoke')).results.map((result) => result.startLine)).toEqual([10, 13]);
+  });
 });

@@ -1,8 +1,8 @@
 import { LociError } from '../errors/index.js';
-import type { Store } from '../store/spec.js';
+import type { ChunkRecord, Store } from '../store/spec.js';
 import { buildFilter } from './build-filter.js';
 import { checkLanguageNames } from './language-aliases.js';
-import { compareDefinitions, definitionLine, definitionMatch, isCommentOnly, nameQuery, ROLE_ORDER } from './definitions.js';
+import { compareDefinitions, declarationLine, definitionLine, definitionMatch, isCommentOnly, nameQuery, ROLE_ORDER } from './definitions.js';
 import { parseRoles, pathsWithRoles } from './role-filter.js';
 import { rolesOf } from './role-priors.js';
 import { resultOfRecord } from './search.js';
@@ -53,11 +53,11 @@ export async function findSymbolDefinitions(store: Store, name: string, options:
       return { record, match, role, rank };
     })
     .filter(({ match }) => match > 0)
-    .sort((a, b) => compareDefinitions(a.rank, b.rank));
-  const results: SearchResult[] = matched.slice(0, topK).map(({ record, match, role }) => {
+    .map((entry) => ({ ...entry, defined: entry.record.symbols.find((symbol) => definitionMatch([symbol], named) === entry.match) }));
+  const found = withoutContinuations(matched).sort((a, b) => compareDefinitions(a.rank, b.rank));
+  const results: SearchResult[] = found.slice(0, topK).map(({ record, match, role, defined }) => {
     const result = resultOfRecord(record, Number((match / 3).toFixed(4)), { mention: 1 });
     result.role = role;
-    const defined = record.symbols.find((symbol) => definitionMatch([symbol], named) === match);
     if (defined) {
       result.symbol = defined;
       const line = definitionLine(record, defined);
@@ -70,8 +70,32 @@ export async function findSymbolDefinitions(store: Store, name: string, options:
     mode: 'lexical',
     results,
     retrieval: { index: 'store', lexical: store.lexicalRanking ?? 'bm25', vectors: 'none' },
-    warnings: matched.length === 0 ? [`No indexed chunk defines "${named.name}"${filter ? ' among the files the filters keep (paths, languages, roles)' : ''}.`] : [],
+    warnings: found.length === 0 ? [`No indexed chunk defines "${named.name}"${filter ? ' among the files the filters keep (paths, languages, roles)' : ''}.`] : [],
     degraded: false,
     degradedParts: [],
   };
+}
+
+/**
+ * Drops the later pieces of a definition the chunk budget split by lines: each records the
+ * name, but only the first holds its declaration (a later one would point at a call). A piece
+ * is dropped only when it declares nothing and an earlier piece of the same file declares the
+ * same symbol, so a declaration the pattern does not know keeps every piece.
+ */
+function withoutContinuations<T extends { record: ChunkRecord; defined: string | undefined }>(matched: T[]): T[] {
+  const declared = new Map<string, number>();
+  const declaresAt = new Map<T, number | undefined>();
+  for (const entry of matched) {
+    if (entry.defined === undefined) continue;
+    const line = declarationLine(entry.record, entry.defined);
+    declaresAt.set(entry, line);
+    if (line === undefined) continue;
+    const key = `${entry.record.path}\0${entry.defined}`;
+    declared.set(key, Math.min(declared.get(key) ?? Number.POSITIVE_INFINITY, entry.record.startLine));
+  }
+  return matched.filter((entry) => {
+    if (entry.defined === undefined || declaresAt.get(entry) !== undefined) return true;
+    const first = declared.get(`${entry.record.path}\0${entry.defined}`);
+    return first === undefined || first > entry.record.startLine;
+  });
 }

@@ -127,4 +127,28 @@ describe.runIf(unix)('loci index cannot be hung by a folder, and always stops on
     const outcome = await ended(run.child, 300);
     expect(outcome).toEqual({ hung: false, code: null, signal: 'SIGINT' });
   }, 60_000);
+
+  it('prints the output of a task that finished as the stop came, and still exits 130', async () => {
+    // The task sees the request only when it is already done (the last file was in flight).
+    const finishing = `
+      import { withInterruptReport } from ${JSON.stringify(join(cliPath, '..', 'interrupt.js'))};
+      const io = { stdout: process.stdout, stderr: process.stderr, env: {}, cwd: process.cwd() };
+      console.log('ready');
+      const busy = setInterval(() => {}, 1_000);
+      const task = (signal) => new Promise((resolve) => signal.addEventListener('abort', () => setTimeout(() => { clearInterval(busy); resolve({ files: 3 }); }, 50)));
+      try {
+        await withInterruptReport(io, task, (value) => console.log('report', JSON.stringify(value)));
+        process.exitCode = 0;
+      } catch (error) {
+        console.error(error.code, error.message);
+        process.exitCode = 130;
+      }
+    `;
+    const run = start(['--input-type=module', '-e', finishing], workspace);
+    expect(await within(300, () => run.stdout().includes('ready'))).toBe(true);
+    run.child.kill('SIGINT');
+    expect(await ended(run.child, 300)).toEqual({ hung: false, code: 130, signal: null });
+    expect(run.stdout()).toContain('report {"files":3}');
+    expect(run.stderr()).toContain('ABORTED Stopped on request as the work finished');
+  }, 60_000);
 });

@@ -1,3 +1,4 @@
+import { LociError } from '../../errors/index.js';
 import type { CliIo } from './cli-context.js';
 
 /** How long a cancelled task may take to stop before the process ends anyway. */
@@ -19,6 +20,22 @@ export interface InterruptOptions {
  * consistent either way.
  */
 export async function withInterrupt<T>(io: CliIo, task: (signal: AbortSignal) => Promise<T>, options: InterruptOptions = {}): Promise<T> {
+  return (await interruptible(io, task, options)).value;
+}
+
+/**
+ * withInterrupt, then `report` prints what the task did. A task that returns although a stop
+ * was asked for (the request came as it finished its last file) still has its output
+ * printed, and the command then fails with ABORTED (exit 130) all the same: a signal ends a
+ * script's `loci index && next`.
+ */
+export async function withInterruptReport<T>(io: CliIo, task: (signal: AbortSignal) => Promise<T>, report: (value: T) => void, options: InterruptOptions = {}): Promise<void> {
+  const { value, stopRequested } = await interruptible(io, task, options);
+  report(value);
+  if (stopRequested) throw new LociError('ABORTED', 'Stopped on request as the work finished: what it printed is complete.', { hint: 'Nothing is left to resume.' });
+}
+
+async function interruptible<T>(io: CliIo, task: (signal: AbortSignal) => Promise<T>, options: InterruptOptions): Promise<{ value: T; stopRequested: boolean }> {
   const controller = new AbortController();
   const deadlineMs = options.stopDeadlineMs ?? STOP_DEADLINE_MS;
   let deadline: NodeJS.Timeout | undefined;
@@ -45,7 +62,7 @@ export async function withInterrupt<T>(io: CliIo, task: (signal: AbortSignal) =>
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
-    return await task(controller.signal);
+    return { value: await task(controller.signal), stopRequested: controller.signal.aborted };
   } finally {
     if (deadline) clearTimeout(deadline);
     detach();

@@ -5,7 +5,7 @@ import { runEval, type EvalReport } from '../../../eval/run-eval.js';
 import { metricNames } from '../../../eval/metrics.js';
 import { loadCliConfig, resolveRoot, type CliIo } from '../cli-context.js';
 import { createProgressBar } from '../progress-bar.js';
-import { withInterrupt } from '../interrupt.js';
+import { withInterruptReport } from '../interrupt.js';
 
 interface EvalFlags {
   split?: string;
@@ -43,23 +43,27 @@ export function registerEvalCommand(program: Command, io: CliIo): void {
       const config = loadCliConfig(io, dataset, [{ path: 'embedder', flag: '--embedder', value: flags.embedder }], flags.config);
       const bar = createProgressBar(io.stderr, 'eval');
       try {
-        const report = await withInterrupt(io, (signal) =>
-          runEval({
-            datasetDir: dataset,
-            split: flags.split ?? 'dev',
-            target: flags.target as 'knowledge' | 'memory',
-            config,
-            env: io.env,
-            signal,
-            ...(flags.mode ? { mode: flags.mode as SearchMode } : {}),
-            ...(flags.namespaceField ? { namespaceField: flags.namespaceField } : {}),
-            ...(corpusDir ? { corpusDir } : {}),
-            onIndexProgress: (event) => bar.onIndexEvent(event),
-            onQuery: (done, total) => bar.update(done, total, 'queries'),
-          }),
+        await withInterruptReport(
+          io,
+          (signal) =>
+            runEval({
+              datasetDir: dataset,
+              split: flags.split ?? 'dev',
+              target: flags.target as 'knowledge' | 'memory',
+              config,
+              env: io.env,
+              signal,
+              ...(flags.mode ? { mode: flags.mode as SearchMode } : {}),
+              ...(flags.namespaceField ? { namespaceField: flags.namespaceField } : {}),
+              ...(corpusDir ? { corpusDir } : {}),
+              onIndexProgress: (event) => bar.onIndexEvent(event),
+              onQuery: (done, total) => bar.update(done, total, 'queries'),
+            }),
+          (report) => {
+            bar.finish();
+            io.stdout.write(flags.json ? `${JSON.stringify(toJson(report))}\n` : formatReport(report));
+          },
         );
-        bar.finish();
-        io.stdout.write(flags.json ? `${JSON.stringify(toJson(report))}\n` : formatReport(report));
       } finally {
         bar.finish();
       }

@@ -4,7 +4,7 @@ import type { IndexSummary } from '../../../indexing/events.js';
 import { isRemoteSource, redactUrl, syncRemoteRepo } from '../../../sources/remote-repo.js';
 import { loadCliConfig, repoCacheDir, resolveIndexedRoot, trustedCliConfig, type CliIo } from '../cli-context.js';
 import { createProgressBar } from '../progress-bar.js';
-import { withInterrupt } from '../interrupt.js';
+import { withInterruptReport } from '../interrupt.js';
 import { formatSkips, printable } from '../format.js';
 
 export function registerIndexCommand(program: Command, io: CliIo): void {
@@ -39,9 +39,14 @@ export function registerIndexCommand(program: Command, io: CliIo): void {
       const loci = createLoci({ root, config, env: io.env });
       const bar = createProgressBar(io.stderr, 'indexing');
       try {
-        const summary = await withInterrupt(io, (signal) => loci.index({ signal, onProgress: (event) => bar.onIndexEvent(event) }));
-        bar.finish();
-        io.stdout.write(flags.json ? `${JSON.stringify(summary)}\n` : formatSummary(summary));
+        await withInterruptReport(
+          io,
+          (signal) => loci.index({ signal, onProgress: (event) => bar.onIndexEvent(event) }),
+          (summary) => {
+            bar.finish();
+            io.stdout.write(flags.json ? `${JSON.stringify(summary)}\n` : formatSummary(summary));
+          },
+        );
       } finally {
         bar.finish();
         await loci.close();

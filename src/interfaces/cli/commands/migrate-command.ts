@@ -3,7 +3,7 @@ import { LociError } from '../../../errors/index.js';
 import { migrateStores, type CopySummary } from '../../../store/migrate.js';
 import { describeLocation, resolveStoreLocation } from '../../../store/location.js';
 import type { CliIo } from '../cli-context.js';
-import { withInterrupt } from '../interrupt.js';
+import { withInterruptReport } from '../interrupt.js';
 import { createProgressBar } from '../progress-bar.js';
 
 export function registerMigrateCommand(program: Command, io: CliIo): void {
@@ -21,14 +21,19 @@ export function registerMigrateCommand(program: Command, io: CliIo): void {
       }
       const bar = createProgressBar(io.stderr, 'copying');
       try {
-        const summary = await withInterrupt(io, (signal) => migrateStores(from, to, { signal, onProgress: (event) => bar.update(event.files, event.totalFiles, event.part) }));
-        bar.finish();
-        if (flags.json) io.stdout.write(`${JSON.stringify(summary)}\n`);
-        else {
-          const line = (label: string, part: CopySummary) =>
-            `  ${label}: ${part.files} files copied (${part.skipped} already there), ${part.chunks} chunks, ${part.vectors} vectors (${part.embedderId}), ${part.state} state values\n`;
-          io.stdout.write(`Copied ${summary.from} → ${summary.to}\n${line('index ', summary.index)}${summary.memory ? line('memory', summary.memory) : '  memory: none kept at the source\n'}`);
-        }
+        await withInterruptReport(
+          io,
+          (signal) => migrateStores(from, to, { signal, onProgress: (event) => bar.update(event.files, event.totalFiles, event.part) }),
+          (summary) => {
+            bar.finish();
+            if (flags.json) io.stdout.write(`${JSON.stringify(summary)}\n`);
+            else {
+              const line = (label: string, part: CopySummary) =>
+                `  ${label}: ${part.files} files copied (${part.skipped} already there), ${part.chunks} chunks, ${part.vectors} vectors (${part.embedderId}), ${part.state} state values\n`;
+              io.stdout.write(`Copied ${summary.from} → ${summary.to}\n${line('index ', summary.index)}${summary.memory ? line('memory', summary.memory) : '  memory: none kept at the source\n'}`);
+            }
+          },
+        );
       } finally {
         bar.finish();
       }
