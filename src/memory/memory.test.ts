@@ -33,6 +33,21 @@ async function codeOf(promise: Promise<unknown>): Promise<string> {
   return 'resolved';
 }
 
+describe('big writes', () => {
+  it('lets the event loop turn between batches, so a server answers during a long load', async () => {
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 1);
+    try {
+      const records = Array.from({ length: 3_000 }, (_, index) => ({ namespace: 'docs', kind: 'knowledge' as const, text: `section ${index} about topic ${index % 97}` }));
+      await memory.addMany(records, { dedupe: false });
+      // 12 batches of 256: a timer gets a turn between them (none did while every await settled as a microtask).
+      expect(ticks).toBeGreaterThan(3);
+    } finally {
+      clearInterval(timer);
+    }
+  });
+});
+
 describe('namespaces', () => {
   it('scopes recall to a namespace and everything nested under it', async () => {
     await memory.add({ namespace: 'agent/boss', text: 'The boss fight starts with a fire attack' });
