@@ -26,6 +26,10 @@ export const errorCodes = {
     hint: 'Move the damaged database file aside: `loci index` rebuilds an index; memory.db is separate and cannot be rebuilt, so save it with `loci memory export` first. `loci doctor` checks both.',
   },
   STORE_SCHEMA_TOO_NEW: { category: 'conflict', hint: 'This store was written by a newer loci. Upgrade loci, or index into another --store.' },
+  STORE_GONE: {
+    category: 'conflict',
+    hint: 'Restart the process that had it open (loci serve, loci mcp, loci watch, your program): it opens the store at that path again, or creates a new one.',
+  },
   STORE_BUSY: { category: 'conflict', hint: 'Another process holds the store; retry when it finishes.' },
   STORE_UNREACHABLE: { category: 'provider', hint: 'Check the PostgreSQL URL (host, port, database) and that the server is running and reachable.' },
   STORE_AUTH: { category: 'provider', hint: 'Check the user in the URL and the password in PGPASSWORD (or the URL).' },

@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -30,6 +30,29 @@ describe('sqlite store: refusing what is not ours', () => {
       await rm(folder, { recursive: true, force: true });
     }
   };
+
+  it('refuses every call once its file is deleted or replaced under it, so no write is lost in an unlinked file', async () => {
+    await withFolder(async (folder) => {
+      const file = join(folder, 'index.db');
+      const store = openSqliteStore({ file, create: true });
+      await store.writeState('kept', '1');
+      await rm(file);
+      await expect(store.writeState('lost', '1')).rejects.toMatchObject({ code: 'STORE_GONE', message: expect.stringContaining('was deleted') });
+      await expect(store.readState('kept')).rejects.toMatchObject({ code: 'STORE_GONE' });
+      await store.close();
+      // Another store put in its place (a restore, a migrate) is not written through the old handle either.
+      const first = openSqliteStore({ file, create: true });
+      const other = join(folder, 'other.db');
+      const replacement = openSqliteStore({ file: other, create: true });
+      await replacement.close();
+      await rename(other, file);
+      await expect(first.writeState('lost', '1')).rejects.toMatchObject({ code: 'STORE_GONE', message: expect.stringContaining('was replaced') });
+      await first.close();
+      const reopened = openSqliteStore({ file });
+      expect(await reopened.readState('lost')).toBeUndefined();
+      await reopened.close();
+    });
+  });
 
   it('reports a missing index when not creating', async () => {
     await withFolder(async (folder) => {

@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import { LociError } from '../../errors/index.js';
 import type Database from 'better-sqlite3';
 import { decodeTerms } from '../../lexical/codec.js';
 import type { CatalogEntry, ChunkRecord, FileWrite, IndexMeta, IndexRow, MentionQuery, ScanOptions, ScoredRow, Store, StoreCounts, VectorQuery } from '../spec.js';
@@ -54,11 +55,16 @@ class SqliteStore implements Store {
   /** Catalog entries (frozen: callers share them); searches ask for the same files again and again. */
   private readonly catalogCache: TokenCache<Readonly<CatalogEntry>> | undefined;
 
+  /** The file opened (device and inode): a store deleted or replaced under this process is refused, not written into the void. */
+  private readonly identity: { dev: number; ino: number } | undefined;
+
   constructor(
     readonly location: string,
     private readonly db: Database.Database,
     keepCatalogEntries: number,
   ) {
+    const opened = statSync(location, { throwIfNoEntry: false });
+    this.identity = opened ? { dev: opened.dev, ino: opened.ino } : undefined;
     this.statements = prepareStatements(db);
     this.rows = new RowWriter(this.statements);
     this.catalogCache = keepCatalogEntries > 0 ? new TokenCache(keepCatalogEntries) : undefined;
@@ -360,7 +366,20 @@ class SqliteStore implements Store {
     this.db.close();
   }
 
+  /**
+   * SQLite keeps writing into a file that was deleted (`rm -rf .loci` under a running
+   * server): every write after it would be lost when the process ends. One stat a call
+   * (~2 µs) finds it first.
+   */
+  private assertSameFile(): void {
+    if (!this.identity) return;
+    const now = statSync(this.location, { throwIfNoEntry: false });
+    if (now && now.dev === this.identity.dev && now.ino === this.identity.ino) return;
+    throw new LociError('STORE_GONE', `The store file ${this.location} was ${now ? 'replaced' : 'deleted'} while this process had it open; nothing was read or written.`);
+  }
+
   private guard<T>(action: () => T): T {
+    this.assertSameFile();
     try {
       return action();
     } catch (error) {
