@@ -21,6 +21,7 @@ import { warmRetriever } from '../retrieve/warm/warm-retriever.js';
 import type { SearchOptions, SearchResponse } from '../retrieve/search-types.js';
 import { describeLocation, MEMORY_DATABASE, openStore, resolveStoreLocation, segmentFile, storeFilePaths, vectorGraphFile, type StoreLocation } from '../store/location.js';
 import { hasSegment, indexCacheOptions } from './index-files.js';
+import { acquireRunLease, type RunLeaseHolder } from './run-lease.js';
 import { ranksLexically, type Store } from '../store/spec.js';
 import type { Memory } from '../memory/memory.js';
 import { failedRunStatus, noteFailedRun } from './failed-run.js';
@@ -71,7 +72,7 @@ class LociEngine implements Loci {
   }
 
   index(runOptions: RunOptions = {}): Promise<IndexSummary> {
-    return this.running(() =>
+    return this.running(runOptions, () =>
       noteFailedRun(
         () => this.openStore(true),
         this.options.embedder ?? this.config.embedder,
@@ -81,13 +82,25 @@ class LociEngine implements Loci {
   }
 
   indexPaths(paths: readonly string[], runOptions: RunOptions = {}): Promise<IndexSummary> {
-    return this.running(() => this.indexSomePaths(paths, runOptions));
+    return this.running(runOptions, () => this.indexSomePaths(paths, runOptions));
   }
 
-  private async running(work: () => Promise<IndexSummary>): Promise<IndexSummary> {
+  /** One run at a time per store, across processes (run-lease.ts): a second one waits, then finds the work done. */
+  private async running(runOptions: RunOptions, work: () => Promise<IndexSummary>): Promise<IndexSummary> {
     this.activeRuns++;
     try {
-      const summary = await work();
+      const onProgress = runOptions.onProgress;
+      const lease = await acquireRunLease(await this.openStore(true), {
+        ...(runOptions.signal ? { signal: runOptions.signal } : {}),
+        ...(onProgress ? { onWait: (holder: RunLeaseHolder) => onProgress({ type: 'run-waiting', ...holder }) } : {}),
+      });
+      let summary: IndexSummary;
+      try {
+        summary = await work();
+      } finally {
+        // A store that cannot be written now frees the lease anyway: this pid's exit, or its age.
+        await lease.release().catch(() => undefined);
+      }
       // A big run's transient buffers are freed, but the C allocator keeps them: handed back.
       if (summary.chunks.written >= RELEASE_AFTER_CHUNKS) releaseFreedMemory();
       return summary;
@@ -176,7 +189,7 @@ class LociEngine implements Loci {
   }
 
   indexDocuments(documents: readonly LociDocument[], runOptions: RunOptions & { prune?: boolean } = {}): Promise<IndexSummary> {
-    return this.running(() => this.indexSomeDocuments(documents, runOptions));
+    return this.running(runOptions, () => this.indexSomeDocuments(documents, runOptions));
   }
 
   private async indexSomeDocuments(documents: readonly LociDocument[], runOptions: RunOptions & { prune?: boolean }): Promise<IndexSummary> {

@@ -23,6 +23,8 @@ export interface IndexSummary {
 
 /** Progress events, in the order they happen. Names are noun-verb. */
 export type IndexEvent =
+  /** Another run (this process's or another's) is indexing the same store: this one waits for it, then starts. */
+  | { type: 'run-waiting'; pid: number; host: string; since: number }
   | { type: 'worker-started'; threadId: number; niceness: number | null }
   | { type: 'walk-finished'; files: number; skipped: SkipCounts }
   | { type: 'plan-ready'; toIndex: number; toCheck: number; unchanged: number; toRemove: number }

@@ -32,6 +32,8 @@ export interface CopyOptions {
 const PAGE = 1_000;
 /** The named state holding a store's instance id (see retrieve/warm/warm-index.ts); never copied. */
 const STORE_INSTANCE_STATE = 'store-instance';
+/** engine/run-lease.ts's lease: a run on the source holds it, never the copy. */
+const RUN_LEASE_STATE = 'index-run';
 const FILES_PER_WRITE = 64;
 
 /**
@@ -109,7 +111,7 @@ export async function copyStore(from: Store, to: Store, options: CopyOptions = {
   await flush(true);
   for (const [key, value] of await from.listState()) {
     // The instance id names one store (its segment files are checked against it): a copy is another store.
-    if (key === STORE_INSTANCE_STATE) continue;
+    if (key === STORE_INSTANCE_STATE || key === RUN_LEASE_STATE) continue;
     await to.writeState(key, value);
     summary.state++;
   }

@@ -265,6 +265,13 @@ export interface Store extends Partial<SelfRankingStore> {
   /** Small named values kept with the index (e.g. the last run's summary), as JSON text. */
   readState(key: string): Promise<string | undefined>;
   writeState(key: string, value: string): Promise<void>;
+  /**
+   * Reads a named value and replaces it in one transaction no other writer of the store
+   * interleaves with (a compare-and-set: how concurrent processes take a lease). `update`
+   * gets the current value and returns the new one, or undefined to leave it; returns the
+   * value stored after.
+   */
+  updateState(key: string, update: (current: string | undefined) => string | undefined): Promise<string | undefined>;
   /** Every named value, sorted by key (for copying a store). */
   listState(): Promise<Array<[string, string]>>;
 

@@ -34,6 +34,12 @@ export function createProgressBar(stream: Stream, label: string) {
 
   return {
     onIndexEvent(event: IndexEvent) {
+      if (event.type === 'run-waiting') {
+        this.finish();
+        const since = new Date(event.since).toTimeString().slice(0, 8);
+        stream.write(`Waiting for another loci run indexing this store (pid ${event.pid} on ${printable(event.host)}, since ${since}); Ctrl-C to give up.\n`);
+        return;
+      }
       if (event.type === 'file-indexed' || event.type === 'file-unchanged' || event.type === 'file-skipped') draw(event.done, event.total, event.path);
       else if (event.type === 'walk-finished') draw(0, event.files, 'scanning');
     },

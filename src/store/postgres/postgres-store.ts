@@ -332,6 +332,17 @@ class PostgresStore implements Store {
     await this.session.write((client) => this.setMeta(client, `state:${key}`, pgText(value)));
   }
 
+  async updateState(key: string, update: (current: string | undefined) => string | undefined): Promise<string | undefined> {
+    // Under the namespace's advisory lock, which every write transaction takes first.
+    return this.session.write(async (client) => {
+      const current = (await client.query<{ value: string }>(`SELECT value FROM ${this.s}.meta WHERE key = $1`, [`state:${key}`])).rows[0]?.value;
+      const next = update(current);
+      if (next === undefined) return current;
+      await this.setMeta(client, `state:${key}`, pgText(next));
+      return next;
+    });
+  }
+
   async listState(): Promise<Array<[string, string]>> {
     const rows = await this.session.rows<{ key: string; value: string }>(`SELECT key, value FROM ${this.s}.meta WHERE starts_with(key, 'state:') ORDER BY key COLLATE "C"`);
     return rows.map((row) => [row.key.slice('state:'.length), row.value]);

@@ -291,6 +291,20 @@ class SqliteStore implements Store {
     this.guard(() => this.statements.setMeta.run(`state:${key}`, value));
   }
 
+  async updateState(key: string, update: (current: string | undefined) => string | undefined): Promise<string | undefined> {
+    return this.guard(() =>
+      this.db
+        .transaction(() => {
+          const current = this.statements.getMeta.get(`state:${key}`) as string | undefined;
+          const next = update(current);
+          if (next === undefined) return current;
+          this.statements.setMeta.run(`state:${key}`, next);
+          return next;
+        })
+        .immediate(),
+    );
+  }
+
   async listState(): Promise<Array<[string, string]>> {
     return this.guard(() =>
       (this.statements.meta.all() as Array<{ key: string; value: string }>)

@@ -392,5 +392,12 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
         ['k', '{"a":1}'],
       ]);
     });
+
+    it('updates named state as a compare-and-set: concurrent updates never lose one another', async () => {
+      expect(await store.updateState('n', (current) => (current === undefined ? '0' : undefined))).toBe('0');
+      expect(await store.updateState('n', (current) => (current === undefined ? 'x' : undefined))).toBe('0'); // left as it was
+      await Promise.all(Array.from({ length: 20 }, () => store.updateState('n', (current) => String(Number(current) + 1))));
+      expect(await store.readState('n')).toBe('20');
+    });
   });
 }
