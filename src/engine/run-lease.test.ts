@@ -49,6 +49,14 @@ describe('the indexing lease', () => {
     await lease.release();
   });
 
+  it("takes at once a lease left in this process's name by a release that failed (the store was closed first)", async () => {
+    await store.writeState(RUN_LEASE_STATE, JSON.stringify({ token: 'left-behind', pid: process.pid, host: hostname(), since: Date.now(), renewed: Date.now() }));
+    const waits: RunLeaseHolder[] = [];
+    const lease = await acquireRunLease(store, { ...fast, onWait: (holder) => waits.push(holder) });
+    expect(waits).toEqual([]);
+    await lease.release();
+  });
+
   it('waits for a live holder on another machine while it renews, and takes the lease once it stops renewing', async () => {
     const other = (renewed: number) => JSON.stringify({ token: 'remote', pid: 1, host: 'another-host', since: 0, renewed });
     await store.writeState(RUN_LEASE_STATE, other(Date.now()));

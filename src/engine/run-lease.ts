@@ -16,6 +16,8 @@ export const RUN_LEASE_STATE = 'index-run';
 export const LEASE_RENEW_MS = 5_000;
 export const LEASE_STALE_MS = 60_000;
 const POLL_MS = 250;
+/** Tokens of the leases this process holds: a lease in its own pid's name but not among them was left behind (a release that failed). */
+const heldHere = new Set<string>();
 
 export interface RunLeaseHolder {
   pid: number;
@@ -59,7 +61,10 @@ export async function acquireRunLease(store: Store, options: LeaseOptions = {}):
       holder = parseLease(current);
       return holder === undefined || isFree(holder, host, staleMs) ? mine() : undefined;
     });
-    if (parseLease(stored)?.token === token) break;
+    if (parseLease(stored)?.token === token) {
+      heldHere.add(token);
+      break;
+    }
     if (!waited && holder) {
       waited = true;
       options.onWait?.({ pid: holder.pid, host: holder.host, since: holder.since });
@@ -74,6 +79,7 @@ export async function acquireRunLease(store: Store, options: LeaseOptions = {}):
   return {
     async release() {
       clearInterval(renew);
+      heldHere.delete(token);
       await renewing;
       await store.updateState(RUN_LEASE_STATE, (current) => (parseLease(current)?.token === token ? 'null' : undefined));
     },
@@ -82,7 +88,8 @@ export async function acquireRunLease(store: Store, options: LeaseOptions = {}):
 
 function isFree(lease: LeaseValue, host: string, staleMs: number): boolean {
   if (Date.now() - lease.renewed > staleMs) return true;
-  return lease.host === host && !processAlive(lease.pid);
+  if (lease.host !== host) return false;
+  return lease.pid === process.pid ? !heldHere.has(lease.token) : !processAlive(lease.pid);
 }
 
 function processAlive(pid: number): boolean {
