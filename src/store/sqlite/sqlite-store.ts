@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { LociError } from '../../errors/index.js';
 import type Database from 'better-sqlite3';
 import { decodeTerms } from '../../lexical/codec.js';
@@ -56,15 +57,17 @@ class SqliteStore implements Store {
   private readonly catalogCache: TokenCache<Readonly<CatalogEntry>> | undefined;
 
   /** The file opened (device and inode): a store deleted or replaced under this process is refused, not written into the void. */
-  private readonly identity: { dev: number; ino: number } | undefined;
+  private readonly identity: { dev: number; ino: number; path: string } | undefined;
 
   constructor(
     readonly location: string,
     private readonly db: Database.Database,
     keepCatalogEntries: number,
   ) {
-    const opened = statSync(location, { throwIfNoEntry: false });
-    this.identity = opened ? { dev: opened.dev, ino: opened.ino } : undefined;
+    // Resolved now: a later process.chdir() must not make another file look like this one.
+    const path = resolve(location);
+    const opened = statSync(path, { throwIfNoEntry: false });
+    this.identity = opened ? { dev: opened.dev, ino: opened.ino, path } : undefined;
     this.statements = prepareStatements(db);
     this.rows = new RowWriter(this.statements);
     this.catalogCache = keepCatalogEntries > 0 ? new TokenCache(keepCatalogEntries) : undefined;
@@ -387,7 +390,7 @@ class SqliteStore implements Store {
    */
   private assertSameFile(): void {
     if (!this.identity) return;
-    const now = statSync(this.location, { throwIfNoEntry: false });
+    const now = statSync(this.identity.path, { throwIfNoEntry: false });
     if (now && now.dev === this.identity.dev && now.ino === this.identity.ino) return;
     throw new LociError('STORE_GONE', `The store file ${this.location} was ${now ? 'replaced' : 'deleted'} while this process had it open; nothing was read or written.`);
   }
