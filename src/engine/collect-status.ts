@@ -13,6 +13,7 @@ export interface CollectStatusOptions {
   config: LociConfig;
   excludeAbsolutePaths: string[];
   lastRun: IndexStatus['lastRun'];
+  running?: IndexStatus['running'];
   lastFailure?: IndexStatus['lastFailure'];
   requestedEmbedder?: string;
   checkChanges: boolean;
@@ -38,6 +39,7 @@ export async function collectStatus(options: CollectStatusOptions): Promise<Inde
       ...(options.lastRun?.warnings ?? []).filter((warning) => warning.includes('grammar failed to load')),
     ],
   };
+  if (options.running) status.running = options.running;
   if (options.lastRun) status.lastRun = options.lastRun;
   if (options.lastFailure) status.lastFailure = options.lastFailure;
   // No vectors yet although an embedder was asked for (a first index that failed): say which.

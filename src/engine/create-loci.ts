@@ -21,7 +21,7 @@ import { warmRetriever } from '../retrieve/warm/warm-retriever.js';
 import type { SearchOptions, SearchResponse } from '../retrieve/search-types.js';
 import { describeLocation, MEMORY_DATABASE, openStore, resolveStoreLocation, segmentFile, storeFilePaths, vectorGraphFile, type StoreLocation } from '../store/location.js';
 import { hasSegment, indexCacheOptions } from './index-files.js';
-import { acquireRunLease, type RunLeaseHolder } from './run-lease.js';
+import { acquireRunLease, currentRun, type RunLeaseHolder } from './run-lease.js';
 import { ranksLexically, type Store } from '../store/spec.js';
 import type { Memory } from '../memory/memory.js';
 import { failedRunStatus, noteFailedRun } from './failed-run.js';
@@ -268,7 +268,9 @@ class LociEngine implements Loci {
     await store.quickCheck?.(); // status is where a damaged store must show, not pass as healthy
     const lastRun = await store.readState(LAST_RUN_STATE);
     const { collectStatus } = await import('./collect-status.js');
+    const running = await currentRun(store);
     return collectStatus({
+      ...(running ? { running } : {}),
       ...(await failedRunStatus(store)),
       root: this.root,
       store,

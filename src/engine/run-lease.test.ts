@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Store } from '../store/spec.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
-import { acquireRunLease, RUN_LEASE_STATE, type RunLeaseHolder } from './run-lease.js';
+import { acquireRunLease, currentRun, RUN_LEASE_STATE, type RunLeaseHolder } from './run-lease.js';
 
 let folder: string;
 let store: Store;
@@ -33,11 +33,13 @@ describe('the indexing lease', () => {
     await new Promise((resolve) => setTimeout(resolve, 150));
     expect(second).toBeUndefined();
     expect(waits).toEqual([expect.objectContaining({ pid: process.pid, host: hostname() })]);
+    expect(await currentRun(store)).toEqual({ pid: process.pid, host: hostname(), since: expect.any(Number) });
     await first.release();
     await pending;
     expect(second).toBeDefined();
     await second?.release();
     expect(await store.readState(RUN_LEASE_STATE)).toBe('null');
+    expect(await currentRun(store)).toBeUndefined();
   });
 
   it('takes at once a lease whose holder died on this machine (kill -9 leaves it behind)', async () => {

@@ -86,6 +86,12 @@ export async function acquireRunLease(store: Store, options: LeaseOptions = {}):
   };
 }
 
+/** The run indexing the store now, if one holds the lease (for status). */
+export async function currentRun(store: Store): Promise<RunLeaseHolder | undefined> {
+  const lease = parseLease(await store.readState(RUN_LEASE_STATE));
+  return lease && !isFree(lease, hostname(), LEASE_STALE_MS) ? { pid: lease.pid, host: lease.host, since: lease.since } : undefined;
+}
+
 function isFree(lease: LeaseValue, host: string, staleMs: number): boolean {
   if (Date.now() - lease.renewed > staleMs) return true;
   if (lease.host !== host) return false;

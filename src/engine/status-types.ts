@@ -20,6 +20,8 @@ export interface IndexStatus {
   requestedEmbedder?: string;
   /** The last `index` run that failed, if no run has succeeded since. */
   lastFailure?: { finishedAt: number; code: string; message: string };
+  /** The index run under way now (this process's or another's), if any. */
+  running?: { pid: number; host: string; since: number };
   /** The summary of the last completed `index` run, if any. */
   lastRun?: IndexSummary & { finishedAt: number };
   /** Differences between the folder now and the index (only when checked). */

@@ -35,8 +35,16 @@ export function registerInspectRoutes(app: Hono, roots: Roots): void {
     });
     if (!status) return c.json({ root: root.name, indexed: false, indexing: publicIndexing(root.indexing) });
     // Where the index lives on this machine is not the caller's business: names, not paths.
-    const { root: _path, store: _store, lastRun, ...rest } = status;
-    return c.json({ root: root.name, indexed: true, indexing: publicIndexing(root.indexing), ...rest, ...(lastRun ? { lastRun: withoutPaths(lastRun) } : {}) });
+    // A run under way is told by its start only: the machine's name and pids are not the caller's business.
+    const { root: _path, store: _store, lastRun, running, ...rest } = status;
+    return c.json({
+      root: root.name,
+      indexed: true,
+      indexing: publicIndexing(root.indexing),
+      ...rest,
+      ...(running ? { running: { since: running.since } } : {}),
+      ...(lastRun ? { lastRun: withoutPaths(lastRun) } : {}),
+    });
   });
 
   // Progress of the root's indexing as server-sent events: `progress` while it runs, then `end`.

@@ -40,6 +40,9 @@ function formatStatus(status: IndexStatus): string {
     `  chunks:   ${status.chunks}`,
     `  embedder: ${embedderLine(status)}`,
   ];
+  if (status.running) {
+    lines.push(`  running:  an index run since ${new Date(status.running.since).toISOString()} (pid ${status.running.pid} on ${printable(status.running.host)})`);
+  }
   if (status.lastFailure) {
     lines.push(`  failed:   ${new Date(status.lastFailure.finishedAt).toISOString()}, ${status.lastFailure.code}: ${printable(status.lastFailure.message)}`);
   }
