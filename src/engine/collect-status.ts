@@ -6,24 +6,24 @@ import { walkFolder } from '../sources/index.js';
 import type { Store } from '../store/spec.js';
 import { NO_VECTOR_GRAPH_WARNING, vectorGraphAvailable } from '../retrieve/warm/usearch-graph.js';
 import type { IndexStatus } from './status-types.js';
+import { LAST_RUN_STATE } from '../indexing/run-state.js';
+import { failedRunStatus } from './failed-run.js';
+import { currentRun } from './run-lease.js';
 
 export interface CollectStatusOptions {
   root: string;
   store: Store;
   config: LociConfig;
   excludeAbsolutePaths: string[];
-  lastRun: IndexStatus['lastRun'];
-  running?: IndexStatus['running'];
-  lastFailure?: IndexStatus['lastFailure'];
-  requestedEmbedder?: string;
   checkChanges: boolean;
   signal?: AbortSignal;
 }
 
 /** Counts from the store plus, if asked, what changed in the folder since the last index. */
-export async function collectStatus(options: CollectStatusOptions): Promise<IndexStatus> {
-  const { store } = options;
-  const [meta, counts] = await Promise.all([store.getMeta(), store.counts()]);
+export async function collectStatus(collect: CollectStatusOptions): Promise<IndexStatus> {
+  const { store } = collect;
+  const [meta, counts, lastRun, running, failed] = await Promise.all([store.getMeta(), store.counts(), store.readState(LAST_RUN_STATE), currentRun(store), failedRunStatus(store)]);
+  const options = { ...collect, ...failed, lastRun: lastRun ? (JSON.parse(lastRun) as IndexStatus['lastRun']) : undefined, running };
   const status: IndexStatus = {
     root: options.root,
     store: store.location,

@@ -4,11 +4,10 @@ import { resolveConfig } from '../config/load.js';
 import type { LociConfig } from '../config/schema.js';
 import { registerBuiltInEmbedders } from '../embed/providers.js';
 import { embedderIdOf, type EmbeddingModel } from '../embed/spec.js';
-import type { IndexProgressListener, IndexSummary } from '../indexing/events.js';
+import type { IndexSummary } from '../indexing/events.js';
 import type { LociDocument } from '../indexing/index-documents.js';
 import type { IndexJobSpec } from '../indexing/index-job.js';
-import { LAST_RUN_STATE } from '../indexing/run-state.js';
-import type { WorkerJob } from '../indexing/worker/protocol.js';
+import { pickRun, runJobInWorker } from './run-job.js';
 import { markStale } from './stale.js';
 import type { LociWatcher, WatchOptions } from './watch.js';
 import { EngineModels } from './engine-models.js';
@@ -21,10 +20,11 @@ import { warmRetriever } from '../retrieve/warm/warm-retriever.js';
 import type { SearchOptions, SearchResponse } from '../retrieve/search-types.js';
 import { describeLocation, MEMORY_DATABASE, openStore, resolveStoreLocation, segmentFile, storeFilePaths, vectorGraphFile, type StoreLocation } from '../store/location.js';
 import { hasSegment, indexCacheOptions } from './index-files.js';
-import { acquireRunLease, currentRun, type RunLeaseHolder } from './run-lease.js';
+import { acquireRunLease, type RunLeaseHolder } from './run-lease.js';
+import { assertRootFolder, EngineLifecycle, engineClosed } from './lifecycle.js';
 import { ranksLexically, type Store } from '../store/spec.js';
 import type { Memory } from '../memory/memory.js';
-import { failedRunStatus, noteFailedRun } from './failed-run.js';
+import { noteFailedRun } from './failed-run.js';
 import { createSafeReader, type SafeReader } from '../sources/safe-read.js';
 import type { IndexStatus } from './status-types.js';
 
@@ -33,10 +33,6 @@ export type { CreateLociOptions, GcSummary, Loci, RunOptions } from './engine-ty
 export type { LociWatcher, WatchEvent, WatchOptions } from './watch.js';
 
 registerBuiltInEmbedders();
-
-function pickRun(options: RunOptions): { signal?: AbortSignal; onProgress?: IndexProgressListener } {
-  return { ...(options.signal ? { signal: options.signal } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}) };
-}
 
 /** Watcher batches of at least this many paths are indexed on the worker thread. */
 const WORKER_MIN_PATHS = 64;
@@ -60,6 +56,7 @@ class LociEngine implements Loci {
   private warm: WarmIndex | undefined;
   private memoryHandle: Promise<{ memory: Memory; store: Store }> | undefined;
   private activeRuns = 0;
+  private readonly life = new EngineLifecycle();
 
   constructor(
     readonly root: string,
@@ -72,21 +69,32 @@ class LociEngine implements Loci {
   }
 
   index(runOptions: RunOptions = {}): Promise<IndexSummary> {
-    return this.running(runOptions, () =>
-      noteFailedRun(
-        () => this.openStore(true),
-        this.options.embedder ?? this.config.embedder,
-        () => this.indexFolder(runOptions),
-      ),
+    return this.running(
+      runOptions,
+      (options) =>
+        noteFailedRun(
+          () => this.openStore(true),
+          this.options.embedder ?? this.config.embedder,
+          () => this.indexFolder(options),
+        ),
+      true,
     );
   }
 
   indexPaths(paths: readonly string[], runOptions: RunOptions = {}): Promise<IndexSummary> {
-    return this.running(runOptions, () => this.indexSomePaths(paths, runOptions));
+    return this.running(runOptions, (options) => this.indexSomePaths(paths, options), true);
   }
 
   /** One run at a time per store, across processes (run-lease.ts): a second one waits, then finds the work done. */
-  private async running(runOptions: RunOptions, work: () => Promise<IndexSummary>): Promise<IndexSummary> {
+  /** `ofRoot`: the run reads the root folder, which must exist (it is never created). */
+  private running(runOptions: RunOptions, work: (options: RunOptions) => Promise<IndexSummary>, ofRoot = false): Promise<IndexSummary> {
+    return this.life.track(async () => {
+      if (ofRoot) assertRootFolder(this.root);
+      return this.leased({ ...runOptions, signal: this.life.signal(runOptions.signal) }, work);
+    });
+  }
+
+  private async leased(runOptions: RunOptions, work: (options: RunOptions) => Promise<IndexSummary>): Promise<IndexSummary> {
     this.activeRuns++;
     try {
       const onProgress = runOptions.onProgress;
@@ -96,7 +104,7 @@ class LociEngine implements Loci {
       });
       let summary: IndexSummary;
       try {
-        summary = await work();
+        summary = await work(runOptions);
       } finally {
         // A store that cannot be written now frees the lease anyway: this pid's exit, or its age.
         await lease.release().catch(() => undefined);
@@ -128,23 +136,9 @@ class LociEngine implements Loci {
   // Indexing, the worker, the watcher and memory are loaded when first used: a one-shot
   // search does not pay for their modules (chunkers, grammars, chokidar, the memory engine).
   private async runJob(job: IndexJobSpec, store: Store, model: EmbeddingModel | undefined, runOptions: RunOptions, workerWorthIt: boolean): Promise<IndexSummary> {
-    const { runInWorker, workerAvailable } = await import('../indexing/worker/run-in-worker.js');
+    const { workerAvailable } = await import('../indexing/worker/run-in-worker.js');
     if (workerWorthIt && this.canUseWorker(workerAvailable)) {
-      const onProgress = runOptions.onProgress;
-      // A batch of paths merges the segment file in the worker, once the store has moved far from it.
-      const segment = job.paths ? segmentFile(this.location, this.models.currentId) : undefined;
-      const workerJob: WorkerJob = {
-        ...job,
-        ...(segment ? { segmentFile: segment, mergePastThreshold: true } : {}),
-        location: this.location,
-        env: { ...(this.options.env ?? {}) },
-        niceness: this.config.indexing.workerNiceness,
-      };
-      return runInWorker(workerJob, {
-        ...pickRun(runOptions),
-        memoryMb: this.config.indexing.workerMemoryMb,
-        ...(onProgress ? { onStarted: (info: { threadId: number; niceness: number | null }) => onProgress({ type: 'worker-started', ...info }) } : {}),
-      });
+      return runJobInWorker(job, runOptions, { location: this.location, embedderId: this.models.currentId, env: this.options.env ?? {}, indexing: this.config.indexing });
     }
     const { runIndexJob } = await import('../indexing/index-job.js');
     // The engine's own warm index, when it has one, is brought up to date and saved; else the
@@ -184,12 +178,13 @@ class LociEngine implements Loci {
   }
 
   async watch(watchOptions: WatchOptions = {}): Promise<LociWatcher> {
+    this.life.assertOpen();
     const { watchEngine } = await import('./watch.js');
-    return watchEngine(this, storeFilePaths(this.location, this.root, MEMORY_DATABASE), watchOptions);
+    return this.life.own(await watchEngine(this, storeFilePaths(this.location, this.root, MEMORY_DATABASE), watchOptions));
   }
 
   indexDocuments(documents: readonly LociDocument[], runOptions: RunOptions & { prune?: boolean } = {}): Promise<IndexSummary> {
-    return this.running(runOptions, () => this.indexSomeDocuments(documents, runOptions));
+    return this.running(runOptions, (options) => this.indexSomeDocuments(documents, options));
   }
 
   private async indexSomeDocuments(documents: readonly LociDocument[], runOptions: RunOptions & { prune?: boolean }): Promise<IndexSummary> {
@@ -208,7 +203,11 @@ class LociEngine implements Loci {
     });
   }
 
-  async search(query: string, searchOptions: SearchOptions = {}): Promise<SearchResponse> {
+  search(query: string, searchOptions: SearchOptions = {}): Promise<SearchResponse> {
+    return this.life.track(() => this.searching(query, searchOptions));
+  }
+
+  private async searching(query: string, searchOptions: SearchOptions): Promise<SearchResponse> {
     // Before the store and the model are opened: an oversized query costs nothing.
     if (typeof query === 'string') checkQuery(query);
     const store = await this.openStore(false);
@@ -239,11 +238,13 @@ class LociEngine implements Loci {
     await this.retriever(store, meta.embedderId, meta.dimensions);
   }
 
-  async findSymbol(name: string, options: FindSymbolOptions = {}): Promise<SearchResponse> {
-    const store = await this.openStore(false);
-    const response = await findSymbolDefinitions(store, name, { ...options, root: this.root });
-    await markStale(this.root, store, response.results);
-    return response;
+  findSymbol(name: string, options: FindSymbolOptions = {}): Promise<SearchResponse> {
+    return this.life.track(async () => {
+      const store = await this.openStore(false);
+      const response = await findSymbolDefinitions(store, name, { ...options, root: this.root });
+      await markStale(this.root, store, response.results);
+      return response;
+    });
   }
 
   private async retriever(store: Store, embedderId: string, dimensions: number): Promise<Retriever> {
@@ -263,23 +264,16 @@ class LociEngine implements Loci {
     return warmRetriever(warm, embedderId, { forRanker: true });
   }
 
-  async status(statusOptions: { checkChanges?: boolean; signal?: AbortSignal } = {}): Promise<IndexStatus> {
+  status(statusOptions: { checkChanges?: boolean; signal?: AbortSignal } = {}): Promise<IndexStatus> {
+    return this.life.track(() => this.collectStatus({ ...statusOptions, signal: this.life.signal(statusOptions.signal) }));
+  }
+
+  private async collectStatus(statusOptions: { checkChanges?: boolean; signal: AbortSignal }): Promise<IndexStatus> {
     const store = await this.openStore(false);
     await store.quickCheck?.(); // status is where a damaged store must show, not pass as healthy
-    const lastRun = await store.readState(LAST_RUN_STATE);
     const { collectStatus } = await import('./collect-status.js');
-    const running = await currentRun(store);
-    return collectStatus({
-      ...(running ? { running } : {}),
-      ...(await failedRunStatus(store)),
-      root: this.root,
-      store,
-      config: this.config,
-      excludeAbsolutePaths: storeFilePaths(this.location, this.root, MEMORY_DATABASE),
-      lastRun: lastRun ? (JSON.parse(lastRun) as IndexStatus['lastRun']) : undefined,
-      checkChanges: statusOptions.checkChanges ?? true,
-      ...(statusOptions.signal ? { signal: statusOptions.signal } : {}),
-    });
+    const excludeAbsolutePaths = storeFilePaths(this.location, this.root, MEMORY_DATABASE);
+    return collectStatus({ root: this.root, store, config: this.config, excludeAbsolutePaths, checkChanges: statusOptions.checkChanges ?? true, signal: statusOptions.signal });
   }
 
   async gc(options: { compact?: boolean } = {}): Promise<GcSummary> {
@@ -305,6 +299,7 @@ class LociEngine implements Loci {
   }
 
   memory(): Promise<Memory> {
+    if (this.life.isClosed) return Promise.reject(engineClosed());
     this.memoryHandle ??= this.openMemory().catch((error: unknown) => {
       this.memoryHandle = undefined;
       throw error;
@@ -347,6 +342,7 @@ class LociEngine implements Loci {
   }
 
   async close(): Promise<void> {
+    if (!(await this.life.close())) return;
     const store = this.store;
     const warm = this.warm;
     this.store = undefined;
@@ -380,6 +376,7 @@ class LociEngine implements Loci {
    * The first handle stays open until close(): searches under way and the warm index read through it.
    */
   private async openStore(create: boolean): Promise<Store> {
+    this.life.assertOpen();
     if (this.store && (this.storeWritable || !create || this.location.kind === 'instance')) return this.store;
     const opened = await openStore(this.location, { create });
     if (this.store && this.store !== opened) this.retiredStores.push(this.store);

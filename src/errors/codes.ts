@@ -26,6 +26,7 @@ export const errorCodes = {
     hint: 'Move the damaged database file aside: `loci index` rebuilds an index; memory.db is separate and cannot be rebuilt, so save it with `loci memory export` first. `loci doctor` checks both.',
   },
   STORE_SCHEMA_TOO_NEW: { category: 'conflict', hint: 'This store was written by a newer loci. Upgrade loci, or index into another --store.' },
+  ENGINE_CLOSED: { category: 'usage', hint: 'Create a new engine with createLoci() (and its memory with loci.memory()); close() ends an engine for good.' },
   STORE_GONE: {
     category: 'conflict',
     hint: 'Restart the process that had it open (loci serve, loci mcp, loci watch, your program): it opens the store at that path again, or creates a new one.',

@@ -20,11 +20,19 @@ export class ContextWindow {
 
   async attach(records: MemoryRecord[]): Promise<void> {
     if (this.size === 0) return;
+    // Records of one batch see those before them, but the kept tails change only once they are
+    // written (remember): a write that fails must not lend its text to the next record.
+    const pending = new Map<string, string[]>();
     for (const record of records) {
       if (record.kind === 'knowledge' || record.context !== undefined || record.mergedCount > 0) continue;
-      const tail = await this.tailOf(record.namespace);
+      let tail = pending.get(record.namespace);
+      if (!tail) {
+        tail = [...(await this.tailOf(record.namespace))];
+        pending.set(record.namespace, tail);
+      }
       if (tail.length > 0) record.context = tail.join('\n').slice(-4000);
-      this.remember(record);
+      if (tail.at(-1) !== record.text) tail.push(record.text);
+      if (tail.length > this.size) tail.shift();
     }
   }
 

@@ -33,6 +33,30 @@ async function codeOf(promise: Promise<unknown>): Promise<string> {
   return 'resolved';
 }
 
+describe('what a failed add leaves', () => {
+  it('refuses metadata that is not a JSON object, and lends nothing of a refused record to the next one', async () => {
+    await memory.add({ namespace: 'leak', text: 'first real note about apples' });
+    for (const metadata of [[1, 2], { n: 10n }, 'text']) {
+      expect(await codeOf(memory.add({ namespace: 'leak', text: 'SECRET_TOKEN=abc123 never stored', metadata: metadata as never }))).toBe('INVALID_ARGUMENT');
+    }
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(await codeOf(memory.add({ namespace: 'leak', text: 'SECRET_TOKEN=abc123 never stored', metadata: cyclic }))).toBe('INVALID_ARGUMENT');
+    const good = await memory.add({ namespace: 'leak', text: 'second real note about pears' });
+    expect(good.context ?? '').not.toContain('SECRET_TOKEN');
+    expect(good.context).toBe('first real note about apples');
+    expect(await codeOf(memory.update(good.id, { metadata: [1] as never }))).toBe('INVALID_ARGUMENT');
+    // What was stored exports and imports back whole.
+    const exported = await memory.export();
+    const other = createLoci({ root: await mkdtemp(join(tmpdir(), 'loci-memory-copy-')) });
+    try {
+      expect((await (await other.memory()).import(exported)).imported).toBe(2);
+    } finally {
+      await other.close();
+    }
+  });
+});
+
 describe('big writes', () => {
   it('lets the event loop turn between batches, so a server answers during a long load', async () => {
     let ticks = 0;

@@ -14,7 +14,7 @@ import { storedWithoutVector } from './pending-vectors.js';
 import { ContextWindow } from './context-window.js';
 import { RecordStore } from './record-store.js';
 import { mergeDuplicates } from './dedupe.js';
-import { checkFields, checkRecordFields, interactionRecordInput, toMemoryInput, turnRecordInput, type RecordInput } from './record-input.js';
+import { checkFields, checkMetadata, checkRecordFields, interactionRecordInput, toMemoryInput, turnRecordInput, type RecordInput } from './record-input.js';
 import { idConflict, keepVersion } from './integrity.js';
 import { checkId, checkSize, searchableText } from './records.js';
 import { checkTime } from './time-range.js';
@@ -230,7 +230,7 @@ export class Memory implements MemoryCore {
     const updated: MemoryRecord = { ...kept, updatedAt: now };
     if (patch.text !== undefined) updated.text = requireText(patch.text, 'text');
     if (patch.fields !== undefined) updated.fields = checkFields(existing.kind, patch.fields);
-    if (patch.metadata !== undefined) updated.metadata = { ...existing.metadata, ...patch.metadata };
+    if (patch.metadata !== undefined) updated.metadata = { ...existing.metadata, ...checkMetadata(patch.metadata) };
     if (patch.ttlMs === null) delete updated.expiresAt;
     else if (patch.ttlMs !== undefined) {
       if (!(patch.ttlMs > 0)) throw new LociError('INVALID_ARGUMENT', `ttlMs must be positive; got ${patch.ttlMs}.`);

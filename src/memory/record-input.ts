@@ -147,9 +147,27 @@ export function checkFields<K extends MemoryKind>(kind: K, fields: unknown): K e
   return result.data as never;
 }
 
-/** Whether a record may be stored with these fields (the check `Memory.add` runs). */
-export function checkRecordFields(record: Pick<MemoryRecord, 'kind' | 'fields'>): void {
+/** Whether a record may be stored with these fields and metadata (the check `Memory.add` runs). */
+export function checkRecordFields(record: Pick<MemoryRecord, 'kind' | 'fields' | 'metadata'>): void {
   if (record.fields !== undefined) checkFields(record.kind, record.fields);
+  if (record.metadata !== undefined) checkMetadata(record.metadata);
+}
+
+/**
+ * Metadata is the caller's JSON object, stored and exported as JSON: an array, a BigInt or a
+ * cycle is refused before anything is written (an array was stored, then its export could
+ * not be imported back).
+ */
+export function checkMetadata(metadata: unknown): Record<string, unknown> {
+  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) {
+    throw invalid(`metadata must be a JSON object such as {"source": "chat"}; got ${Array.isArray(metadata) ? 'an array' : metadata === null ? 'null' : typeof metadata}`);
+  }
+  try {
+    JSON.stringify(metadata);
+  } catch (error) {
+    throw invalid(`metadata is not JSON (${(error as Error).message})`);
+  }
+  return metadata as Record<string, unknown>;
 }
 
 function requireNamespace(namespace: string | undefined, kind: MemoryKind): string {

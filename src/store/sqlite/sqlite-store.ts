@@ -396,6 +396,8 @@ class SqliteStore implements Store {
   }
 
   private guard<T>(action: () => T): T {
+    // A Memory or a search kept past its engine's close() gets a typed error, not "The database connection is not open".
+    if (!this.db.open) throw new LociError('ENGINE_CLOSED', 'This store was closed with its engine; a closed store answers nothing.');
     this.assertSameFile();
     try {
       return action();

@@ -1,0 +1,73 @@
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createLoci } from './create-loci.js';
+
+let workspace: string;
+
+beforeEach(async () => {
+  workspace = await mkdtemp(join(tmpdir(), 'loci-lifecycle-'));
+});
+afterEach(async () => {
+  await rm(workspace, { recursive: true, force: true });
+});
+
+async function project(files: number): Promise<string> {
+  const root = join(workspace, 'project');
+  await mkdir(root, { recursive: true });
+  for (let index = 0; index < files; index++) {
+    await writeFile(join(root, `file${index}.ts`), `export function handler${index}(input: number): number {\n  return input + ${index};\n}\n`);
+  }
+  return root;
+}
+
+describe('engine lifecycle', () => {
+  it('refuses to index a folder that does not exist, and does not create it', async () => {
+    const missing = join(workspace, 'typo-in-path');
+    const loci = createLoci({ root: missing });
+    await expect(loci.index()).rejects.toMatchObject({ code: 'ROOT_NOT_FOUND' });
+    await expect(loci.indexPaths(['a.ts'])).rejects.toMatchObject({ code: 'ROOT_NOT_FOUND' });
+    expect(existsSync(missing)).toBe(false);
+    await loci.close();
+  });
+
+  it('close() stops a run under way and waits for it: the run rejects with ABORTED, no event comes after close', async () => {
+    const loci = createLoci({ root: await project(300), config: { embedder: 'none' } });
+    let closed: Promise<void> | undefined;
+    let closeDone = false;
+    let eventsAfterClose = 0;
+    const run = loci.index({
+      onProgress: (event) => {
+        if (closeDone) eventsAfterClose++;
+        if (event.type === 'file-indexed' && event.done === 20) closed = loci.close().then(() => void (closeDone = true));
+      },
+    });
+    await expect(run).rejects.toMatchObject({ code: 'ABORTED' });
+    await closed;
+    expect(closeDone).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(eventsAfterClose).toBe(0);
+  });
+
+  it('answers a search under way before closing, and every call after close() with ENGINE_CLOSED', async () => {
+    const loci = createLoci({ root: await project(20), config: { embedder: 'none' } });
+    await loci.index();
+    const memory = await loci.memory();
+    await memory.add({ namespace: 'a', text: 'a note kept before close' });
+    const search = loci.search('handler input');
+    await loci.close();
+    expect((await search).results.length).toBeGreaterThan(0);
+    for (const call of [() => loci.search('x'), () => loci.index(), () => loci.status(), () => loci.memory(), () => loci.findSymbol('handler1'), () => loci.watch()]) {
+      await expect(call()).rejects.toMatchObject({ code: 'ENGINE_CLOSED' });
+    }
+    // A Memory kept past close gets the same typed error, not a driver message.
+    await expect(memory.recall('note')).rejects.toMatchObject({ code: 'ENGINE_CLOSED' });
+    await loci.close(); // closing twice is harmless
+    // Nothing was reopened behind the caller's back: a new engine sees the note.
+    const again = createLoci({ root: join(workspace, 'project'), config: { embedder: 'none' } });
+    expect((await (await again.memory()).recall('note kept')).map((hit) => hit.record.text)).toEqual(['a note kept before close']);
+    await again.close();
+  });
+});

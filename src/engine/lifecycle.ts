@@ -1,0 +1,85 @@
+import { statSync } from 'node:fs';
+import { LociError } from '../errors/index.js';
+
+/** An index run needs the folder it indexes: a missing one is not created (a typo'd path indexed nothing and reported success). */
+export function assertRootFolder(root: string): void {
+  const found = statSync(root, { throwIfNoEntry: false });
+  if (!found) throw new LociError('ROOT_NOT_FOUND', `Folder not found: ${root}.`, { details: { root } });
+  if (!found.isDirectory()) throw new LociError('ROOT_NOT_FOUND', `Not a folder: ${root}.`, { details: { root } });
+}
+
+/** The error every call to a closed engine (or a store it closed) gets. */
+export function engineClosed(): LociError {
+  return new LociError('ENGINE_CLOSED', 'This loci engine was closed; a closed engine answers nothing.');
+}
+
+/**
+ * What close() waits for and refuses after. Calls under way when it is called finish (an
+ * index run is asked to stop after the file in flight and rejects with ABORTED); calls made
+ * after it throw ENGINE_CLOSED instead of quietly opening the stores again.
+ */
+export class EngineLifecycle {
+  private closed = false;
+  private readonly closing = new AbortController();
+  private readonly inflight = new Set<Promise<unknown>>();
+  private readonly closers = new Set<{ close(): Promise<void> }>();
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  assertOpen(): void {
+    if (this.closed) throw engineClosed();
+  }
+
+  /** Runs a call that close() waits for. */
+  track<T>(call: () => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(engineClosed());
+    const pending = call();
+    this.inflight.add(pending);
+    const settled = () => this.inflight.delete(pending);
+    pending.then(settled, settled);
+    return pending;
+  }
+
+  /** The caller's signal, also aborted when the engine closes. */
+  signal(user: AbortSignal | undefined): AbortSignal {
+    return user ? anySignal([user, this.closing.signal]) : this.closing.signal;
+  }
+
+  /** Something the engine started that close() stops (a watcher). */
+  own<T extends { close(): Promise<void> }>(closer: T): T {
+    this.closers.add(closer);
+    const close = closer.close.bind(closer);
+    closer.close = async () => {
+      this.closers.delete(closer);
+      await close();
+    };
+    return closer;
+  }
+
+  /** Marks the engine closed, stops runs and watchers, and waits for calls under way; false when already closed. */
+  async close(): Promise<boolean> {
+    if (this.closed) return false;
+    this.closed = true;
+    this.closing.abort(engineClosed());
+    await Promise.allSettled([...this.closers].map((closer) => closer.close()));
+    await Promise.allSettled([...this.inflight]);
+    return true;
+  }
+}
+
+/** AbortSignal.any (Node 20.3+), with a fallback for older Node 20 releases. */
+function anySignal(signals: AbortSignal[]): AbortSignal {
+  const native = (AbortSignal as { any?: (signals: AbortSignal[]) => AbortSignal }).any;
+  if (native) return native(signals);
+  const controller = new AbortController();
+  for (const signal of signals) {
+    if (signal.aborted) {
+      controller.abort(signal.reason);
+      break;
+    }
+    signal.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
+  }
+  return controller.signal;
+}
