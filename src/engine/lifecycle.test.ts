@@ -1,9 +1,10 @@
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLoci } from './create-loci.js';
+import type { IndexEvent } from '../indexing/events.js';
 
 let workspace: string;
 
@@ -69,5 +70,33 @@ describe('engine lifecycle', () => {
     const again = createLoci({ root: join(workspace, 'project'), config: { embedder: 'none' } });
     expect((await (await again.memory()).recall('note kept')).map((hit) => hit.record.text)).toEqual(['a note kept before close']);
     await again.close();
+  });
+
+  it('hashes a touched file once: its content matched, so later runs take the size+mtime path again', async () => {
+    const root = await project(5);
+    const written = new Date(Date.now() - 120_000); // not "racy": written well before the run
+    for (let index = 0; index < 5; index++) await utimes(join(root, `file${index}.ts`), written, written);
+    const loci = createLoci({ root, config: { embedder: 'none' } });
+    try {
+      const firstRun = Date.now();
+      await loci.index();
+      const plans: Array<{ toCheck: number; unchanged: number }> = [];
+      const onProgress = (event: IndexEvent) => {
+        if (event.type === 'plan-ready') plans.push({ toCheck: event.toCheck, unchanged: event.unchanged });
+      };
+      // Touched (a checkout) just around the first run, content unchanged: its mtime alone cannot
+      // be trusted then ("racy clean"), so the next run hashes it, and the run after need not.
+      const touched = new Date(firstRun - 1_000);
+      await utimes(join(root, 'file1.ts'), touched, touched);
+      await new Promise((resolve) => setTimeout(resolve, 1_200));
+      await loci.index({ onProgress });
+      await loci.index({ onProgress });
+      expect(plans).toEqual([
+        { toCheck: 1, unchanged: 4 },
+        { toCheck: 0, unchanged: 5 },
+      ]);
+    } finally {
+      await loci.close();
+    }
   });
 });

@@ -211,7 +211,7 @@ export interface Store extends Partial<SelfRankingStore> {
   writeFiles(writes: FileWrite[]): Promise<void>;
   /** Removes several files (chunks, lexical rows, catalog rows) in one transaction. */
   deleteFiles(paths: string[]): Promise<void>;
-  /** Updates size/mtime after a content-hash match (nothing else changed). */
+  /** Updates size/mtime after a content-hash match (nothing else changed), and indexedAt to now: the file takes the fast path again. */
   touchFile(path: string, size: number, mtimeMs: number): Promise<void>;
   /** Removes a file's chunks, lexical rows and catalog row, atomically. */
   deleteFile(path: string): Promise<void>;

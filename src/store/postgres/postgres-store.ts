@@ -135,7 +135,7 @@ class PostgresStore implements Store {
   }
 
   async touchFile(path: string, size: number, mtimeMs: number): Promise<void> {
-    await this.session.write((client) => client.query(`UPDATE ${this.s}.files SET size = $1, mtime_ms = $2 WHERE path = $3`, [size, mtimeMs, pgText(path)]));
+    await this.session.write((client) => client.query(`UPDATE ${this.s}.files SET size = $1, mtime_ms = $2, indexed_at = $3 WHERE path = $4`, [size, mtimeMs, Date.now(), pgText(path)]));
   }
 
   async getCachedVectors(embedderId: string, contentHashes: string[]): Promise<Map<string, Float32Array>> {

@@ -175,7 +175,7 @@ class SqliteStore implements Store {
   }
 
   async touchFile(path: string, size: number, mtimeMs: number): Promise<void> {
-    this.guard(() => this.statements.touchFile.run(size, mtimeMs, path));
+    this.guard(() => this.statements.touchFile.run(size, mtimeMs, Date.now(), path));
     this.touches++;
   }
 

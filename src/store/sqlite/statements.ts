@@ -89,7 +89,7 @@ export function prepareStatements(db: Database.Database): Statements {
       ON CONFLICT(path) DO UPDATE SET size = excluded.size, mtime_ms = excluded.mtime_ms, content_hash = excluded.content_hash,
         language = excluded.language, chunker = excluded.chunker, embedder = excluded.embedder,
         chunk_count = excluded.chunk_count, indexed_at = excluded.indexed_at, attributes = excluded.attributes`),
-    touchFile: db.prepare('UPDATE files SET size = ?, mtime_ms = ? WHERE path = ?'),
+    touchFile: db.prepare('UPDATE files SET size = ?, mtime_ms = ?, indexed_at = ? WHERE path = ?'),
     meta: db.prepare('SELECT key, value FROM meta'),
     getMeta: db.prepare('SELECT value FROM meta WHERE key = ?').pluck(),
     setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
