@@ -33,6 +33,8 @@ export type IndexEvent =
   | { type: 'file-skipped'; path: string; reason: SkipReason; done: number; total: number; message?: string }
   | { type: 'file-removed'; path: string }
   | { type: 'phase-finished'; phase: 'lexical' | 'vectors'; summary: IndexSummary }
+  /** The files are written; the index files a new process starts from (segment, vector graph) are being saved. */
+  | { type: 'save-started' }
   | { type: 'index-finished'; summary: IndexSummary };
 
 export type IndexProgressListener = (event: IndexEvent) => void;

@@ -8,7 +8,7 @@ import { readSegmentHeader } from '../store/segment-file.js';
 import type { Store } from '../store/spec.js';
 import { BackgroundGraph, type BackgroundGraphOptions } from './background-graph.js';
 import type { IndexProgressListener, IndexSummary } from './events.js';
-import { indexFolder } from './index-folder.js';
+import { indexFolder, saveRunSummary } from './index-folder.js';
 import { indexPaths } from './run-index.js';
 
 /**
@@ -68,6 +68,7 @@ export interface IndexJobResources {
  * and only when the index is big enough to be searched by the graph rather than exactly.
  */
 export async function runIndexJob(spec: IndexJobSpec, resources: IndexJobResources): Promise<IndexSummary> {
+  const started = performance.now();
   const { store, model } = resources;
   const embedderId = model ? embedderIdOf(model) : 'none';
   const { config } = spec;
@@ -116,10 +117,14 @@ export async function runIndexJob(spec: IndexJobSpec, resources: IndexJobResourc
     // hand, as `loci doctor` advises for a damaged one), though no file changed.
     const segmentLost = !spec.paths && spec.segmentFile !== undefined && readSegmentHeader(spec.segmentFile) === undefined;
     if (summary.files.indexed + summary.files.removed > 0 || segmentLost) {
+      if (spec.mergePastThreshold || spec.graphFile || spec.segmentFile) resources.onProgress?.({ type: 'save-started' });
       if (spec.mergePastThreshold) await mergeSegment(spec, resources, embedderId, dimensions);
       else if (spec.graphFile || spec.segmentFile) await saveWarmIndex(spec, resources, embedderId, dimensions, saving);
     }
-    return summary;
+    // The run's time is the whole job's: the graph's last rows and the saved files included.
+    const total: IndexSummary = { ...summary, seconds: Math.round((performance.now() - started) / 10) / 100 };
+    if (!spec.paths) await saveRunSummary(store, total);
+    return total;
   } finally {
     saving.close();
   }
