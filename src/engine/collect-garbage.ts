@@ -5,7 +5,7 @@ import type { Memory } from '../memory/memory.js';
 import { MEMORY_DATABASE, type StoreLocation } from '../store/location.js';
 import type { Store } from '../store/spec.js';
 import type { GcSummary } from './engine-types.js';
-import { removeStaleIndexFiles } from './index-files.js';
+import { indexFileBytes, removeStaleIndexFiles } from './index-files.js';
 
 export interface GarbageSources {
   location: StoreLocation;
@@ -31,7 +31,9 @@ export async function collectGarbage(sources: GarbageSources, options: { compact
   } catch (error) {
     if (!(isLociError(error) && error.code === 'INDEX_NOT_FOUND' && memoryKept)) throw error;
   }
-  const bytesBefore = store ? (await store.counts()).bytesOnDisk : 0;
+  // The database and the index's segment and graph files (what `status` reports).
+  const bytesOnDisk = async (open: Store) => (await open.counts()).bytesOnDisk + (await indexFileBytes(location));
+  const bytesBefore = store ? await bytesOnDisk(store) : 0;
   const { removedVectors, keptUnreferenced } = store
     ? await store.collectGarbage({ keepUnreferenced: sources.maxUnreferencedVectors, truncateLog: true, ...(options.compact ? { compact: true } : {}) })
     : { removedVectors: 0, keptUnreferenced: 0 };
@@ -40,7 +42,7 @@ export async function collectGarbage(sources: GarbageSources, options: { compact
   const expiredMemories = memory ? await memory.gc() : 0;
   // Records stored while the embedder was down (listed or not) get their vectors now.
   const pending = memory ? await memory.records.embedPending({ scan: true }) : { embedded: 0, pending: 0 };
-  const bytesAfter = store ? (await store.counts()).bytesOnDisk : 0;
+  const bytesAfter = store ? await bytesOnDisk(store) : 0;
   return {
     removedVectors,
     keptUnreferenced,

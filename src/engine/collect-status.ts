@@ -9,6 +9,8 @@ import type { IndexStatus } from './status-types.js';
 import { LAST_RUN_STATE } from '../indexing/run-state.js';
 import { failedRunStatus } from './failed-run.js';
 import { currentRun } from './run-lease.js';
+import { indexFileBytes } from './index-files.js';
+import type { StoreLocation } from '../store/location.js';
 
 export interface CollectStatusOptions {
   root: string;
@@ -16,6 +18,8 @@ export interface CollectStatusOptions {
   config: LociConfig;
   excludeAbsolutePaths: string[];
   checkChanges: boolean;
+  /** Where the store is: its segment and graph files count in bytesOnDisk. */
+  location: StoreLocation;
   signal?: AbortSignal;
 }
 
@@ -33,7 +37,7 @@ export async function collectStatus(collect: CollectStatusOptions): Promise<Inde
     chunks: counts.chunks,
     vectors: counts.vectors,
     cachedVectors: counts.cachedEmbeddings,
-    bytesOnDisk: counts.bytesOnDisk,
+    bytesOnDisk: counts.bytesOnDisk + (await indexFileBytes(options.location)),
     warnings: [
       ...(meta.embedderId !== 'none' && counts.vectors > 0 && !vectorGraphAvailable() ? [NO_VECTOR_GRAPH_WARNING] : []),
       ...(options.lastRun?.warnings ?? []).filter((warning) => warning.includes('grammar failed to load')),

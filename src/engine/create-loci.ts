@@ -273,7 +273,15 @@ class LociEngine implements Loci {
     await store.quickCheck?.(); // status is where a damaged store must show, not pass as healthy
     const { collectStatus } = await import('./collect-status.js');
     const excludeAbsolutePaths = storeFilePaths(this.location, this.root, MEMORY_DATABASE);
-    return collectStatus({ root: this.root, store, config: this.config, excludeAbsolutePaths, checkChanges: statusOptions.checkChanges ?? true, signal: statusOptions.signal });
+    return collectStatus({
+      root: this.root,
+      store,
+      location: this.location,
+      config: this.config,
+      excludeAbsolutePaths,
+      checkChanges: statusOptions.checkChanges ?? true,
+      signal: statusOptions.signal,
+    });
   }
 
   async gc(options: { compact?: boolean } = {}): Promise<GcSummary> {

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readdir, rm } from 'node:fs/promises';
+import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { WarmIndexOptions } from '../retrieve/warm/warm-index.js';
 import { SEGMENT_FILE, segmentFile, segmentName, VECTOR_GRAPH_FILE, vectorGraphFile, vectorGraphName, type StoreLocation } from '../store/location.js';
@@ -40,4 +40,16 @@ export async function removeStaleIndexFiles(folder: string, embedderId: string):
     removed.push(name);
   }
   return removed;
+}
+
+/** Bytes of the index's own cache files beside the database (segment and vector graph files, not memory's). */
+export async function indexFileBytes(location: StoreLocation): Promise<number> {
+  if (location.kind !== 'sqlite') return 0;
+  let bytes = 0;
+  for (const name of await readdir(location.folder).catch(() => [] as string[])) {
+    const file = name.replace(/\.keys$/, '');
+    if (name.startsWith('memory-') || !(VECTOR_GRAPH_FILE.test(file) || SEGMENT_FILE.test(file))) continue;
+    bytes += (await stat(join(location.folder, name)).catch(() => undefined))?.size ?? 0;
+  }
+  return bytes;
 }

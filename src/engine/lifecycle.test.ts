@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -95,6 +95,21 @@ describe('engine lifecycle', () => {
         { toCheck: 1, unchanged: 4 },
         { toCheck: 0, unchanged: 5 },
       ]);
+    } finally {
+      await loci.close();
+    }
+  });
+
+  it("counts the segment and graph files in status's and gc's bytes on disk", async () => {
+    const root = await project(30);
+    const loci = createLoci({ root, config: { embedder: 'none' } });
+    try {
+      await loci.index();
+      const folder = join(root, '.loci');
+      const names = (await readdir(folder)).filter((name) => !name.startsWith('memory') && !name.endsWith('-shm')); // -shm: SQLite's lock index, not data
+      expect(names.some((name) => name.startsWith('segment-'))).toBe(true);
+      const onDisk = (await Promise.all(names.map(async (name) => (await stat(join(folder, name))).size))).reduce((sum, size) => sum + size, 0);
+      expect((await loci.status({ checkChanges: false })).bytesOnDisk).toBe(onDisk);
     } finally {
       await loci.close();
     }

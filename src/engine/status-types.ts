@@ -10,6 +10,7 @@ export interface IndexStatus {
   vectors: number;
   /** All vectors kept, including those of files on other branches (bounded by cache.maxUnreferencedVectors). */
   cachedVectors: number;
+  /** The index's files: its database, and the segment and vector graph files beside it. */
   bytesOnDisk: number;
   /** What runs degraded here and how to fix it (no vector graph module, grammars that failed in the last run). */
   warnings: string[];
