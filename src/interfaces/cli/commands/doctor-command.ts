@@ -1,3 +1,4 @@
+import { basename } from 'node:path';
 import type { Command } from 'commander';
 import { LociError } from '../../../errors/index.js';
 import { checkStore, type StoreReport } from '../../../store/doctor.js';
@@ -32,8 +33,10 @@ export function registerDoctorCommand(program: Command, io: CliIo): void {
 
 function formatReport(report: StoreReport): string {
   const lines = [`Store ${printable(report.store)}: ${report.healthy ? 'healthy' : 'DAMAGED'}`];
+  // Each check names the file it read: index.db and memory.db both get an integrity check.
+  const fileWidth = Math.max(0, ...report.findings.map((finding) => basename(finding.file).length));
   for (const finding of report.findings) {
-    lines.push(`  ${finding.status.padEnd(7)} ${finding.check.padEnd(16)} ${printable(finding.detail)}`);
+    lines.push(`  ${finding.status.padEnd(7)} ${basename(finding.file).padEnd(fileWidth)}  ${finding.check.padEnd(16)} ${printable(finding.detail)}`);
     if (finding.fix && finding.status !== 'ok') lines.push(`          fix: ${printable(finding.fix)}`);
   }
   return `${lines.join('\n')}\n`;
