@@ -7,8 +7,8 @@ import { embedderIdOf, type EmbeddingModel } from '../embed/spec.js';
 import type { IndexSummary } from '../indexing/events.js';
 import type { LociDocument } from '../indexing/index-documents.js';
 import type { IndexJobSpec } from '../indexing/index-job.js';
-import { pickRun, runJobInWorker } from './run-job.js';
-import { markStale } from './stale.js';
+import { jobSpecFor, pickRun, runJobInWorker } from './run-job.js';
+import { ResultNotes } from './stale.js';
 import type { LociWatcher, WatchOptions } from './watch.js';
 import { EngineModels } from './engine-models.js';
 import { RELEASE_AFTER_CHUNKS, releaseFreedMemory } from './release-memory.js';
@@ -18,7 +18,7 @@ import { searchIndex, storeRetriever, type Retriever } from '../retrieve/search.
 import { WarmIndex } from '../retrieve/warm/warm-index.js';
 import { warmRetriever } from '../retrieve/warm/warm-retriever.js';
 import type { SearchOptions, SearchResponse } from '../retrieve/search-types.js';
-import { describeLocation, MEMORY_DATABASE, openStore, resolveStoreLocation, segmentFile, storeFilePaths, vectorGraphFile, type StoreLocation } from '../store/location.js';
+import { describeLocation, MEMORY_DATABASE, openStore, resolveStoreLocation, storeFilePaths, type StoreLocation } from '../store/location.js';
 import { hasSegment, indexCacheOptions } from './index-files.js';
 import { acquireRunLease, type RunLeaseHolder } from './run-lease.js';
 import { assertRootFolder, EngineLifecycle, engineClosed } from './lifecycle.js';
@@ -57,6 +57,7 @@ class LociEngine implements Loci {
   private memoryHandle: Promise<{ memory: Memory; store: Store }> | undefined;
   private activeRuns = 0;
   private readonly life = new EngineLifecycle();
+  private readonly notes: ResultNotes;
 
   constructor(
     readonly root: string,
@@ -66,6 +67,7 @@ class LociEngine implements Loci {
   ) {
     this.storeLocation = describeLocation(location);
     this.models = new EngineModels(options.embedder, config, options.env ?? {});
+    this.notes = new ResultNotes(root);
   }
 
   index(runOptions: RunOptions = {}): Promise<IndexSummary> {
@@ -155,21 +157,7 @@ class LociEngine implements Loci {
   }
 
   private jobSpec(options: { progressive: boolean; spec: string; paths?: string[] }): IndexJobSpec {
-    // Whole-folder runs save the vector graph for the next process (not engines keeping nothing in memory, nor watcher batches).
-    const embedderId = this.models.currentId;
-    const graphFile = options.paths || this.options.inMemory === false ? undefined : vectorGraphFile(this.location, embedderId, 'index');
-    // The segment file serves one-shot processes too, so it is written whatever this engine keeps in memory.
-    const segment = options.paths ? undefined : segmentFile(this.location, embedderId);
-    return {
-      root: this.root,
-      config: this.config,
-      excludeAbsolutePaths: storeFilePaths(this.location, this.root, MEMORY_DATABASE),
-      progressive: options.progressive,
-      embedderSpec: options.spec,
-      ...(options.paths ? { paths: options.paths } : {}),
-      ...(graphFile ? { graphFile } : {}),
-      ...(segment ? { segmentFile: segment } : {}),
-    };
+    return jobSpecFor({ root: this.root, config: this.config, location: this.location, embedderId: this.models.currentId, keepsNothing: this.options.inMemory === false }, options);
   }
 
   /** The worker rebuilds the embedder from its spec, so a model object passed in keeps indexing in-process. */
@@ -221,7 +209,7 @@ class LociEngine implements Loci {
       query,
       searchOptions,
     );
-    await markStale(this.root, store, response.results);
+    await this.notes.apply(store, response);
     return response;
   }
 
@@ -242,7 +230,7 @@ class LociEngine implements Loci {
     return this.life.track(async () => {
       const store = await this.openStore(false);
       const response = await findSymbolDefinitions(store, name, { ...options, root: this.root });
-      await markStale(this.root, store, response.results);
+      await this.notes.apply(store, response);
       return response;
     });
   }

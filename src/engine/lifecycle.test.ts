@@ -5,6 +5,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLoci } from './create-loci.js';
 import type { IndexEvent } from '../indexing/events.js';
+import Database from 'better-sqlite3';
+import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
+import { acquireRunLease } from './run-lease.js';
 
 let workspace: string;
 
@@ -110,6 +113,30 @@ describe('engine lifecycle', () => {
       expect(names.some((name) => name.startsWith('segment-'))).toBe(true);
       const onDisk = (await Promise.all(names.map(async (name) => (await stat(join(folder, name))).size))).reduce((sum, size) => sum + size, 0);
       expect((await loci.status({ checkChanges: false })).bytesOnDisk).toBe(onDisk);
+    } finally {
+      await loci.close();
+    }
+  });
+
+  it('warns that results are partial while the first index of the folder is still being built', async () => {
+    const root = await project(10);
+    const loci = createLoci({ root, config: { embedder: 'none' } });
+    try {
+      await loci.index();
+      // As during a cold index: some files written, no run finished yet, and a run holding the store.
+      const database = new Database(join(root, '.loci', 'index.db'));
+      database.prepare("DELETE FROM meta WHERE key = 'state:last-run'").run();
+      database.close();
+      const other = openSqliteStore({ file: join(root, '.loci', 'index.db') });
+      const lease = await acquireRunLease(other);
+      const during = await loci.search('handler input');
+      expect(during.results.length).toBeGreaterThan(0);
+      expect(during.warnings.filter((warning) => warning.includes('first index'))).toEqual([
+        expect.stringMatching(/^The first index of this folder is still being built \(since .*\): results come only from the files indexed so far\.$/),
+      ]);
+      await lease.release();
+      await other.close();
+      expect((await loci.search('handler input')).warnings.filter((warning) => warning.includes('first index'))).toEqual([]);
     } finally {
       await loci.close();
     }

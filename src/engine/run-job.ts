@@ -1,7 +1,7 @@
 import type { IndexJobSpec } from '../indexing/index-job.js';
 import type { IndexProgressListener, IndexSummary } from '../indexing/events.js';
 import type { WorkerJob } from '../indexing/worker/protocol.js';
-import { segmentFile, type StoreLocation } from '../store/location.js';
+import { MEMORY_DATABASE, segmentFile, storeFilePaths, vectorGraphFile, type StoreLocation } from '../store/location.js';
 import type { LociConfig } from '../config/schema.js';
 import type { RunOptions } from './engine-types.js';
 
@@ -31,4 +31,25 @@ export async function runJobInWorker(
     memoryMb: context.indexing.workerMemoryMb,
     ...(onProgress ? { onStarted: (info: { threadId: number; niceness: number | null }) => onProgress({ type: 'worker-started', ...info }) } : {}),
   });
+}
+
+/** The job an engine runs: whole-folder runs save the graph and the segment for the next process. */
+export function jobSpecFor(
+  engine: { root: string; config: LociConfig; location: StoreLocation; embedderId: string; keepsNothing: boolean },
+  options: { progressive: boolean; spec: string; paths?: string[] },
+): IndexJobSpec {
+  // Not the graph of engines keeping nothing in memory, nor of watcher batches.
+  const graphFile = options.paths || engine.keepsNothing ? undefined : vectorGraphFile(engine.location, engine.embedderId, 'index');
+  // The segment file serves one-shot processes too, so it is written whatever the engine keeps in memory.
+  const segment = options.paths ? undefined : segmentFile(engine.location, engine.embedderId);
+  return {
+    root: engine.root,
+    config: engine.config,
+    excludeAbsolutePaths: storeFilePaths(engine.location, engine.root, MEMORY_DATABASE),
+    progressive: options.progressive,
+    embedderSpec: options.spec,
+    ...(options.paths ? { paths: options.paths } : {}),
+    ...(graphFile ? { graphFile } : {}),
+    ...(segment ? { segmentFile: segment } : {}),
+  };
 }

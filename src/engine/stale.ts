@@ -1,6 +1,8 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { SearchResult } from '../retrieve/search-types.js';
+import type { SearchResponse, SearchResult } from '../retrieve/search-types.js';
+import { LAST_RUN_STATE } from '../indexing/run-state.js';
+import { currentRun } from './run-lease.js';
 import type { Store } from '../store/spec.js';
 
 /**
@@ -23,5 +25,27 @@ export async function markStale(root: string, store: Store, results: SearchResul
     const state = staleness.get(result.path);
     if (state) result.stale = true;
     if (state === 'deleted') result.deleted = true;
+  }
+}
+
+/**
+ * What an engine adds to every response: stale and deleted files, and, until the first run
+ * over the folder has finished, a warning that the results cover only the files indexed so
+ * far (a search during a cold index answered from a part of it, with no word of it).
+ */
+export class ResultNotes {
+  private firstRunDone = false;
+
+  constructor(private readonly root: string) {}
+
+  async apply(store: Store, response: SearchResponse): Promise<void> {
+    await markStale(this.root, store, response.results);
+    if (this.firstRunDone) return;
+    if ((await store.readState(LAST_RUN_STATE)) !== undefined) {
+      this.firstRunDone = true;
+      return;
+    }
+    const run = await currentRun(store);
+    if (run) response.warnings.push(`The first index of this folder is still being built (since ${new Date(run.since).toISOString()}): results come only from the files indexed so far.`);
   }
 }

@@ -69,6 +69,9 @@ export interface IndexJobResources {
  */
 export async function runIndexJob(spec: IndexJobSpec, resources: IndexJobResources): Promise<IndexSummary> {
   const started = performance.now();
+  // index-finished comes last, once the index files are saved too, with the whole job's time.
+  const listener = resources.onProgress;
+  const onProgress: IndexProgressListener | undefined = listener && ((event) => event.type !== 'index-finished' && listener(event));
   const { store, model } = resources;
   const embedderId = model ? embedderIdOf(model) : 'none';
   const { config } = spec;
@@ -88,7 +91,7 @@ export async function runIndexJob(spec: IndexJobSpec, resources: IndexJobResourc
     indexSecrets: config.sources.indexSecrets,
     prepareInWorker: config.indexing.worker,
     ...(resources.signal ? { signal: resources.signal } : {}),
-    ...(resources.onProgress ? { onProgress: resources.onProgress } : {}),
+    ...(onProgress ? { onProgress } : {}),
   };
   const progressive = spec.progressive && model !== undefined;
   const graph = {
@@ -98,7 +101,7 @@ export async function runIndexJob(spec: IndexJobSpec, resources: IndexJobResourc
     // The watcher's batches never build a graph; a progressive run attaches vectors after its chunks.
     graphFile: spec.paths || !config.indexing.worker ? undefined : spec.graphFile,
     deferVectors: progressive,
-    ...(resources.onProgress ? { onProgress: resources.onProgress } : {}),
+    ...(onProgress ? { onProgress } : {}),
   };
   // The index the run's files are saved from: the engine's own, or one made for the save.
   const dimensions = model?.dimensions ?? 0;
@@ -117,13 +120,14 @@ export async function runIndexJob(spec: IndexJobSpec, resources: IndexJobResourc
     // hand, as `loci doctor` advises for a damaged one), though no file changed.
     const segmentLost = !spec.paths && spec.segmentFile !== undefined && readSegmentHeader(spec.segmentFile) === undefined;
     if (summary.files.indexed + summary.files.removed > 0 || segmentLost) {
-      if (spec.mergePastThreshold || spec.graphFile || spec.segmentFile) resources.onProgress?.({ type: 'save-started' });
+      if (spec.mergePastThreshold || spec.graphFile || spec.segmentFile) onProgress?.({ type: 'save-started' });
       if (spec.mergePastThreshold) await mergeSegment(spec, resources, embedderId, dimensions);
       else if (spec.graphFile || spec.segmentFile) await saveWarmIndex(spec, resources, embedderId, dimensions, saving);
     }
     // The run's time is the whole job's: the graph's last rows and the saved files included.
     const total: IndexSummary = { ...summary, seconds: Math.round((performance.now() - started) / 10) / 100 };
     if (!spec.paths) await saveRunSummary(store, total);
+    listener?.({ type: 'index-finished', summary: total });
     return total;
   } finally {
     saving.close();
