@@ -41,7 +41,7 @@ interface Context {
  */
 export const codeChunker: Chunker = {
   id: 'tree-sitter',
-  version: 4,
+  version: 5,
   supports: (language) => specFor(language) !== undefined,
   async chunk(input: ChunkInput): Promise<ChunkDraft[]> {
     const spec = specFor(input.language);
@@ -117,20 +117,28 @@ function segmentsOf(children: ReadonlyArray<Node | null>, rangeStart: number, ra
 
 function definitionOf(node: Node, spec: LanguageSpec): Definition | undefined {
   const inner = spec.unwrap?.(node) ?? node;
+  // A block that names nothing itself (`declare global { … }`): its members keep the outer qualifier.
+  const transparent = spec.transparentBody?.(inner);
+  if (transparent) return { name: '', aliases: [], body: transparent };
   if (!spec.definitions.has(inner.type)) return undefined;
   const name = spec.nameOf ? spec.nameOf(inner) : inner.childForFieldName('name')?.text;
   if (!name) return undefined;
   return { name, aliases: spec.aliasesOf?.(inner) ?? [], body: inner.childForFieldName('body') ?? undefined };
 }
 
+/** The qualifier inside a definition: its name added, unless it names nothing (a transparent block). */
+function qualified(qualifier: string[], definition: Definition): string[] {
+  return definition.name === '' ? qualifier : [...qualifier, definition.name];
+}
+
 function collectSymbols(node: Node, qualifier: string[], spec: LanguageSpec, out: string[], depth = 0): void {
   const definition = definitionOf(node, spec);
   if (!definition) return;
-  const qualified = [...qualifier, definition.name].join('.');
-  out.push(qualified);
+  const inner = qualified(qualifier, definition);
+  if (definition.name !== '') out.push(inner.join('.'));
   for (const alias of definition.aliases) out.push([...qualifier, alias].join('.'));
   if (!definition.body || depth > 4) return;
-  for (const child of definition.body.namedChildren) if (child) collectSymbols(child, [...qualifier, definition.name], spec, out, depth + 1);
+  for (const child of definition.body.namedChildren) if (child) collectSymbols(child, inner, spec, out, depth + 1);
 }
 
 function pack(segments: Segment[], qualifier: string[], context: Context): ChunkDraft[] {
@@ -173,18 +181,18 @@ function splitSegment(segment: Segment, qualifier: string[], context: Context): 
       throw new LociError('NOT_SUPPORTED', `Definitions nest deeper than ${MAX_DEFINITION_NESTING} levels; the file is cut into line windows instead.`, { details: { limit: MAX_DEFINITION_NESTING } });
     }
     const inner = segmentsOf(members, segment.start, segment.end, table);
-    const chunks = pack(inner, [...qualifier, definition.name], context);
+    const chunks = pack(inner, qualified(qualifier, definition), context);
     // The piece holding the definition's own first line defines it too (`class Dict:` and its
     // first methods), so the class is found by its name, not only its members.
     const head = chunks.find((chunk) => chunk.startLine <= segment.end && chunk.endLine >= startLineOf(main as Node));
-    if (head) {
+    if (head && definition.name !== '') {
       const own = [definition.name, ...definition.aliases].map((name) => [...qualifier, name].join('.'));
       head.symbols = [...new Set([...own, ...(head.symbols ?? [])])];
       head.symbol = own[0] as string;
     }
     return chunks;
   }
-  const symbol = definition ? [...qualifier, definition.name].join('.') : undefined;
+  const symbol = definition && definition.name !== '' ? qualified(qualifier, definition).join('.') : undefined;
   const chunks: ChunkDraft[] = [];
   for (const piece of splitRangeByBudget(table, segment.start, segment.end, input.tokenBudget)) {
     if (piece.start === piece.end && table.tokens(piece.start, piece.end) > input.tokenBudget) {

@@ -11,6 +11,8 @@ export interface LanguageSpec {
   nameOf?: (node: Node) => string | undefined;
   /** More names bound to the same definition (chained assignments). */
   aliasesOf?: (node: Node) => string[];
+  /** A block whose members are definitions but which names nothing itself (TypeScript's `declare global`): its body. */
+  transparentBody?: (node: Node) => Node | undefined;
 }
 
 const functionValues = new Set(['arrow_function', 'function_expression', 'function', 'generator_function', 'class']);
@@ -69,7 +71,7 @@ function javascriptName(node: Node): string | undefined {
   if (node.type === 'lexical_declaration' || node.type === 'variable_declaration') {
     // An exported const is part of the module's surface whatever it holds (`createApp`,
     // `useStore = defineStore(…)`); a local one counts when it holds a function or class.
-    const exported = node.parent?.type === 'export_statement';
+    const exported = node.parent?.type === 'export_statement' || node.parent?.type === 'ambient_declaration';
     for (const declarator of node.namedChildren) {
       if (declarator?.type !== 'variable_declarator') continue;
       const name = declarator.childForFieldName('name');
@@ -82,7 +84,32 @@ function javascriptName(node: Node): string | undefined {
     const value = node.childForFieldName('value');
     return holdsFunction(value) ? (node.childForFieldName('property') ?? node.childForFieldName('name'))?.text : undefined;
   }
+  // `declare module "fs" { … }` is named by its string: fs.
+  if (node.type === 'module' && node.childForFieldName('name')?.type === 'string') return node.childForFieldName('name')?.text.slice(1, -1) || undefined;
   return node.childForFieldName('name')?.text ?? (node.type.includes('function') ? 'default' : undefined);
+}
+
+/**
+ * `export …`, `declare …` (ambient declarations, as in `.d.ts` files: `export declare function`),
+ * and statements that hold a definition (a namespace inside a block is parsed as one).
+ */
+function javascriptUnwrap(node: Node): Node | undefined {
+  let current = node;
+  for (let depth = 0; depth < 3; depth++) {
+    let inner: Node | null | undefined;
+    if (current.type === 'export_statement') inner = current.childForFieldName('declaration') ?? current.childForFieldName('value');
+    else if (current.type === 'ambient_declaration') inner = current.namedChildren.find((child) => child !== null && child.type !== 'statement_block');
+    else if (current.type === 'expression_statement') inner = current.namedChildren.find((child) => child?.type === 'assignment_expression' || child?.type === 'internal_module');
+    if (!inner) break;
+    current = inner;
+  }
+  return current === node ? undefined : current;
+}
+
+/** `declare global { … }`: its members are top-level names. */
+function globalBlock(node: Node): Node | undefined {
+  if (node.type !== 'ambient_declaration' || !node.children.some((child) => child?.type === 'global')) return undefined;
+  return node.namedChildren.find((child) => child?.type === 'statement_block') ?? undefined;
 }
 
 const javascriptDefinitions = new Set([
@@ -96,6 +123,8 @@ const javascriptDefinitions = new Set([
   'method_definition',
   'method_signature',
   'abstract_method_signature',
+  // Declarations without a body: overloads, `.d.ts` files, `declare function`.
+  'function_signature',
   'internal_module',
   'module',
   'lexical_declaration',
@@ -109,12 +138,9 @@ const javascriptDefinitions = new Set([
 const javascript: LanguageSpec = {
   grammar: 'javascript',
   definitions: javascriptDefinitions,
-  unwrap: (node) => {
-    if (node.type === 'export_statement') return node.childForFieldName('declaration') ?? node.childForFieldName('value') ?? undefined;
-    if (node.type === 'expression_statement') return node.namedChildren.find((child) => child?.type === 'assignment_expression') ?? undefined;
-    return undefined;
-  },
+  unwrap: javascriptUnwrap,
   nameOf: javascriptName,
+  transparentBody: globalBlock,
   aliasesOf: assignmentAliases,
 };
 

@@ -26,6 +26,37 @@ describe('symbols: every definition a chunk holds', () => {
     expect(symbols).not.toContain('local');
   });
 
+  it('TypeScript declarations (.d.ts): ambient modules, body-less functions, declare global', async () => {
+    const text = [
+      'declare module "fsx" {',
+      '  export function readThing(path: string): string;',
+      '  export interface Reader { readAll(): string }',
+      '}',
+      'export function readOther(path: string): string;',
+      'export declare function readMore(path: string): string;',
+      'declare function readLess(path: string): string;',
+      'declare const version: string;',
+      'declare global {',
+      '  namespace NodeJS {',
+      '    interface Process { nextTickish(callback: () => void): void }',
+      '  }',
+      '}',
+    ].join('\n');
+    expect(await symbolsOf('typescript', text)).toEqual([
+      'fsx',
+      'fsx.readThing',
+      'fsx.Reader',
+      'fsx.Reader.readAll',
+      'readOther',
+      'readMore',
+      'readLess',
+      'version',
+      'NodeJS',
+      'NodeJS.Process',
+      'NodeJS.Process.nextTickish',
+    ]);
+  });
+
   it('TypeScript: a chunk holding several definitions records each of them', async () => {
     const text = [
       'export interface SchedulerJob extends Function { id?: number }',
