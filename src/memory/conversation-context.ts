@@ -16,6 +16,8 @@ export interface PromptHistoryOptions {
   share?: number;
   /** Default `conversations/<conversationId>`. */
   namespace?: string;
+  /** The prompt's tokenizer (default o200k). */
+  tokenizer?: string;
   signal?: AbortSignal;
 }
 
@@ -37,6 +39,7 @@ export async function promptHistory(memory: MemoryCore, options: PromptHistoryOp
     query: options.question,
     tokenBudget,
     ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
+    ...(options.tokenizer !== undefined ? { tokenizer: options.tokenizer } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });
   const turns = result.turns.map((turn) => {

@@ -181,6 +181,24 @@ describe('conversation memory', () => {
     expect(recentOnly.relevantIds).toEqual([]);
     expect(recentOnly.turns.at(-1)?.id).toBe(history.turns.at(-1)?.id);
   });
+
+  it('counts turns with the prompt tokenizer, and keeps the newest turn when it takes more than the recent share', async () => {
+    const chinese = '我们讨论了数据库迁移的计划，决定先备份所有表，然后在周末执行迁移，最后验证每一行数据是否一致。'.repeat(3);
+    await memory.addTurn({ conversationId: 'zh', userQuery: '迁移计划是什么？', assistantResponse: chinese, time: Date.UTC(2024, 0, 1) });
+    const counted = await memory.history({ conversationId: 'zh', tokenBudget: 10_000 });
+    const { countTokens } = await import('gpt-tokenizer/encoding/o200k_base');
+    expect(counted.tokens).toBe(countTokens(counted.turns[0]?.text ?? '') + 4);
+    // A budget under its real size leaves it out (an estimate counted a third of it).
+    expect((await memory.history({ conversationId: 'zh', tokenBudget: Math.floor(counted.tokens * 0.6) })).turns).toEqual([]);
+
+    for (let index = 0; index < 6; index++) {
+      await memory.addTurn({ conversationId: 'long', userQuery: `question ${index} about option parsing`, assistantResponse: 'short answer', time: Date.UTC(2024, 0, 1, 0, index) });
+    }
+    await memory.addTurn({ conversationId: 'long', userQuery: 'and the newest question', assistantResponse: 'a long answer '.repeat(70), time: Date.UTC(2024, 0, 2) });
+    const newest = await memory.history({ conversationId: 'long', query: 'option parsing', tokenBudget: 300 });
+    expect(newest.turns.at(-1)?.text).toContain('the newest question');
+    expect(newest.tokens).toBeLessThanOrEqual(300);
+  });
 });
 
 describe('interaction memory', () => {

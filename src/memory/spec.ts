@@ -196,8 +196,10 @@ export interface HistoryOptions {
   namespace?: string;
   /** Older turns relevant to this are added after the latest ones. */
   query?: string;
-  /** Total size of the returned turns, in (estimated) tokens. */
+  /** Total size of the returned turns, in `tokenizer` tokens. */
   tokenBudget: number;
+  /** A tokenizer id or model name, as for context (`o200k`, `cl100k`, `gpt-4o`, `bytes`; default o200k). */
+  tokenizer?: string;
   /** Share of the budget kept for the latest turns before relevant older ones (default 0.5). */
   recentShare?: number;
   now?: number;

@@ -152,7 +152,13 @@ export function createHttpApp(options: HttpAppOptions): Hono {
     const options = stripUndefined(rest) as ContextOptions;
     if (conversationId !== undefined) {
       // The budgeted history goes into the prompt as `loci ask` puts it; an unknown conversation has none.
-      const history = await promptHistory(await loci.memory(), { conversationId, question, maxTokens: options.maxTokens ?? 8000, ...(historyTokens !== undefined ? { historyTokens } : {}) });
+      const history = await promptHistory(await loci.memory(), {
+        conversationId,
+        question,
+        maxTokens: options.maxTokens ?? 8000,
+        ...(historyTokens !== undefined ? { historyTokens } : {}),
+        ...(options.tokenizer !== undefined ? { tokenizer: options.tokenizer } : {}),
+      });
       options.history = history.turns;
     }
     const built = await buildContext(loci, question, options);

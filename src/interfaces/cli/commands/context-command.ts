@@ -171,7 +171,12 @@ async function toOptions(loci: Loci, io: CliIo, flags: ContextFlags, question: s
   if (reranker) options.reranker = reranker;
   if (flags.conversation) {
     // The same budgeted history as /v1/context and the MCP context tool; an unknown conversation has none.
-    const history = await promptHistory(await loci.memory(), { conversationId: flags.conversation, question, maxTokens: options.maxTokens as number });
+    const history = await promptHistory(await loci.memory(), {
+      conversationId: flags.conversation,
+      question,
+      maxTokens: options.maxTokens as number,
+      ...(options.tokenizer !== undefined ? { tokenizer: options.tokenizer } : {}),
+    });
     if (history.turns.length > 0) options.history = history.turns;
   }
   return options;
