@@ -8,6 +8,8 @@ import type { IndexSummary } from '../indexing/events.js';
 import type { LociDocument } from '../indexing/index-documents.js';
 import type { IndexJobSpec } from '../indexing/index-job.js';
 import { jobSpecFor, pickRun, runJobInWorker } from './run-job.js';
+import { checkText } from '../errors/check-types.js';
+import { checkSearchOptions } from '../retrieve/check-search-options.js';
 import { ResultNotes } from './stale.js';
 import type { LociWatcher, WatchOptions } from './watch.js';
 import { EngineModels } from './engine-models.js';
@@ -25,7 +27,8 @@ import { assertRootFolder, EngineLifecycle, engineClosed } from './lifecycle.js'
 import { ranksLexically, type Store } from '../store/spec.js';
 import type { Memory } from '../memory/memory.js';
 import { noteFailedRun } from './failed-run.js';
-import { createSafeReader, type SafeReader } from '../sources/safe-read.js';
+import type { SafeReader } from '../sources/safe-read.js';
+import { checkCreateOptions, engineSourceReader } from './source-reader.js';
 import type { IndexStatus } from './status-types.js';
 
 import type { CreateLociOptions, GcSummary, Loci, RunOptions } from './engine-types.js';
@@ -38,6 +41,7 @@ registerBuiltInEmbedders();
 const WORKER_MIN_PATHS = 64;
 
 export function createLoci(options: CreateLociOptions): Loci {
+  checkCreateOptions(options);
   const root = resolve(options.root);
   const config = resolveConfig([{ origin: 'createLoci options', values: (options.config ?? {}) as Record<string, unknown> }]);
   const location = resolveStoreLocation(root, options.store ?? config.store);
@@ -192,7 +196,11 @@ class LociEngine implements Loci {
   }
 
   search(query: string, searchOptions: SearchOptions = {}): Promise<SearchResponse> {
-    return this.life.track(() => this.searching(query, searchOptions));
+    return this.life.track(async () => {
+      checkText(query, 'search query');
+      checkSearchOptions(searchOptions);
+      return this.searching(query, searchOptions);
+    });
   }
 
   private async searching(query: string, searchOptions: SearchOptions): Promise<SearchResponse> {
@@ -228,6 +236,8 @@ class LociEngine implements Loci {
 
   findSymbol(name: string, options: FindSymbolOptions = {}): Promise<SearchResponse> {
     return this.life.track(async () => {
+      checkText(name, 'symbol name');
+      checkSearchOptions(options);
       const store = await this.openStore(false);
       const response = await findSymbolDefinitions(store, name, { ...options, root: this.root });
       await this.notes.apply(store, response);
@@ -326,15 +336,7 @@ class LociEngine implements Loci {
   }
 
   sourceReader(options: { budgetBytes?: number } = {}): SafeReader {
-    return createSafeReader({
-      root: this.root,
-      maxFileBytes: this.config.sources.maxFileBytes,
-      exclude: this.config.sources.exclude,
-      respectGitignore: this.config.sources.respectGitignore,
-      excludeAbsolutePaths: storeFilePaths(this.location, this.root, MEMORY_DATABASE),
-      indexSecrets: this.config.sources.indexSecrets,
-      ...(options.budgetBytes !== undefined ? { budgetBytes: options.budgetBytes } : {}),
-    });
+    return engineSourceReader(this.root, this.config, this.location, options);
   }
 
   async close(): Promise<void> {

@@ -141,4 +141,30 @@ describe('engine lifecycle', () => {
       await loci.close();
     }
   });
+
+  it("answers a JavaScript caller's wrong types with INVALID_ARGUMENT naming the option, never a TypeError", async () => {
+    const loci = createLoci({ root: await project(3), config: { embedder: 'none' } });
+    try {
+      await loci.index();
+      const memory = await loci.memory();
+      const wrong = [
+        () => loci.search('ref', { languages: 'ts' } as never),
+        () => loci.search('ref', { mode: 'semantic' } as never),
+        () => loci.search('ref', { paths: 'src' } as never),
+        () => loci.search(42 as never),
+        () => loci.search('ref', { signal: {} } as never),
+        () => loci.findSymbol(7 as never),
+        () => memory.recall('x', { namespaces: 'agents/alice' } as never),
+        () => memory.recall('x', { mode: 'fuzzy' } as never),
+        () => memory.recall('x', { kinds: ['nope'] } as never),
+        () => memory.list({ namespaces: 'agents' } as never),
+        () => memory.forget({ namespaces: 'agents' } as never),
+      ];
+      for (const call of wrong) await expect(call()).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+      await expect(loci.search('ref', { languages: 'ts' } as never)).rejects.toThrow(/Invalid search options: languages: .*array/);
+      expect(() => createLoci(undefined as never)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    } finally {
+      await loci.close();
+    }
+  });
 });

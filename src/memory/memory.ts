@@ -19,6 +19,8 @@ import { idConflict, keepVersion } from './integrity.js';
 import { checkId, checkSize, searchableText } from './records.js';
 import { checkTime } from './time-range.js';
 import { conversationHistory } from './history.js';
+import { checkMemoryFilter, checkRecallOptions } from './check-memory-options.js';
+import { checkText } from '../errors/check-types.js';
 import { isAbort, requireText, safeJson, toRecord, type AddOptions, type InteractionLog, type MemoryContext } from './inputs.js';
 import type { MemoryCore } from './memory-core.js';
 import type { HistoryOptions, HistoryResult, InteractionInput, InteractionOutcome, MemoryFilter, MemoryHit, MemoryInput, MemoryRecord, RecallOptions, TurnInput } from './spec.js';
@@ -152,6 +154,8 @@ export class Memory implements MemoryCore {
    * lexical signals and says so (`degraded: ['vector']` and a warning) instead of failing.
    */
   async recallResponse(query: string, options: RecallOptions = {}): Promise<RecallResult> {
+    checkText(query, 'recall query');
+    checkRecallOptions(options);
     // The bounds every door states (config memory.topK, the HTTP schema): a library or CLI caller gets them too.
     if (options.topK !== undefined && !(Number.isInteger(options.topK) && options.topK >= 1 && options.topK <= MAX_RECALL_TOP_K)) {
       throw new LociError('INVALID_ARGUMENT', `topK must be a whole number from 1 to ${MAX_RECALL_TOP_K}; got ${options.topK}.`);
@@ -245,6 +249,7 @@ export class Memory implements MemoryCore {
 
   /** Deletes records matching the filter (ids, namespaces, kinds, age, outcome); returns how many. */
   async forget(filter: MemoryFilter & { all?: boolean }): Promise<number> {
+    checkMemoryFilter(filter);
     const restricts = Boolean(filter.ids?.length || filter.namespaces?.length || filter.kinds?.length || filter.before !== undefined || filter.outcome);
     if (!restricts && !filter.all) {
       throw new LociError('INVALID_ARGUMENT', 'forget needs a filter (ids, namespaces, kinds, before or outcome).', { hint: 'Pass all: true (CLI: --all) to forget every record.' });
@@ -256,6 +261,7 @@ export class Memory implements MemoryCore {
   }
 
   async list(filter: MemoryFilter & { limit?: number; offset?: number } = {}): Promise<MemoryRecord[]> {
+    checkMemoryFilter(filter);
     filter.namespaces?.forEach((namespace) => normalizeNamespace(namespace));
     const all = await this.records.list(filter);
     const offset = filter.offset ?? 0;
@@ -282,6 +288,7 @@ export class Memory implements MemoryCore {
   }
 
   async export(filter: MemoryFilter = {}): Promise<MemoryExport> {
+    checkMemoryFilter(filter);
     filter.namespaces?.forEach((namespace) => normalizeNamespace(namespace));
     return exportRecords(this.records, await this.records.list(filter));
   }
