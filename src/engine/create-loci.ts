@@ -23,7 +23,7 @@ import type { SearchOptions, SearchResponse } from '../retrieve/search-types.js'
 import { describeLocation, MEMORY_DATABASE, openStore, resolveStoreLocation, storeFilePaths, type StoreLocation } from '../store/location.js';
 import { hasSegment, indexCacheOptions } from './index-files.js';
 import { acquireRunLease, type RunLeaseHolder } from './run-lease.js';
-import { assertRootFolder, EngineLifecycle, engineClosed } from './lifecycle.js';
+import { assertRootFolder, checkPathsInside, EngineLifecycle, engineClosed } from './lifecycle.js';
 import { ranksLexically, type Store } from '../store/spec.js';
 import type { Memory } from '../memory/memory.js';
 import { noteFailedRun } from './failed-run.js';
@@ -83,19 +83,22 @@ class LociEngine implements Loci {
           this.options.embedder ?? this.config.embedder,
           () => this.indexFolder(options),
         ),
-      true,
+      () => assertRootFolder(this.root),
     );
   }
 
   indexPaths(paths: readonly string[], runOptions: RunOptions = {}): Promise<IndexSummary> {
-    return this.running(runOptions, (options) => this.indexSomePaths(paths, options), true);
+    const check = () => checkPathsInside(this.root, paths);
+    return this.running(runOptions, (options) => this.indexSomePaths(paths, options), check);
   }
 
-  /** One run at a time per store, across processes (run-lease.ts): a second one waits, then finds the work done. */
-  /** `ofRoot`: the run reads the root folder, which must exist (it is never created). */
-  private running(runOptions: RunOptions, work: (options: RunOptions) => Promise<IndexSummary>, ofRoot = false): Promise<IndexSummary> {
+  /**
+   * One run at a time per store, across processes (run-lease.ts): a second one waits, then
+   * finds the work done. `check`: what the run needs, before it waits (the root, never created).
+   */
+  private running(runOptions: RunOptions, work: (options: RunOptions) => Promise<IndexSummary>, check?: () => void): Promise<IndexSummary> {
     return this.life.track(async () => {
-      if (ofRoot) assertRootFolder(this.root);
+      check?.();
       return this.leased({ ...runOptions, signal: this.life.signal(runOptions.signal) }, work);
     });
   }
@@ -138,9 +141,10 @@ class LociEngine implements Loci {
     return this.runJob(this.jobSpec({ progressive: false, spec, paths: [...paths] }), store, model, runOptions, paths.length >= WORKER_MIN_PATHS);
   }
 
-  /** One job, two transports: the indexing worker when it can run, else in-process. */
-  // Indexing, the worker, the watcher and memory are loaded when first used: a one-shot
-  // search does not pay for their modules (chunkers, grammars, chokidar, the memory engine).
+  /**
+   * One job, two transports: the indexing worker when it can run, else in-process. Indexing, the worker, the
+   * watcher and memory are loaded when first used: a one-shot search does not pay for their modules.
+   */
   private async runJob(job: IndexJobSpec, store: Store, model: EmbeddingModel | undefined, runOptions: RunOptions, workerWorthIt: boolean): Promise<IndexSummary> {
     const { workerAvailable } = await import('../indexing/worker/run-in-worker.js');
     if (workerWorthIt && this.canUseWorker(workerAvailable)) {
@@ -204,8 +208,7 @@ class LociEngine implements Loci {
   }
 
   private async searching(query: string, searchOptions: SearchOptions): Promise<SearchResponse> {
-    // Before the store and the model are opened: an oversized query costs nothing.
-    if (typeof query === 'string') checkQuery(query);
+    checkQuery(query); // before the store and the model are opened: an oversized query costs nothing
     const store = await this.openStore(false);
     const meta = await store.getMeta();
     // A lexical search never sets up, let alone calls, the embedder; a failing one degrades a hybrid search to lexical.
@@ -291,8 +294,7 @@ class LociEngine implements Loci {
   }
 
   async files(): Promise<Array<{ path: string; size: number; language: string }>> {
-    const store = await this.openStore(false);
-    return (await store.listCatalog()).map((entry) => ({ path: entry.path, size: entry.size, language: entry.language }));
+    return (await (await this.openStore(false)).listCatalog()).map((entry) => ({ path: entry.path, size: entry.size, language: entry.language }));
   }
 
   async outline(): Promise<Array<{ path: string; symbols: Array<{ name: string; line: number }> }>> {

@@ -159,10 +159,12 @@ describe('engine lifecycle', () => {
         () => memory.recall('x', { kinds: ['nope'] } as never),
         () => memory.list({ namespaces: 'agents' } as never),
         () => memory.forget({ namespaces: 'agents' } as never),
+        () => loci.indexPaths('src/a.ts' as never),
       ];
       for (const call of wrong) await expect(call()).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
       await expect(loci.search('ref', { languages: 'ts' } as never)).rejects.toThrow(/Invalid search options: languages: .*array/);
       expect(() => createLoci(undefined as never)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+      for (const outside of ['../../etc/passwd', '/etc/passwd']) await expect(loci.indexPaths([outside])).rejects.toMatchObject({ code: 'PATH_OUTSIDE_ROOT' });
     } finally {
       await loci.close();
     }

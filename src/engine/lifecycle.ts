@@ -1,5 +1,19 @@
 import { statSync } from 'node:fs';
+import { isAbsolute, relative, resolve } from 'node:path';
 import { LociError } from '../errors/index.js';
+
+/** indexPaths takes paths inside the root (relative to it, or absolute under it): `../../etc/passwd` indexed nothing and said nothing. */
+export function checkPathsInside(root: string, paths: readonly string[]): void {
+  assertRootFolder(root);
+  if (!Array.isArray(paths)) throw new LociError('INVALID_ARGUMENT', 'indexPaths takes a list of paths, e.g. ["src/app.ts"].');
+  for (const path of paths) {
+    if (typeof path !== 'string' || path === '') throw new LociError('INVALID_ARGUMENT', `indexPaths takes paths as non-empty strings; got ${JSON.stringify(path) ?? typeof path}.`);
+    const inside = relative(root, resolve(root, path));
+    if (inside.startsWith('..') || isAbsolute(inside)) {
+      throw new LociError('PATH_OUTSIDE_ROOT', `Path ${path} is not inside the indexed folder ${root}: paths are relative to it.`);
+    }
+  }
+}
 
 /** An index run needs the folder it indexes: a missing one is not created (a typo'd path indexed nothing and reported success). */
 export function assertRootFolder(root: string): void {
