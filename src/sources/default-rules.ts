@@ -7,10 +7,6 @@ export const alwaysExcludedDirectories: ReadonlySet<string> = new Set([
   '.svn',
   'node_modules',
   '.loci',
-  'dist',
-  'build',
-  'out',
-  'target',
   '.next',
   '.nuxt',
   '.svelte-kit',
@@ -25,6 +21,13 @@ export const alwaysExcludedDirectories: ReadonlySet<string> = new Set([
   '.gradle',
   '.idea',
 ]);
+
+/**
+ * Build output folders, ignored by default as if every ignore file began with `dist/` (and the
+ * rest): usually generated, but some projects keep sources there (a Gradle `build/`, a docs
+ * `out/`), so `!build/` in .lociignore or .gitignore brings one back with what it holds.
+ */
+export const buildOutputDirectories: ReadonlySet<string> = new Set(['dist', 'build', 'out', 'target']);
 
 /**
  * Generated files ignored by default, at the lowest precedence: a repository's own

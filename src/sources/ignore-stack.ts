@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { openNoFollow, readRegularFile } from './bounded-read.js';
 import { budgetPatterns } from './ignore-patterns.js';
+import { buildOutputDirectories } from './default-rules.js';
 
 /** Ignore files larger than this are not read; their rules are not applied, and that is reported. */
 export const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
@@ -35,7 +36,8 @@ export interface IgnoreLevel {
  * later `!pattern`) overrides a shallower one.
  */
 export function isIgnored(levels: readonly IgnoreLevel[], relativePath: string, isDirectory: boolean): boolean {
-  let ignored = false;
+  // A build output folder starts out ignored; a `!build/` rule takes it back.
+  let ignored = isDirectory && buildOutputDirectories.has(relativePath.slice(relativePath.lastIndexOf('/') + 1));
   for (const level of levels) {
     const local = level.base === '' ? relativePath : relativePath.slice(level.base.length + 1);
     const candidate = isDirectory ? `${local}/` : local;

@@ -101,12 +101,21 @@ describe('walkFolder: gitignore semantics', () => {
 });
 
 describe('walkFolder: exclusions and skips', () => {
-  it('always excludes VCS, dependency, build and store folders, and given paths', async () => {
+  it('always excludes VCS, dependency and store folders, and given paths', async () => {
     await put({ '.git/HEAD': '', 'node_modules/x/index.js': '', 'dist/a.js': '', '.loci/index.db': '', 'src/a.ts': '', 'custom-store/x': '' });
     const { files, result } = await paths({ excludeAbsolutePaths: [join(root, 'custom-store')] });
     expect(files).toEqual(['src/a.ts']);
-    expect(result.skipped['excluded-directory']).toBe(5);
+    expect(result.skipped['excluded-directory']).toBe(4);
+    expect(result.skipped.ignored).toBe(1); // dist/: build output, ignored by default
     expect(result.skippedExamples['excluded-directory']).toEqual(expect.arrayContaining(['node_modules', '.git']));
+  });
+
+  it('ignores build output folders by default, and a .lociignore can bring one back', async () => {
+    await put({ 'build/build.gradle': 'apply plugin: "java"', 'dist/a.js': '', 'out/b.js': '', 'target/c.rs': '', 'src/a.ts': '', 'node_modules/x/index.js': '' });
+    expect((await paths()).files).toEqual(['src/a.ts']);
+    await put({ '.lociignore': '!build/\n!node_modules/\n' });
+    // node_modules stays out whatever the ignore files say.
+    expect((await paths()).files).toEqual(['.lociignore', 'build/build.gradle', 'src/a.ts']);
   });
 
   it('ignores lockfiles and minified files unless re-included', async () => {

@@ -1,6 +1,6 @@
 import { relative, sep } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
-import { alwaysExcludedDirectories } from './default-rules.js';
+import { alwaysExcludedDirectories, buildOutputDirectories } from './default-rules.js';
 
 export interface WatchFolderOptions {
   root: string;
@@ -28,8 +28,10 @@ const RULE_FILES = new Set(['.gitignore', '.lociignore']);
 
 /**
  * Watches a folder (chokidar: native events, no polling) and reports debounced batches of
- * changed paths. Always-excluded folders (.git, node_modules, build output, the store) are
- * not watched at all, so a big dependency tree costs nothing.
+ * changed paths. Always-excluded folders (.git, node_modules, the store) and build output
+ * folders (dist, build, out, target) are not watched at all, so a big dependency or build tree
+ * costs nothing; a build folder an ignore file brings back is indexed by full runs (the
+ * watcher's first one, and each after an ignore file changes), not on every save.
  */
 export function watchFolder(options: WatchFolderOptions): FolderWatcher {
   const excluded = (options.excludeAbsolutePaths ?? []).map((path) => path.replace(/[\\/]+$/, ''));
@@ -65,7 +67,7 @@ export function watchFolder(options: WatchFolderOptions): FolderWatcher {
     ignored: (path: string) => {
       if (excluded.some((folder) => path === folder || path.startsWith(folder + sep))) return true;
       const name = path.slice(path.lastIndexOf(sep) + 1);
-      return path !== options.root && alwaysExcludedDirectories.has(name);
+      return path !== options.root && (alwaysExcludedDirectories.has(name) || buildOutputDirectories.has(name));
     },
   });
   watcher.on('all', (_event, path) => record(path));
