@@ -92,7 +92,9 @@ export async function refreshSource(
 }
 
 function unreadable(file: string, error: unknown): LociError {
-  return new LociError('ROOT_NOT_FOUND', `Knowledge file ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}).`, {
+  const code = (error as NodeJS.ErrnoException).code;
+  // A missing file is FILE_NOT_FOUND (as for includes), not a missing root folder.
+  return new LociError(code === 'ENOENT' || code === 'ENOTDIR' ? 'FILE_NOT_FOUND' : 'ROOT_NOT_FOUND', `Knowledge file ${file} cannot be read (${code ?? 'error'}).`, {
     hint: 'Pass the path of an existing markdown file.',
   });
 }

@@ -245,6 +245,7 @@ describe('knowledge stores', () => {
   it('builds from markdown sections, searches with a threshold, and rebuilds when the file changes', async () => {
     const file = join(workspace, 'boss.md');
     await writeFile(file, '# Boss\n\n## Attacks\n\nThe boss breathes fire and summons skeleton minions.\n\n## Weakness\n\nThe boss is weak to ice spells and arrows.\n');
+    expect(await codeOf(memory.knowledge.loadOrCreate('boss', join(workspace, 'missing.md')))).toBe('FILE_NOT_FOUND');
     const store = await memory.knowledge.loadOrCreate('boss', file);
     expect(store.rebuilt).toBe(true);
     expect(store.sections).toBeGreaterThanOrEqual(2);
@@ -280,9 +281,15 @@ describe('lifecycle', () => {
     expect(await codeOf(memory.update('missing-id', { text: 'x' }))).toBe('RECORD_NOT_FOUND');
 
     const now = Date.now();
-    await memory.add({ namespace: 'user/2', text: 'temporary token abc', ttlMs: 1000, time: now - 5000 });
+    const temporary = await memory.add({ namespace: 'user/2', text: 'temporary token abc', ttlMs: 1000, time: now - 5000 });
     await memory.add({ namespace: 'user/2', text: 'old fact from 2020', time: Date.UTC(2020, 0, 1) });
     expect((await memory.recall('temporary token', { namespaces: ['user/2'] })).map((hit) => hit.record.text)).not.toContain('temporary token abc');
+    // Expired is gone for get as for list and recall; update may still give it a new expiry.
+    expect(await memory.get(temporary.id)).toBeUndefined();
+    expect((await memory.update(temporary.id, { ttlMs: 60_000 })).expiresAt).toBeGreaterThan(Date.now());
+    expect((await memory.get(temporary.id))?.text).toBe('temporary token abc');
+    await memory.update(temporary.id, { ttlMs: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 5));
     expect(await memory.gc()).toBe(1);
     expect(await memory.forget({ namespaces: ['user/2'], before: Date.UTC(2021, 0, 1) })).toBe(1);
     expect(await memory.forget({ ids: [first.id] })).toBe(1);

@@ -200,7 +200,14 @@ export class Memory implements MemoryCore {
    * before ids were checked may hold one id in several namespaces: then the namespace is
    * required (MEMORY_ID_CONFLICT names them).
    */
+  /** A record by id (in `namespace` or one nested under it); an expired one is gone, as for list and recall. */
   async get(id: string, namespace?: string): Promise<MemoryRecord | undefined> {
+    const record = await this.lookup(id, namespace);
+    return record?.expiresAt !== undefined && record.expiresAt <= Date.now() ? undefined : record;
+  }
+
+  /** get, expired records included (update may give one a new expiry). */
+  private async lookup(id: string, namespace?: string): Promise<MemoryRecord | undefined> {
     checkId(id);
     let holders: string[];
     if (namespace) {
@@ -227,7 +234,7 @@ export class Memory implements MemoryCore {
         hint: 'To move a record, add it to the other namespace and forget this one.',
       });
     }
-    const existing = await this.get(id, patch.namespace);
+    const existing = await this.lookup(id, patch.namespace);
     if (!existing) throw new LociError('RECORD_NOT_FOUND', `No memory record with id ${id}${patch.namespace ? ` in namespace ${patch.namespace}` : ''}.`);
     const now = Date.now();
     const { warnings: _repaired, ...kept } = existing;

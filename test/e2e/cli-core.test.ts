@@ -29,8 +29,8 @@ describe('loci index / search / status on a real repository', () => {
     expect(summary.files.added).toBe(indexed.length);
     expect(summary.files.total).toBe(indexed.length);
     expect(summary.skipped.binary).toBe(2);
-    expect(summary.skipped.ignored).toBe(2); // debug.log, secrets/
-    expect(summary.skipped['excluded-directory']).toBe(3); // node_modules, dist, and the store's own .loci
+    expect(summary.skipped.ignored).toBe(3); // debug.log, secrets/, and dist (build output, ignored by default)
+    expect(summary.skipped['excluded-directory']).toBe(2); // node_modules and the store's own .loci
     expect(summary.chunks.total).toBeGreaterThan(0);
     expect(summary.embedder).toBe('none');
   });
