@@ -55,6 +55,8 @@ describe('an embedder outage mid-run', () => {
     expect(search.degradedParts).toEqual(['vector']);
     expect(search.warnings.join('\n')).toMatch(/embedder failed.*lexical signals only.*Cannot reach openai-compatible:fake-embed/s);
     expect(search.results[0]?.path).toBe('src/refund.ts');
+    // The next hybrid search does not wait on the embedder again: it degrades at once.
+    expect((await loci.search('refund charge')).warnings.join('\n')).toMatch(/still failing; checked again in the background/);
     await expect(loci.search('refund charge', { mode: 'vector' })).rejects.toMatchObject({ code: 'EMBEDDER_FAILED' });
 
     const context = await buildContext(loci, 'how is a refund charged', { smallProject: false, maxTokens: 1500 });
@@ -68,9 +70,15 @@ describe('an embedder outage mid-run', () => {
     expect(recalled.degradedParts).toEqual(['vector']);
     expect(recalled.hits[0]?.record.id).toBe(stored.id);
 
-    // Back on the same port: the next write embeds what was stored without vectors.
+    // Back on the same port: searches find it again within a probe interval (they never wait on
+    // it meanwhile), and the next write embeds what was stored without vectors.
     embedder = await new FakeEmbeddingServer(16).start(port);
-    expect((await loci.search('refund charge')).degraded).toBe(false);
+    let recovered = false;
+    for (let tries = 0; tries < 60 && !recovered; tries++) {
+      recovered = !(await loci.search('refund charge')).degraded;
+      if (!recovered) await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(recovered).toBe(true);
     expect((await memory.recallResponse('refund ledger', { namespaces: ['ops'], mode: 'vector' })).hits.map((hit) => hit.record.id)).not.toContain(stored.id);
     await memory.add({ namespace: 'ops', text: 'Invoices go out on the first of the month.' });
     const vectorHits = await memory.recallResponse('refund ledger billing database', { namespaces: ['ops'], mode: 'vector', topK: 10 });

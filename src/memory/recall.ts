@@ -1,4 +1,4 @@
-import { embedMany } from '../embed/embed-many.js';
+import { embedQuery } from '../embed/embed-query.js';
 import type { EmbeddingModel } from '../embed/spec.js';
 import { isProviderFailure, LociError, throwIfAborted } from '../errors/index.js';
 import type { Retriever } from '../retrieve/search.js';
@@ -95,8 +95,7 @@ export async function recall(context: RecallContext, query: string, options: Rec
     options.signal?.addEventListener('abort', stopEmbedding, { once: true });
     const model = context.model;
     vectorSearch = (async () => {
-      const { embeddings } = await embedMany({ model, values: [query], purpose: 'query', abortSignal: embedding.signal });
-      return context.retriever.vector(embeddings[0] as Float32Array, pool, filter, { beside: mode === 'hybrid' });
+      return context.retriever.vector(await embedQuery(model, query, embedding.signal, !vectorOnly), pool, filter, { beside: mode === 'hybrid' });
     })().finally(() => options.signal?.removeEventListener('abort', stopEmbedding));
     // A lexical failure meanwhile is the one reported; this one is read below otherwise.
     vectorSearch.catch(() => undefined);

@@ -1,5 +1,5 @@
 import type { SearchMode } from '../config/schema.js';
-import { embedMany } from '../embed/embed-many.js';
+import { embedQuery } from '../embed/embed-query.js';
 import type { EmbeddingModel } from '../embed/spec.js';
 import { isProviderFailure, LociError, throwIfAborted } from '../errors/index.js';
 import type { ChunkRecord, LexicalWeights, SelfRankingStore, Store } from '../store/spec.js';
@@ -86,8 +86,7 @@ export async function searchIndex(context: SearchContext, query: string, options
     } else {
       throwIfAborted(options.signal);
       try {
-        const { embeddings } = await embedMany({ model: context.model, values: [hints.text], purpose: 'query', ...(options.signal ? { abortSignal: options.signal } : {}) });
-        queryVector = embeddings[0] as Float32Array;
+        queryVector = await embedQuery(context.model, hints.text, options.signal, mode !== 'vector');
       } catch (error) {
         // Degrade, never lose: a hybrid search answers lexically when the embedder fails, and says so.
         if (mode === 'vector' || !isProviderFailure(error)) throw error;

@@ -137,8 +137,13 @@ describe('over HTTP (a long-lived `loci serve`)', () => {
         const recalled = await post('/v1/memory/recall', { query: 'chargebacks finance', namespaces: ['http-outage'] });
         expect(recalled).toMatchObject({ status: 200, body: { degraded: true, degradedParts: ['vector'], results: [{ id: stored }] } });
       });
-      // Back: the first recall that reaches the embedder embeds what waits; the next one finds it by vector too.
-      const first = await post('/v1/memory/recall', { query: 'chargebacks finance', namespaces: ['http-outage'] });
+      // Back: recalls find it again within a probe interval (never waiting on it meanwhile); the
+      // first recall that reaches the embedder embeds what waits; the next one finds it by vector too.
+      let first = await post('/v1/memory/recall', { query: 'chargebacks finance', namespaces: ['http-outage'] });
+      for (let tries = 0; tries < 60 && first.body.degraded; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        first = await post('/v1/memory/recall', { query: 'chargebacks finance', namespaces: ['http-outage'] });
+      }
       expect(first.body).toMatchObject({ degraded: false, results: [{ id: stored }] });
       expect(first.body.results[0].signals.vector).toBeUndefined();
       const next = await post('/v1/memory/recall', { query: 'chargebacks finance', namespaces: ['http-outage'] });
