@@ -17,7 +17,7 @@ export async function markStale(root: string, store: Store, results: SearchResul
     [...entries.values()].map(async (entry) => {
       if (entry.mtimeMs === 0) return;
       const info = await stat(join(root, entry.path)).catch(() => undefined);
-      if (!info || !info.isFile()) staleness.set(entry.path, 'deleted');
+      if (!info?.isFile()) staleness.set(entry.path, 'deleted');
       else if (info.size !== entry.size || info.mtimeMs !== entry.mtimeMs) staleness.set(entry.path, 'changed');
     }),
   );

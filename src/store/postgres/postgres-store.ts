@@ -6,6 +6,7 @@ import { deletionSpan, groupOutline, inRequestedOrder, toCatalogEntry, toChunkRe
 import { createPool, parsePostgresUrl, wrapPgError, type PgClient, type PgPool, type PostgresTarget } from './connection.js';
 import { openNamespace } from './open-namespace.js';
 import { PgSession } from './pg-session.js';
+import { listStatePg, setMetaPg, updateStatePg } from './pg-state.js';
 import { countRowsPg, countsPg } from './pg-counts.js';
 import { insertVectors, Lexicon, writeFileGroup } from './pg-write-files.js';
 import { decodeVectorSend, filterClause, pgText, quoteIdentifier, quoteLiteral, rankWeights, tsqueryLiteral, vectorLiteral } from './pg-values.js';
@@ -332,20 +333,12 @@ class PostgresStore implements Store {
     await this.session.write((client) => this.setMeta(client, `state:${key}`, pgText(value)));
   }
 
-  async updateState(key: string, update: (current: string | undefined) => string | undefined): Promise<string | undefined> {
-    // Under the namespace's advisory lock, which every write transaction takes first.
-    return this.session.write(async (client) => {
-      const current = (await client.query<{ value: string }>(`SELECT value FROM ${this.s}.meta WHERE key = $1`, [`state:${key}`])).rows[0]?.value;
-      const next = update(current);
-      if (next === undefined) return current;
-      await this.setMeta(client, `state:${key}`, pgText(next));
-      return next;
-    });
+  updateState(key: string, update: (current: string | undefined) => string | undefined): Promise<string | undefined> {
+    return updateStatePg(this.session, this.s, key, update);
   }
 
-  async listState(): Promise<Array<[string, string]>> {
-    const rows = await this.session.rows<{ key: string; value: string }>(`SELECT key, value FROM ${this.s}.meta WHERE starts_with(key, 'state:') ORDER BY key COLLATE "C"`);
-    return rows.map((row) => [row.key.slice('state:'.length), row.value]);
+  listState(): Promise<Array<[string, string]>> {
+    return listStatePg(this.session, this.s);
   }
 
   countRows(): Promise<{ files: number; chunks: number }> {
@@ -392,8 +385,8 @@ class PostgresStore implements Store {
     return new Map(rows.map((row) => [row.key, row.value]));
   }
 
-  private async setMeta(client: PgClient, key: string, value: string): Promise<void> {
-    await client.query(`INSERT INTO ${this.s}.meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [key, value]);
+  private setMeta(client: PgClient, key: string, value: string): Promise<void> {
+    return setMetaPg(client, this.s, key, value);
   }
 }
 

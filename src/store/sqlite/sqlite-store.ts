@@ -1,5 +1,4 @@
 import { statSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { LociError } from '../../errors/index.js';
 import type Database from 'better-sqlite3';
 import { decodeTerms } from '../../lexical/codec.js';
@@ -14,6 +13,7 @@ import { decodeVector, encodeVector } from './vector-codec.js';
 import { scanVectors } from './vector-scan.js';
 import { TokenCache } from '../token-cache.js';
 import { RowWriter } from './row-writer.js';
+import { FileIdentity } from './file-identity.js';
 
 export interface SqliteStoreOptions {
   /** Path of the database file. */
@@ -55,19 +55,15 @@ class SqliteStore implements Store {
   private touches = 0;
   /** Catalog entries (frozen: callers share them); searches ask for the same files again and again. */
   private readonly catalogCache: TokenCache<Readonly<CatalogEntry>> | undefined;
-
-  /** The file opened (device and inode): a store deleted or replaced under this process is refused, not written into the void. */
-  private readonly identity: { dev: number; ino: number; path: string } | undefined;
+  /** The file opened: a store deleted or replaced under this process is refused, not written into the void. */
+  private readonly identity: FileIdentity;
 
   constructor(
     readonly location: string,
     private readonly db: Database.Database,
     keepCatalogEntries: number,
   ) {
-    // Resolved now: a later process.chdir() must not make another file look like this one.
-    const path = resolve(location);
-    const opened = statSync(path, { throwIfNoEntry: false });
-    this.identity = opened ? { dev: opened.dev, ino: opened.ino, path } : undefined;
+    this.identity = new FileIdentity(location);
     this.statements = prepareStatements(db);
     this.rows = new RowWriter(this.statements);
     this.catalogCache = keepCatalogEntries > 0 ? new TokenCache(keepCatalogEntries) : undefined;
@@ -383,22 +379,10 @@ class SqliteStore implements Store {
     this.db.close();
   }
 
-  /**
-   * SQLite keeps writing into a file that was deleted (`rm -rf .loci` under a running
-   * server): every write after it would be lost when the process ends. One stat a call
-   * (~2 µs) finds it first.
-   */
-  private assertSameFile(): void {
-    if (!this.identity) return;
-    const now = statSync(this.identity.path, { throwIfNoEntry: false });
-    if (now && now.dev === this.identity.dev && now.ino === this.identity.ino) return;
-    throw new LociError('STORE_GONE', `The store file ${this.location} was ${now ? 'replaced' : 'deleted'} while this process had it open; nothing was read or written.`);
-  }
-
   private guard<T>(action: () => T): T {
     // A Memory or a search kept past its engine's close() gets a typed error, not "The database connection is not open".
     if (!this.db.open) throw new LociError('ENGINE_CLOSED', 'This store was closed with its engine; a closed store answers nothing.');
-    this.assertSameFile();
+    this.identity.check(this.location);
     try {
       return action();
     } catch (error) {

@@ -1,45 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { lexicalFieldsOf } from '../../lexical/fields.js';
 import { WarmIndex } from '../../retrieve/warm/warm-index.js';
-import { ranksLexically, type CatalogEntry, type ChunkWrite, type LexicalQuery, type ScoredRow, type Store, type TermStatistics } from '../spec.js';
+import { ranksLexically, type LexicalQuery, type ScoredRow, type Store, type TermStatistics } from '../spec.js';
 
 export interface StoreHarness {
   store: Store;
   cleanup(): Promise<void>;
 }
 
-export function catalogEntry(path: string, overrides: Partial<CatalogEntry> = {}): CatalogEntry {
-  return {
-    path,
-    size: 100,
-    mtimeMs: 1_700_000_000_000,
-    contentHash: `hash-of-${path}`,
-    language: path.endsWith('.py') ? 'python' : 'typescript',
-    chunker: 'test@1',
-    embedder: 'none',
-    chunkCount: 0,
-    indexedAt: 1_700_000_100_000,
-    ...overrides,
-  };
-}
-
-export function chunk(path: string, startLine: number, text: string, extra: Partial<ChunkWrite> = {}): ChunkWrite {
-  const symbols = extra.symbols ?? (extra.symbol ? [extra.symbol] : []);
-  const text_ = extra.text ?? text;
-  return {
-    chunkId: `${path}:${startLine}`,
-    contentHash: `content:${text}`,
-    startLine,
-    endLine: startLine + text.split('\n').length - 1,
-    language: path.endsWith('.py') ? 'python' : 'typescript',
-    kind: 'code',
-    text,
-    symbols,
-    headingPath: [],
-    ...lexicalFieldsOf({ path, symbols: symbols.join(' '), heading: '', body: text_ }),
-    ...extra,
-  };
-}
+export { catalogEntry, chunk } from './store-fixtures.js';
+import { catalogEntry, chunk } from './store-fixtures.js';
 
 const weights = { path: 1.5, symbols: 2, heading: 1.5, body: 1 };
 
