@@ -150,11 +150,14 @@ function publicIndexing(state: RootState['indexing']) {
   return { ...rest, ...(summary ? { summary: withoutPaths(summary) } : {}) };
 }
 
+const ETA_AFTER_MS = 3_000;
+
 function progressOf(state: RootState['indexing']) {
   const elapsedMs = (state.finishedAt ?? Date.now()) - (state.startedAt ?? Date.now());
   const done = state.done ?? 0;
   const total = state.total ?? 0;
   const filesPerSecond = elapsedMs > 0 ? (done * 1000) / elapsedMs : 0;
-  const etaSeconds = state.running && filesPerSecond > 0 && total >= done ? (total - done) / filesPerSecond : undefined;
+  // The first seconds (start-up, grammars) say little about the rest: no ETA before ETA_AFTER_MS (a 1 s run once said 90 s).
+  const etaSeconds = state.running && elapsedMs >= ETA_AFTER_MS && filesPerSecond > 0 && total >= done ? (total - done) / filesPerSecond : undefined;
   return { ...publicIndexing(state), elapsedMs, filesPerSecond, ...(etaSeconds !== undefined ? { etaSeconds } : {}) };
 }
