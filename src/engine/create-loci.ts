@@ -23,12 +23,12 @@ import type { SearchOptions, SearchResponse } from '../retrieve/search-types.js'
 import { describeLocation, MEMORY_DATABASE, openStore, resolveStoreLocation, storeFilePaths, type StoreLocation } from '../store/location.js';
 import { hasSegment, indexCacheOptions } from './index-files.js';
 import { acquireRunLease, type RunLeaseHolder } from './run-lease.js';
-import { assertRootFolder, checkPathsInside, EngineLifecycle, engineClosed } from './lifecycle.js';
+import { assertRootFolder } from '../sources/root-folder.js';
+import { checkCreateOptions, checkPathsInside, EngineLifecycle, engineClosed } from './lifecycle.js';
 import { ranksLexically, type Store } from '../store/spec.js';
 import type { Memory } from '../memory/memory.js';
 import { noteFailedRun } from './failed-run.js';
-import type { SafeReader } from '../sources/safe-read.js';
-import { checkCreateOptions, engineSourceReader } from './source-reader.js';
+import { engineSourceReader, type SafeReader } from './source-reader.js';
 import type { IndexStatus } from './status-types.js';
 
 import type { CreateLociOptions, GcSummary, Loci, RunOptions } from './engine-types.js';

@@ -1,6 +1,14 @@
-import { statSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { LociError } from '../errors/index.js';
+import { assertRootFolder } from '../sources/root-folder.js';
+import type { CreateLociOptions } from './engine-types.js';
+
+/** createLoci's one required option, checked for JavaScript callers (`createLoci()` was a TypeError on `root`). */
+export function checkCreateOptions(options: CreateLociOptions): void {
+  if (typeof options !== 'object' || options === null || typeof options.root !== 'string' || options.root === '') {
+    throw new LociError('INVALID_ARGUMENT', 'createLoci needs the folder to work on: createLoci({ root: "./my-project" }).');
+  }
+}
 
 /** indexPaths takes paths inside the root (relative to it, or absolute under it): `../../etc/passwd` indexed nothing and said nothing. */
 export function checkPathsInside(root: string, paths: readonly string[]): void {
@@ -13,13 +21,6 @@ export function checkPathsInside(root: string, paths: readonly string[]): void {
       throw new LociError('PATH_OUTSIDE_ROOT', `Path ${path} is not inside the indexed folder ${root}: paths are relative to it.`);
     }
   }
-}
-
-/** An index run needs the folder it indexes: a missing one is not created (a typo'd path indexed nothing and reported success). */
-export function assertRootFolder(root: string): void {
-  const found = statSync(root, { throwIfNoEntry: false });
-  if (!found) throw new LociError('ROOT_NOT_FOUND', `Folder not found: ${root}.`, { details: { root } });
-  if (!found.isDirectory()) throw new LociError('ROOT_NOT_FOUND', `Not a folder: ${root}.`, { details: { root } });
 }
 
 /** The error every call to a closed engine (or a store it closed) gets. */

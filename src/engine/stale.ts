@@ -41,11 +41,13 @@ export class ResultNotes {
   async apply(store: Store, response: SearchResponse): Promise<void> {
     await markStale(this.root, store, response.results);
     if (this.firstRunDone) return;
-    if ((await store.readState(LAST_RUN_STATE)) !== undefined) {
+    const run = await currentRun(store);
+    // Nothing is being built now, or a run has finished: later searches need not look again
+    // (a store of documents never records a folder run, and searched it two reads a time).
+    if (!run || (await store.readState(LAST_RUN_STATE)) !== undefined) {
       this.firstRunDone = true;
       return;
     }
-    const run = await currentRun(store);
-    if (run) response.warnings.push(`The first index of this folder is still being built (since ${new Date(run.since).toISOString()}): results come only from the files indexed so far.`);
+    response.warnings.push(`The first index of this folder is still being built (since ${new Date(run.since).toISOString()}): results come only from the files indexed so far.`);
   }
 }

@@ -16,8 +16,8 @@ export interface IndexFolderOptions extends RunIndexOptions {
 
 /**
  * A whole-folder run as the engine does it, in-process or in the indexing worker:
- * one or two phases, the summary saved for `status`, then bounded GC of vectors no chunk
- * uses any more. Every file is committed on its own, so a crash loses only files in flight.
+ * one or two phases, then bounded GC of vectors no chunk uses any more (the job saves the
+ * summary for `status` once its index files are written too). Every file is committed on its own, so a crash loses only files in flight.
  */
 export async function indexFolder(options: IndexFolderOptions): Promise<IndexSummary> {
   const { progressive, keepUnreferenced, ...base } = options;
@@ -54,7 +54,6 @@ export async function indexFolder(options: IndexFolderOptions): Promise<IndexSum
   } else {
     summary = await runIndex(base);
   }
-  await saveRunSummary(options.store, summary);
   // Old vectors (other branches, deleted files) are kept for re-use, up to a bound.
   if (summary.files.indexed + summary.files.removed > 0) await options.store.collectGarbage({ keepUnreferenced });
   return summary;

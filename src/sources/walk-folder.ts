@@ -1,4 +1,5 @@
 import type { Dirent, Stats } from 'node:fs';
+import { assertRootFolder } from './root-folder.js';
 import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import { extname, join, sep } from 'node:path';
 import { LociError, throwIfAborted } from '../errors/index.js';
@@ -184,13 +185,7 @@ export async function walkFolder(options: WalkOptions): Promise<WalkResult> {
 }
 
 async function resolveRoot(root: string): Promise<string> {
-  let stats: Stats;
-  try {
-    stats = await stat(root);
-  } catch {
-    throw new LociError('ROOT_NOT_FOUND', `Folder not found: ${root}.`, { details: { root } });
-  }
-  if (!stats.isDirectory()) throw new LociError('ROOT_NOT_FOUND', `Not a folder: ${root}.`, { details: { root } });
+  assertRootFolder(root);
   return realpath(root);
 }
 

@@ -1,4 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
+import { assertRootFolder } from '../../sources/root-folder.js';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { isRemoteSource, redactUrl, remoteCachePath } from '../../sources/remote-repo.js';
@@ -33,10 +34,7 @@ export function resolveRoot(io: CliIo, dir: string | undefined, options: { mustE
     return clone;
   }
   const root = resolve(io.cwd, dir ?? '.');
-  if (options.mustExist) {
-    if (!existsSync(root)) throw new LociError('ROOT_NOT_FOUND', `Folder not found: ${root}.`, { details: { root } });
-    if (!statSync(root).isDirectory()) throw new LociError('ROOT_NOT_FOUND', `Not a folder: ${root}.`, { details: { root } });
-  }
+  if (options.mustExist) assertRootFolder(root);
   return root;
 }
 
