@@ -25,6 +25,7 @@ let repo: string;
 let second: string;
 let server: ChildProcess;
 let base: string;
+let serverLog: () => string;
 let browser: Browser;
 
 const api = (path: string, init: RequestInit = {}) =>
@@ -69,6 +70,8 @@ async function signIn(page: Page): Promise<void> {
   await dialog.getByLabel('Token').fill(token);
   await dialog.getByRole('button', { name: 'Use token' }).click();
   await page.getByRole('searchbox').waitFor();
+  // A modal dialog still open takes every keystroke.
+  await dialog.waitFor({ state: 'hidden' });
 }
 
 describe.skipIf(!run)('web console (#24)', () => {
@@ -82,7 +85,7 @@ describe.skipIf(!run)('web console (#24)', () => {
     await writeFile(join(second, 'README.md'), '# Notes\n\nDeploys go out on Tuesdays.\n');
     expect((await runLoci(['index', repo], { cwd: workspace })).code).toBe(0);
     expect((await runLoci(['index', second], { cwd: workspace })).code).toBe(0);
-    ({ process: server, base } = await startServer(['--root', repo, '--root', second, '--token', token], { cwd: workspace }));
+    ({ process: server, base, log: serverLog } = await startServer(['--root', repo, '--root', second, '--token', token], { cwd: workspace }));
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--host-resolver-rules=MAP rebind.test 127.0.0.1'] });
     await mkdir(ARTIFACTS, { recursive: true });
   }, 120_000);
@@ -119,9 +122,20 @@ describe.skipIf(!run)('web console (#24)', () => {
 
   it('search as you type: each result’s bar shows the API’s explain values; a click opens the file at the chunk', async () => {
     const page = await openConsole();
+    // What the page asked the server and when (ms from sign-in), for the message if no result comes.
+    const searches: string[] = [];
+    let since = 0;
+    const at = () => `${Math.round(performance.now() - since)} ms`;
+    page.on('request', (sent) => sent.url().endsWith('/v1/search') && searches.push(`${at()} sent ${sent.postData()}`));
+    page.on('requestfailed', (failed) => failed.url().endsWith('/v1/search') && searches.push(`${at()} failed ${failed.failure()?.errorText}`));
+    page.on('response', (got) => got.url().endsWith('/v1/search') && searches.push(`${at()} answered ${got.status()}`));
     await signIn(page);
+    since = performance.now();
     await page.keyboard.press('/');
+    const box = page.getByRole('searchbox');
+    await expect.poll(() => box.evaluate((element) => element === element.ownerDocument.activeElement)).toBe(true);
     await page.keyboard.type(QUESTION, { delay: 15 });
+    expect(await box.inputValue()).toBe(QUESTION);
     const first = page.getByTestId('result').first();
     // The server's first search opens the index; on a loaded 2-core machine (every test file at once) that has taken over 20 s.
     // An error the page shows instead (a 503 past the server's request time) fails at once, saying which.
@@ -137,7 +151,15 @@ describe.skipIf(!run)('web console (#24)', () => {
       ),
     ]);
     if (appeared === 'error') throw new Error(`The page showed an error instead of results: ${await alert.textContent()}`);
-    expect(appeared).toBe('results');
+    if (appeared !== 'results')
+      throw new Error(
+        [
+          `No result in 45 s. The page says: ${(await page.locator('.meta').allTextContents()).join(' | ') || '(no reply shown)'}`,
+          `Searches: ${searches.join('; ') || 'none sent'}`,
+          `Page problems: ${problemsOf(page).join('; ') || 'none'}`,
+          `Server log: ${serverLog().slice(-2000)}`,
+        ].join('\n'),
+      );
     await page.locator('.meta', { hasText: /results · server/ }).waitFor();
     // The same search through the API, with explain.
     const reply = (await (await api('/v1/search', { method: 'POST', body: JSON.stringify({ query: QUESTION, topK: 10, explain: true, root: 'engine' }) })).json()) as {

@@ -5,13 +5,15 @@ export interface RunningServer {
   process: ChildProcess;
   /** http://127.0.0.1:PORT, as the server announced it. */
   base: string;
+  /** Everything the server has written to stderr so far (for a failing test's message). */
+  log: () => string;
 }
 
 /** Starts `loci serve ARGS` (port 0 = any free one) and resolves once it says where it listens. */
 export async function startServer(args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<RunningServer> {
   const child = spawn(process.execPath, [cliPath, 'serve', '--port', '0', ...args], { cwd: options.cwd, env: { PATH: process.env.PATH ?? '', ...options.env } });
+  let seen = '';
   const base = await new Promise<string>((resolve, reject) => {
-    let seen = '';
     const timer = setTimeout(() => reject(new Error(`server did not start: ${seen}`)), 20_000);
     child.stderr?.on('data', (chunk: Buffer) => {
       seen += chunk.toString();
@@ -26,7 +28,7 @@ export async function startServer(args: string[], options: { cwd: string; env?: 
       reject(new Error(`server exited with ${code} before listening: ${seen}`));
     });
   });
-  return { process: child, base };
+  return { process: child, base, log: () => seen };
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../api.js';
 
 export function ErrorBox({ error }: { error: unknown }) {
@@ -37,7 +37,9 @@ export function useDebounced<T>(value: T, ms: number): T {
 /** A modal dialog (the platform's <dialog>: focus trapped, Esc closes). */
 export function Dialog({ open, title, onClose, children }: { open: boolean; title: string; onClose: () => void; children: ComponentChildren }) {
   const ref = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
+  // In the same commit as the render (a plain effect waits for the next frame): once the page
+  // behind it shows, a closed dialog is closed, and no keystroke goes to it.
+  useLayoutEffect(() => {
     const dialog = ref.current;
     if (!dialog) return;
     if (open && !dialog.open) dialog.showModal();

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { call, withRoot, type SearchReply, type SearchRequest, type SearchResult } from '../api.js';
 import { type Part, SignalBar } from '../components/bars.js';
 import { Code } from '../components/code.js';
@@ -71,8 +71,9 @@ export function SearchPage({ root }: { root: string }) {
     return () => controller.abort();
   }, [settled]);
 
-  // `/` focuses the query box from anywhere on the page.
-  useEffect(() => {
+  // `/` focuses the query box from anywhere on the page. A layout effect: the key works from the
+  // moment the box is on screen (a plain effect waits for the next frame, and a `/` pressed before it was lost).
+  useLayoutEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       const target = event.target as HTMLElement;
       if (event.key === '/' && !/^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName)) {
