@@ -135,7 +135,8 @@ export function createHttpApp(options: HttpAppOptions): Hono {
   app.post('/v1/search', async (c) => {
     const body = await parseBody(c, searchBody);
     const { root, query, ...rest } = body;
-    const response = await roots.get(root).loci.search(query, stripUndefined(rest));
+    // A caller that hangs up (search as you type: each keystroke replaces the last request) stops the work.
+    const response = await roots.get(root).loci.search(query, { ...stripUndefined(rest), signal: c.req.raw.signal });
     return c.json({ results: response.results, retrieval: response.retrieval, warnings: response.warnings, degraded: response.degraded, degradedParts: response.degradedParts });
   });
 
@@ -149,7 +150,7 @@ export function createHttpApp(options: HttpAppOptions): Hono {
     const body = await parseBody(c, contextBody);
     const { root, question, conversationId, historyTokens, ...rest } = body;
     const loci = roots.get(root).loci;
-    const options = stripUndefined(rest) as ContextOptions;
+    const options = { ...stripUndefined(rest), signal: c.req.raw.signal } as ContextOptions;
     if (conversationId !== undefined) {
       // The budgeted history goes into the prompt as `loci ask` puts it; an unknown conversation has none.
       const history = await promptHistory(await loci.memory(), {

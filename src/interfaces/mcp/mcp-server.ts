@@ -34,9 +34,11 @@ export function createMcpServer(roots: Roots): McpServer {
         root: rootField,
       }),
     },
-    async ({ query, topK, paths, languages, roles, excludeRoles, minSimilarity, root }) =>
+    // `extra.signal`: the client cancelled the call (notifications/cancelled) or went away; the work stops.
+    async ({ query, topK, paths, languages, roles, excludeRoles, minSimilarity, root }, extra) =>
       guard(roots, async () => {
         const response = await roots.get(root).loci.search(query, {
+          signal: extra.signal,
           topK: topK ?? 8,
           ...(paths ? { paths } : {}),
           ...(languages ? { languages } : {}),
@@ -106,12 +108,12 @@ export function createMcpServer(roots: Roots): McpServer {
         root: rootField,
       }),
     },
-    async ({ question, maxTokens, conversationId, minSimilarity, root }) =>
+    async ({ question, maxTokens, conversationId, minSimilarity, root }, extra) =>
       guard(roots, async () => {
         const loci = roots.get(root).loci;
         const limit = maxTokens ?? 6000;
         const history = conversationId !== undefined ? (await promptHistory(await loci.memory(), { conversationId, question, maxTokens: limit })).turns : undefined;
-        const built = await buildContext(loci, question, { maxTokens: limit, ...(history ? { history } : {}), ...(minSimilarity !== undefined ? { minSimilarity } : {}) });
+        const built = await buildContext(loci, question, { signal: extra.signal, maxTokens: limit, ...(history ? { history } : {}), ...(minSimilarity !== undefined ? { minSimilarity } : {}) });
         const said = built.warnings.length > 0 ? `\n\n(${built.warnings.join(' ')})` : '';
         return {
           content: [{ type: 'text', text: `${built.prompt}${said}` }],
