@@ -4,6 +4,7 @@ import type { SearchResponse } from '../retrieve/search-types.js';
 import { relativeToRoot } from '../retrieve/build-filter.js';
 import { DEFAULT_READ_BUDGET_BYTES, rootRelativePath, type SafeFile } from '../sources/safe-read.js';
 import { packItems, type ContextItem, type DroppedItem } from './pack.js';
+import { promptHistory } from './conversation-history.js';
 import { buildRepoMap, pickFilesWithModel, type RepoMap } from './repo-map.js';
 import { rerankItems } from './rerank/rerank.js';
 import { rerankerId } from './rerank/spec.js';
@@ -40,7 +41,8 @@ export async function buildContext(loci: ContextSource, rawQuestion: string, opt
   const soft = Math.min(options.softTokens ?? Math.floor(maxTokens * 0.85), maxTokens);
   const notes: Notes = { warnings: [], degraded: [] };
   const system = options.system ?? DEFAULT_SYSTEM_PROMPT;
-  const history = options.history ?? [];
+  const conversation = await conversationHistory(loci, question || rawQuestion, maxTokens, options);
+  const history = conversation?.turns ?? options.history ?? [];
   const base = { system, history, question: question || rawQuestion };
   const emptyPrompt = renderPrompt({ ...base, items: [] }, options.template);
   const overhead = counter.count(emptyPrompt) + counter.count('## Context\n\n');
@@ -177,10 +179,40 @@ export async function buildContext(loci: ContextSource, rawQuestion: string, opt
     },
     ...(repoMap ? { repoMap: { files: repoMap.files, truncated: repoMap.truncated } } : {}),
     ...(pickedFiles ? { pickedFiles } : {}),
+    ...(conversation ? { conversation: { id: conversation.id, turns: conversation.turns.length, tokens: conversation.tokens, omitted: conversation.omitted } } : {}),
     warnings: [...new Set(notes.warnings)],
     degraded: notes.degraded.length > 0,
     degradedParts: [...new Set(notes.degraded)],
   };
+}
+
+/** `conversationId`'s budgeted history, read from the source's memory (none asked: undefined). */
+async function conversationHistory(loci: ContextSource, question: string, maxTokens: number, options: ContextOptions) {
+  const id = options.conversationId;
+  if (id === undefined) {
+    if (options.historyTokens !== undefined) throw new LociError('INVALID_ARGUMENT', 'historyTokens needs a conversationId: it is the budget for that conversation’s history.');
+    return undefined;
+  }
+  if (typeof id !== 'string' || id.trim() === '') throw new LociError('INVALID_ARGUMENT', `conversationId must be a non-empty string; got ${JSON.stringify(id)}.`);
+  if (options.history !== undefined) {
+    throw new LociError('INVALID_ARGUMENT', 'Give either history (turns as they are) or conversationId (a stored conversation), not both.', {
+      hint: 'Drop history to let the stored conversation supply the turns.',
+    });
+  }
+  const historyTokens = options.historyTokens;
+  if (historyTokens !== undefined && (!Number.isInteger(historyTokens) || historyTokens < 1))
+    throw new LociError('INVALID_ARGUMENT', `historyTokens must be a positive integer; got ${historyTokens}.`);
+  if (!loci.memory)
+    throw new LociError('INVALID_ARGUMENT', 'conversationId needs a source with memory (an engine from createLoci); this one has none.', { hint: 'Pass the turns as history instead.' });
+  const found = await promptHistory(await loci.memory(), {
+    conversationId: id,
+    question,
+    maxTokens,
+    ...(historyTokens !== undefined ? { historyTokens } : {}),
+    ...(options.tokenizer !== undefined ? { tokenizer: options.tokenizer } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  return { id, ...found };
 }
 
 function itemInfo(item: ContextItem): Omit<PackedItemInfo, 'tokens'> {

@@ -1,6 +1,7 @@
 import type { ChatMessage, ChatModel } from '../llm/spec.js';
 import type { SearchOptions, SearchResponse } from '../retrieve/search-types.js';
 import type { SafeReader } from '../sources/safe-read.js';
+import type { ConversationMemory } from './conversation-history.js';
 import type { ContextItem, DroppedItem } from './pack.js';
 import type { Reranker } from './rerank/spec.js';
 import type { HistoryTurn, PromptTemplate } from './templates.js';
@@ -12,6 +13,8 @@ export interface ContextSource {
   files(): Promise<Array<{ path: string; size: number; language: string }>>;
   outline(): Promise<Array<{ path: string; symbols: Array<{ name: string; line: number }> }>>;
   sourceReader(options?: { budgetBytes?: number }): SafeReader;
+  /** Its agent memory, where `conversationId` finds a conversation's turns (an engine has one). */
+  memory?(): Promise<ConversationMemory>;
 }
 
 export interface ContextOptions {
@@ -41,7 +44,15 @@ export interface ContextOptions {
   /** Prepend a repo map of this many tokens to the context (0: none). */
   repoMapTokens?: number;
   system?: string;
+  /** Conversation turns to put in the prompt as they are (or name a stored conversation with `conversationId`). */
   history?: readonly HistoryTurn[];
+  /**
+   * Put this stored conversation's budgeted history into the prompt: its latest turns, then
+   * older ones relevant to the question, within `historyTokens` (default a quarter of
+   * maxTokens), as `loci ask` does. A conversation with no turns adds none.
+   */
+  conversationId?: string;
+  historyTokens?: number;
   template?: PromptTemplate;
   /** Bytes of whole files (includes, /all, small project) one call may read; default 8 MB. */
   readBudgetBytes?: number;
@@ -64,6 +75,8 @@ export interface BuiltContext {
   packing: ContextPacking;
   repoMap?: { files: number; truncated: boolean };
   pickedFiles?: string[];
+  /** With `conversationId`: the turns of that conversation put in the prompt, their size, and how many were left out. */
+  conversation?: { id: string; turns: number; tokens: number; omitted: number };
   /** What the caller should know: a provider that failed and was left out, a query with no searchable words. */
   warnings: string[];
   /**

@@ -190,6 +190,55 @@ describe('buildContext', () => {
     expect(built.sources[0]?.path).toBe('src/shipping.ts');
   });
 
+  it('puts a stored conversation in the prompt by its id, within its budget, as every door does', async () => {
+    const memory = await loci.memory();
+    let time = Date.UTC(2024, 0, 1);
+    for (const [userQuery, assistantResponse] of [
+      ['What is the refund window?', 'Thirty days from purchase.'],
+      ['Which step issues the refund?', 'refundsStep3, after billing confirms.'],
+      ['Unrelated: lunch?', 'Noodles at noon. '.repeat(40)],
+    ] as const) {
+      await memory.addTurn({ conversationId: 'shop-1', userQuery, assistantResponse, time: (time += 60_000) });
+    }
+    const built = await buildContext(loci, 'how are refunds issued', { maxTokens: 3000, conversationId: 'shop-1', historyTokens: 120 });
+    expect(built.prompt).toContain('refundsStep3, after billing confirms.');
+    expect(built.prompt).not.toContain('Noodles at noon.'); // over the history budget
+    expect(built.conversation).toMatchObject({ id: 'shop-1', turns: 2, omitted: 1 });
+    expect(built.conversation?.tokens).toBeLessThanOrEqual(120);
+    expect(built.tokens).toBeLessThanOrEqual(3000);
+    // The same turns as history given by hand.
+    const byHand = await buildContext(loci, 'how are refunds issued', {
+      maxTokens: 3000,
+      history: [
+        { userQuery: 'What is the refund window?', assistantResponse: 'Thirty days from purchase.' },
+        { userQuery: 'Which step issues the refund?', assistantResponse: 'refundsStep3, after billing confirms.' },
+      ],
+    });
+    expect(built.prompt).toBe(byHand.prompt);
+    // A conversation with no turns yet adds none.
+    const none = await buildContext(loci, 'how are refunds issued', { maxTokens: 3000, conversationId: 'never-seen' });
+    expect(none.conversation).toMatchObject({ turns: 0, omitted: 0 });
+    expect(none.prompt).not.toContain('Conversation so far');
+    // Ambiguous or incomplete requests are refused, naming what to change.
+    const codeOf = (promise: Promise<unknown>) =>
+      promise.then(
+        () => 'resolved',
+        (error: { code?: string; message?: string }) => `${error.code}: ${error.message}`,
+      );
+    expect(await codeOf(buildContext(loci, 'refunds', { conversationId: 'shop-1', history: [] }))).toMatch(/^INVALID_ARGUMENT: Give either history/);
+    expect(await codeOf(buildContext(loci, 'refunds', { historyTokens: 100 }))).toMatch(/^INVALID_ARGUMENT: historyTokens needs a conversationId/);
+    expect(await codeOf(buildContext(loci, 'refunds', { conversationId: 'shop-1', historyTokens: 0 }))).toMatch(/^INVALID_ARGUMENT: historyTokens must be/);
+    const { memory: _memory, ...withoutMemory } = {
+      root: loci.root,
+      search: loci.search.bind(loci),
+      files: loci.files.bind(loci),
+      outline: loci.outline.bind(loci),
+      sourceReader: loci.sourceReader.bind(loci),
+      memory: undefined,
+    };
+    expect(await codeOf(buildContext(withoutMemory, 'refunds', { conversationId: 'shop-1' }))).toMatch(/^INVALID_ARGUMENT: conversationId needs a source with memory/);
+  });
+
   it('custom templates: placeholders checked', () => {
     expect(() => parseTemplate('{{system}} {{oops}} {{question}}')).toThrow(/unknown placeholder \{\{oops\}\}/);
     expect(() => parseTemplate('{{system}}')).toThrow(/no \{\{question\}\}/);

@@ -151,6 +151,8 @@ describe('conversations on every door', () => {
     expect((await (await call('/v1/memory/conversations/never-seen/history')).json()).turns).toEqual([]);
     const context = await (await post('/v1/context', { question: 'how are refunds charged', maxTokens: 2000, conversationId: 'chat-7' })).json();
     expect(context.prompt).toContain('Fourteen days, unless downloaded.');
+    expect(context.conversation).toMatchObject({ id: 'chat-7', turns: 2, omitted: 0 });
+    expect((await post('/v1/context', { question: 'how are refunds charged', historyTokens: 100 })).status).toBe(400);
     const cliContext = await cli(['context', 'how are refunds charged', '--max-tokens', '2000', '--conversation', 'chat-7']);
     expect(cliContext.stdout).toContain('Fourteen days, unless downloaded.');
   });

@@ -7,7 +7,6 @@ import { timeout } from 'hono/timeout';
 import { z } from 'zod';
 import { buildContext, type ContextOptions } from '../../context/build-context.js';
 import { isLociError, type ErrorCategory } from '../../errors/index.js';
-import { promptHistory } from '../../memory/conversation-context.js';
 import { LOCI_VERSION } from '../../version.js';
 import { createMcpServer } from '../mcp/mcp-server.js';
 import { jsonDepthExceeds, MAX_JSON_DEPTH } from '../shared/json-limits.js';
@@ -148,20 +147,10 @@ export function createHttpApp(options: HttpAppOptions): Hono {
 
   app.post('/v1/context', async (c) => {
     const body = await parseBody(c, contextBody);
-    const { root, question, conversationId, historyTokens, ...rest } = body;
+    const { root, question, ...rest } = body;
     const loci = roots.get(root).loci;
+    // conversationId: the budgeted history goes into the prompt as `loci ask` puts it; an unknown conversation has none.
     const options = { ...stripUndefined(rest), signal: c.req.raw.signal } as ContextOptions;
-    if (conversationId !== undefined) {
-      // The budgeted history goes into the prompt as `loci ask` puts it; an unknown conversation has none.
-      const history = await promptHistory(await loci.memory(), {
-        conversationId,
-        question,
-        maxTokens: options.maxTokens ?? 8000,
-        ...(historyTokens !== undefined ? { historyTokens } : {}),
-        ...(options.tokenizer !== undefined ? { tokenizer: options.tokenizer } : {}),
-      });
-      options.history = history.turns;
-    }
     const built = await buildContext(loci, question, options);
     return c.json({
       tokens: built.tokens,
@@ -173,6 +162,7 @@ export function createHttpApp(options: HttpAppOptions): Hono {
       mode: built.mode,
       skipped: built.skipped,
       packing: built.packing,
+      ...(built.conversation ? { conversation: built.conversation } : {}),
       warnings: built.warnings,
       degraded: built.degraded,
       degradedParts: built.degradedParts,

@@ -1,7 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { buildContext } from '../../context/build-context.js';
-import { promptHistory } from '../../memory/conversation-context.js';
 import { fileRoles } from '../../sources/file-role.js';
 import { LOCI_VERSION } from '../../version.js';
 import type { Roots } from '../shared/roots.js';
@@ -112,8 +111,12 @@ export function createMcpServer(roots: Roots): McpServer {
       guard(roots, async () => {
         const loci = roots.get(root).loci;
         const limit = maxTokens ?? 6000;
-        const history = conversationId !== undefined ? (await promptHistory(await loci.memory(), { conversationId, question, maxTokens: limit })).turns : undefined;
-        const built = await buildContext(loci, question, { signal: extra.signal, maxTokens: limit, ...(history ? { history } : {}), ...(minSimilarity !== undefined ? { minSimilarity } : {}) });
+        const built = await buildContext(loci, question, {
+          signal: extra.signal,
+          maxTokens: limit,
+          ...(conversationId !== undefined ? { conversationId } : {}),
+          ...(minSimilarity !== undefined ? { minSimilarity } : {}),
+        });
         const said = built.warnings.length > 0 ? `\n\n(${built.warnings.join(' ')})` : '';
         return {
           content: [{ type: 'text', text: `${built.prompt}${said}` }],

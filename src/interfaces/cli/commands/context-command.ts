@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { promptHistory } from '../../../memory/conversation-context.js';
 import { buildContext, type BuiltContext, type ContextOptions } from '../../../context/build-context.js';
 import { apiReranker } from '../../../context/rerank/api-reranker.js';
 import { crossEncoderReranker } from '../../../context/rerank/cross-encoder.js';
@@ -169,16 +168,8 @@ async function toOptions(loci: Loci, io: CliIo, flags: ContextFlags, question: s
   if (flags.pickFiles) options.pickFilesWith = chat ?? chatModelFromEnv(io.env, loci.config.llm);
   const reranker = await rerankerFor(flags.rerank ?? 'none', loci, io, chat);
   if (reranker) options.reranker = reranker;
-  if (flags.conversation) {
-    // The same budgeted history as /v1/context and the MCP context tool; an unknown conversation has none.
-    const history = await promptHistory(await loci.memory(), {
-      conversationId: flags.conversation,
-      question,
-      maxTokens: options.maxTokens as number,
-      ...(options.tokenizer !== undefined ? { tokenizer: options.tokenizer } : {}),
-    });
-    if (history.turns.length > 0) options.history = history.turns;
-  }
+  // The same budgeted history as /v1/context and the MCP context tool; an unknown conversation has none.
+  if (flags.conversation) options.conversationId = flags.conversation;
   return options;
 }
 
@@ -223,6 +214,7 @@ function contextJson(built: BuiltContext) {
     skipped: built.skipped,
     packing: built.packing,
     ...(built.pickedFiles ? { pickedFiles: built.pickedFiles } : {}),
+    ...(built.conversation ? { conversation: built.conversation } : {}),
     warnings: built.warnings,
     degraded: built.degraded,
     degradedParts: built.degradedParts,
