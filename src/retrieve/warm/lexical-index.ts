@@ -6,7 +6,7 @@ import { scoreSlots, scoreTopK, type QueryTerm, type RowScore, type ScoringView 
 import { WINDOW_SHIFT } from './posting-blocks.js';
 import { FolderSlots } from './folder-slots.js';
 import type { TermLookup } from './lexicon.js';
-import { BATCH_ENTRIES, PostingLists } from './posting-lists.js';
+import { PostingLists } from './posting-lists.js';
 import { RowTerms } from './row-terms.js';
 import { snapshotRows } from './lexical-snapshot.js';
 import { MetaSlots } from './meta-slots.js';
@@ -162,12 +162,8 @@ export class LexicalIndex {
       seen.add(row.rowId);
       total += row.terms.termIds.length;
     }
-    if (total >= BATCH_ENTRIES) {
-      for (const each of rows) this.add(each.rowId, each.meta, each.terms);
-      return;
-    }
-    // Entry e is keyed termId·BATCH_ENTRIES + e: appendByTerm sorts them into runs by term, in row order.
-    const keys = new Float64Array(total);
+    // Entries in row order (ascending slots): appendByTerm groups them by term.
+    const entryTerms = new Int32Array(total);
     const slots = new Int32Array(total);
     const weights = new Float32Array(total);
     let entry = 0;
@@ -175,13 +171,13 @@ export class LexicalIndex {
       const slot = this.addRow(rowId, meta, terms);
       const slotWeights = this.rowTerms.of(slot).weighted;
       for (let index = 0; index < slotWeights.length; index++) {
-        keys[entry] = (terms.termIds[index] as number) * BATCH_ENTRIES + entry;
+        entryTerms[entry] = terms.termIds[index] as number;
         slots[entry] = slot;
         weights[entry] = slotWeights[index] as number;
         entry++;
       }
     }
-    this.lists.appendByTerm(keys, slots, weights);
+    this.lists.appendByTerm(entryTerms, slots, weights);
   }
 
   add(rowId: number, meta: LexicalRowMeta, terms: EncodedTerms): void {

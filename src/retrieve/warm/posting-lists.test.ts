@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LexicalBase } from '../../store/segment-format.js';
-import { BATCH_ENTRIES, PostingLists } from './posting-lists.js';
+import { PostingLists } from './posting-lists.js';
 
 /** Terms 0, 2, 4 … 18, term t held by rows 0 … t + 2 (slots), weight slot + t / 10; postings(index) calls counted. */
 function base(): { base: LexicalBase; reads: number[] } {
@@ -35,7 +35,7 @@ function change(lists: PostingLists): void {
     [4, 32, 40],
   ] as const;
   lists.appendByTerm(
-    Float64Array.from(entries, ([term], index) => term * BATCH_ENTRIES + index),
+    Int32Array.from(entries, ([term]) => term),
     Int32Array.from(entries, ([, slot]) => slot),
     Float32Array.from(entries, ([, , weight]) => weight),
   );
@@ -82,5 +82,48 @@ describe('posting lists over a restored base', () => {
     reference.append(4, 50, 1);
     reference.removeDocument(4);
     expect(shape(again, 4)).toEqual(shape(reference, 4));
+  });
+});
+
+describe('grouped appends', () => {
+  it('give the lists that appending each entry in order gives, over many calls and term ids past any earlier one', () => {
+    let seed = 11;
+    // mulberry32: a small seeded generator, so a failure repeats.
+    const random = (below: number) => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let mixed = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      mixed = (mixed + Math.imul(mixed ^ (mixed >>> 7), 61 | mixed)) ^ mixed;
+      return Math.floor((((mixed ^ (mixed >>> 14)) >>> 0) / 2 ** 32) * below);
+    };
+    const grouped = new PostingLists();
+    grouped.restore(base().base); // terms 0–18 restored and unread: their entries are deferred
+    const oneByOne = new PostingLists();
+    oneByOne.restore(base().base);
+    let slot = 100;
+    for (const [calls, termRange] of [
+      [5, 30],
+      [5, 5_000],
+      [3, 200_000], // past the scratch counts' size: grown
+    ] as const) {
+      for (let call = 0; call < calls; call++) {
+        const entries: Array<[number, number, number]> = [];
+        for (let row = 0; row < 40; row++, slot++) {
+          const terms = new Set(Array.from({ length: 1 + random(12) }, () => (random(4) === 0 ? random(20) : random(termRange))));
+          for (const term of terms) entries.push([term, slot, Math.fround(random(1000) / 7)]);
+        }
+        grouped.appendByTerm(
+          Int32Array.from(entries, ([term]) => term),
+          Int32Array.from(entries, ([, at]) => at),
+          Float32Array.from(entries, ([, , weight]) => weight),
+        );
+        for (const [term, at, weight] of entries) oneByOne.append(term, at, weight);
+      }
+    }
+    grouped.materializeAll();
+    oneByOne.materializeAll();
+    const all = (lists: PostingLists) => Array.from({ length: 200_000 }, (_, term) => shape(lists, term)).map((list, term) => list && { term, ...list });
+    const expected = all(oneByOne).filter(Boolean);
+    expect(expected.length).toBeGreaterThan(1_000);
+    expect(all(grouped).filter(Boolean)).toEqual(expected);
   });
 });
