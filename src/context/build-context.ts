@@ -8,7 +8,7 @@ import { promptHistory } from './conversation-history.js';
 import { buildRepoMap, pickFilesWithModel, type RepoMap } from './repo-map.js';
 import { rerankItems } from './rerank/rerank.js';
 import { rerankerId } from './rerank/spec.js';
-import { DEFAULT_SYSTEM_PROMPT, renderItem, renderMessages, renderPrompt } from './templates.js';
+import { DEFAULT_SYSTEM_PROMPT, type HistoryTurn, renderItem, renderMessages, renderPrompt } from './templates.js';
 import { loadTokenCounter, type TokenCounter } from './tokenizer.js';
 
 export type { BuiltContext, ContextOptions, ContextPacking, ContextSource, PackedItemInfo } from './context-types.js';
@@ -41,8 +41,8 @@ export async function buildContext(loci: ContextSource, rawQuestion: string, opt
   const soft = Math.min(options.softTokens ?? Math.floor(maxTokens * 0.85), maxTokens);
   const notes: Notes = { warnings: [], degraded: [] };
   const system = options.system ?? DEFAULT_SYSTEM_PROMPT;
-  const conversation = await conversationHistory(loci, question || rawQuestion, maxTokens, options);
-  const history = conversation?.turns ?? options.history ?? [];
+  const conversation = await conversationHistory(loci, question || rawQuestion, maxTokens, options, notes);
+  const history = conversation?.turns ?? checkHistory(options.history);
   const base = { system, history, question: question || rawQuestion };
   const emptyPrompt = renderPrompt({ ...base, items: [] }, options.template);
   const overhead = counter.count(emptyPrompt) + counter.count('## Context\n\n');
@@ -187,10 +187,12 @@ export async function buildContext(loci: ContextSource, rawQuestion: string, opt
 }
 
 /** `conversationId`'s budgeted history, read from the source's memory (none asked: undefined). */
-async function conversationHistory(loci: ContextSource, question: string, maxTokens: number, options: ContextOptions) {
+async function conversationHistory(loci: ContextSource, question: string, maxTokens: number, options: ContextOptions, notes: Notes) {
   const id = options.conversationId;
   if (id === undefined) {
-    if (options.historyTokens !== undefined) throw new LociError('INVALID_ARGUMENT', 'historyTokens needs a conversationId: it is the budget for that conversation’s history.');
+    for (const option of ['historyTokens', 'conversationNamespace'] as const) {
+      if (options[option] !== undefined) throw new LociError('INVALID_ARGUMENT', `${option} needs a conversationId: it applies to that conversation’s history.`);
+    }
     return undefined;
   }
   if (typeof id !== 'string' || id.trim() === '') throw new LociError('INVALID_ARGUMENT', `conversationId must be a non-empty string; got ${JSON.stringify(id)}.`);
@@ -201,7 +203,7 @@ async function conversationHistory(loci: ContextSource, question: string, maxTok
   }
   const historyTokens = options.historyTokens;
   if (historyTokens !== undefined && (!Number.isInteger(historyTokens) || historyTokens < 1))
-    throw new LociError('INVALID_ARGUMENT', `historyTokens must be a positive integer; got ${historyTokens}.`);
+    throw new LociError('INVALID_ARGUMENT', `historyTokens must be a positive integer; got ${JSON.stringify(historyTokens)}.`);
   if (!loci.memory)
     throw new LociError('INVALID_ARGUMENT', 'conversationId needs a source with memory (an engine from createLoci); this one has none.', { hint: 'Pass the turns as history instead.' });
   const found = await promptHistory(await loci.memory(), {
@@ -209,10 +211,30 @@ async function conversationHistory(loci: ContextSource, question: string, maxTok
     question,
     maxTokens,
     ...(historyTokens !== undefined ? { historyTokens } : {}),
+    ...(options.conversationNamespace !== undefined ? { namespace: options.conversationNamespace } : {}),
     ...(options.tokenizer !== undefined ? { tokenizer: options.tokenizer } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });
+  if (found.turns.length === 0 && found.omitted > 0) {
+    const which = found.omitted === 1 ? 'The one turn' : `None of the ${found.omitted} turns`;
+    notes.warnings.push(`${which} of conversation "${id}" fits its history budget; raise historyTokens (or maxTokens) to include ${found.omitted === 1 ? 'it' : 'them'}.`);
+  }
   return { id, ...found };
+}
+
+/** Turns given as they are: each `{userQuery, assistantResponse}` (a chat message list is refused, saying how to pass it). */
+function checkHistory(history: ContextOptions['history']): readonly HistoryTurn[] {
+  if (history === undefined) return [];
+  if (!Array.isArray(history)) throw new LociError('INVALID_ARGUMENT', `history must be an array of turns {userQuery, assistantResponse}; got ${typeof history}.`);
+  history.forEach((turn: unknown, index) => {
+    const fields = (turn ?? {}) as Record<string, unknown>;
+    if (typeof fields.userQuery !== 'string' || typeof fields.assistantResponse !== 'string') {
+      throw new LociError('INVALID_ARGUMENT', `history[${index}] must be a turn {userQuery, assistantResponse} of strings; got keys ${JSON.stringify(Object.keys(fields))}.`, {
+        hint: 'For chat messages ({role, content}), pair each user message with the assistant reply after it: {userQuery: user.content, assistantResponse: assistant.content}. Or store the turns (memory.addTurn) and pass conversationId.',
+      });
+    }
+  });
+  return history;
 }
 
 function itemInfo(item: ContextItem): Omit<PackedItemInfo, 'tokens'> {

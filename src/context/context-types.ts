@@ -53,6 +53,8 @@ export interface ContextOptions {
    */
   conversationId?: string;
   historyTokens?: number;
+  /** Where the conversation's turns are stored (default `conversations/<conversationId>`, where `addTurn` puts them). */
+  conversationNamespace?: string;
   template?: PromptTemplate;
   /** Bytes of whole files (includes, /all, small project) one call may read; default 8 MB. */
   readBudgetBytes?: number;

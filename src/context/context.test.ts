@@ -228,6 +228,22 @@ describe('buildContext', () => {
     expect(await codeOf(buildContext(loci, 'refunds', { conversationId: 'shop-1', history: [] }))).toMatch(/^INVALID_ARGUMENT: Give either history/);
     expect(await codeOf(buildContext(loci, 'refunds', { historyTokens: 100 }))).toMatch(/^INVALID_ARGUMENT: historyTokens needs a conversationId/);
     expect(await codeOf(buildContext(loci, 'refunds', { conversationId: 'shop-1', historyTokens: 0 }))).toMatch(/^INVALID_ARGUMENT: historyTokens must be/);
+    expect(await codeOf(buildContext(loci, 'refunds', { historyTokens: '200' as unknown as number, conversationId: 'shop-1' }))).toMatch(/got "200"/);
+    // Chat messages where turns belong are refused, saying how to pass them.
+    expect(await codeOf(buildContext(loci, 'refunds', { history: [{ role: 'user', content: 'hi' }] as never }))).toMatch(
+      /^INVALID_ARGUMENT: history\[0\] must be a turn \{userQuery, assistantResponse\}/,
+    );
+    expect(await codeOf(buildContext(loci, 'refunds', { history: 'hello' as never }))).toMatch(/^INVALID_ARGUMENT: history must be an array/);
+    // A budget no turn fits is said, not silent.
+    const tight = await buildContext(loci, 'how are refunds issued', { maxTokens: 3000, conversationId: 'shop-1', historyTokens: 3 });
+    expect(tight.conversation).toMatchObject({ turns: 0, omitted: 3 });
+    expect(tight.warnings.join(' ')).toMatch(/None of the 3 turns of conversation "shop-1" fits its history budget/);
+    // Turns stored in a namespace of the caller's choosing are found by naming it.
+    await memory.addTurn({ conversationId: 'agent-7', namespace: 'agents/seven', userQuery: 'Where do deploys go?', assistantResponse: 'To the blue cluster.' });
+    expect((await buildContext(loci, 'deploys', { maxTokens: 3000, conversationId: 'agent-7' })).conversation?.turns).toBe(0);
+    const named = await buildContext(loci, 'deploys', { maxTokens: 3000, conversationId: 'agent-7', conversationNamespace: 'agents/seven' });
+    expect(named.prompt).toContain('To the blue cluster.');
+    expect(await codeOf(buildContext(loci, 'deploys', { conversationNamespace: 'agents/seven' }))).toMatch(/^INVALID_ARGUMENT: conversationNamespace needs a conversationId/);
     const { memory: _memory, ...withoutMemory } = {
       root: loci.root,
       search: loci.search.bind(loci),

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLoci, type Loci } from '../engine/create-loci.js';
 import { LociError } from '../errors/index.js';
 import type { Memory } from './memory.js';
+import { turnRecordInput } from './record-input.js';
 import { MAX_RECORD_CHARS } from './records.js';
 import type { InteractionFields } from './spec.js';
 import type { MemoryExport } from './transfer.js';
@@ -156,6 +157,18 @@ describe('bad input writes nothing', () => {
 });
 
 describe('conversation memory', () => {
+  it('keeps turns of one millisecond in the order they were written', async () => {
+    const time = Date.UTC(2024, 5, 1);
+    const steps = Array.from({ length: 12 }, (_, index) => `step ${index + 1}`);
+    // One call: the ids are made within a millisecond, as a fast loop of addTurn makes them.
+    await memory.addMany(
+      steps.map((step) => turnRecordInput({ conversationId: 'same-ms', userQuery: step, assistantResponse: `done with ${step}`, time })),
+      { dedupe: false },
+    );
+    const history = await memory.history({ conversationId: 'same-ms', tokenBudget: 10_000 });
+    expect(history.turns.map((turn) => (turn.fields as { userQuery: string }).userQuery)).toEqual(steps);
+  });
+
   it('returns the latest turns that fit plus older turns relevant to the query', async () => {
     const topics = ['weather in Lisbon', 'a bug in the parser', 'lunch plans', 'the quarterly budget spreadsheet', 'holiday photos', 'the new laptop', 'gym schedule', 'a book about rivers'];
     let time = Date.UTC(2024, 0, 1);

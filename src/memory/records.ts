@@ -108,9 +108,23 @@ function repairTimes(record: MemoryRecord): MemoryRecord {
 }
 
 /** Sortable, unique ids: base-36 time then randomness. */
+let lastIdTime = 0;
+let idSequence = 0;
+
+/**
+ * A new record id: `m`, the time, a sequence within that millisecond, then randomness. Ids made
+ * by one process sort in the order they were made (records of one millisecond, such as turns
+ * written in a loop, are listed by id after time: a random id put them out of order).
+ */
 export function newMemoryId(): string {
+  const now = Date.now();
+  if (now > lastIdTime) {
+    lastIdTime = now;
+    idSequence = 0;
+  } else idSequence++;
   const random = Array.from(crypto.getRandomValues(new Uint8Array(6)), (byte) => byte.toString(36).padStart(2, '0')).join('');
-  return `m${Date.now().toString(36)}${random}`;
+  // Fixed widths, so string order is numeric order: 9 digits of base 36 hold any time to the year 5188.
+  return `m${lastIdTime.toString(36).padStart(9, '0')}${idSequence.toString(36).padStart(4, '0')}${random}`;
 }
 
 export function checkId(id: string): string {

@@ -153,6 +153,8 @@ describe('conversations on every door', () => {
     expect(context.prompt).toContain('Fourteen days, unless downloaded.');
     expect(context.conversation).toMatchObject({ id: 'chat-7', turns: 2, omitted: 0 });
     expect((await post('/v1/context', { question: 'how are refunds charged', historyTokens: 100 })).status).toBe(400);
+    const named = await (await post('/v1/context', { question: 'refunds', maxTokens: 2000, conversationId: 'chat-7', conversationNamespace: 'conversations/chat-7', historyTokens: 500 })).json();
+    expect(named.conversation).toMatchObject({ turns: 2 });
     const cliContext = await cli(['context', 'how are refunds charged', '--max-tokens', '2000', '--conversation', 'chat-7']);
     expect(cliContext.stdout).toContain('Fourteen days, unless downloaded.');
   });

@@ -37,6 +37,7 @@ export const contextBody = z.strictObject({
   minSimilarity: z.number().min(-1).max(1).optional().describe('Retrieved chunks less similar than this to the question (cosine, −1 to 1) are not sent.'),
   conversationId: z.string().min(1).max(200).optional().describe('Put the budgeted history of this conversation (its turns in memory) into the prompt, as `loci ask` does.'),
   historyTokens: z.number().int().min(1).max(1_000_000).optional().describe('Tokens of history at most (default a quarter of maxTokens).'),
+  conversationNamespace: z.string().min(1).max(500).optional().describe('Where the conversation’s turns are stored (default conversations/<conversationId>).'),
   root: z.string().optional(),
 });
 /** The library's record model (record-input.ts), plus how to store it. */

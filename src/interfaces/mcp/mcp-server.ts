@@ -103,11 +103,13 @@ export function createMcpServer(roots: Roots): McpServer {
         question: z.string().min(1).describe('The question to gather context for.'),
         maxTokens: boundedInt(100, 200_000).optional().describe('Hard limit for the packed prompt (default 6000).'),
         conversationId: z.string().min(1).max(200).optional().describe('Add the budgeted history of this conversation (turns stored with remember, kind turn) to the prompt.'),
+        historyTokens: boundedInt(1, 200_000).optional().describe('Tokens of history at most (default a quarter of maxTokens).'),
+        conversationNamespace: z.string().min(1).max(500).optional().describe('Where the conversation’s turns are stored (default conversations/<conversationId>).'),
         minSimilarity: z.number().min(-1).max(1).optional().describe('Leave out code less similar than this to the question (cosine, -1 to 1).'),
         root: rootField,
       }),
     },
-    async ({ question, maxTokens, conversationId, minSimilarity, root }, extra) =>
+    async ({ question, maxTokens, conversationId, historyTokens, conversationNamespace, minSimilarity, root }, extra) =>
       guard(roots, async () => {
         const loci = roots.get(root).loci;
         const limit = maxTokens ?? 6000;
@@ -115,6 +117,8 @@ export function createMcpServer(roots: Roots): McpServer {
           signal: extra.signal,
           maxTokens: limit,
           ...(conversationId !== undefined ? { conversationId } : {}),
+          ...(historyTokens !== undefined ? { historyTokens } : {}),
+          ...(conversationNamespace !== undefined ? { conversationNamespace } : {}),
           ...(minSimilarity !== undefined ? { minSimilarity } : {}),
         });
         const said = built.warnings.length > 0 ? `\n\n(${built.warnings.join(' ')})` : '';

@@ -37,6 +37,8 @@ interface ContextFlags {
   template?: string;
   system?: string;
   conversation?: string;
+  historyTokens?: string;
+  conversationNamespace?: string;
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -66,7 +68,9 @@ function contextOptions(command: Command): Command {
     .option('--repo-map <tokens>', 'prepend a repo map of at most this many tokens')
     .option('--template <file>', 'custom prompt template with {{system}}, {{history}}, {{context}}, {{question}}')
     .option('--system <text>', 'system prompt')
-    .option('--conversation <id>', 'add the relevant history of this conversation (from memory)');
+    .option('--conversation <id>', 'add the relevant history of this conversation (from memory)')
+    .option('--history-tokens <n>', "tokens of the conversation's history at most (default a quarter of --max-tokens)")
+    .option('--conversation-namespace <ns>', "where the conversation's turns are stored (default conversations/<id>)");
 }
 
 export function registerContextCommands(program: Command, io: CliIo): void {
@@ -170,6 +174,8 @@ async function toOptions(loci: Loci, io: CliIo, flags: ContextFlags, question: s
   if (reranker) options.reranker = reranker;
   // The same budgeted history as /v1/context and the MCP context tool; an unknown conversation has none.
   if (flags.conversation) options.conversationId = flags.conversation;
+  if (flags.historyTokens !== undefined) options.historyTokens = int(flags.historyTokens, '--history-tokens');
+  if (flags.conversationNamespace !== undefined) options.conversationNamespace = flags.conversationNamespace;
   return options;
 }
 
