@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { defaultHnswOptions, type HnswOptions } from '../retrieve/warm/exact-or-graph-vector-index.js';
+import { graphBuildStarted } from '../retrieve/warm/graph-builds.js';
 import { loadUsearch } from '../retrieve/warm/usearch-graph.js';
 import type { Store } from '../store/spec.js';
 import type { IndexEvent } from './events.js';
@@ -120,6 +121,8 @@ export class BackgroundGraph {
     if (this.worker || this.failed || this.chunks < this.startAt) return;
     const worker = new Worker(WORKER_FILE, { workerData: this.data });
     this.worker = worker;
+    // Until it is saved (or given up), this process's warm indexes leave this graph to the worker.
+    void this.done.then(graphBuildStarted(this.data.graphFile));
     worker.on('message', (message: GraphWorkerReply) => {
       if (message.type === 'progress') this.added = message.rows;
       else if (message.type === 'saved') this.resolveDone(message.rows);

@@ -8,6 +8,7 @@ import type { Store } from '../../store/spec.js';
 import { catalogEntry, chunk } from '../../store/test-support/store-contract.js';
 import { fts5Oracle } from '../../store/test-support/fts5-oracle.js';
 import { queryTerms } from '../../lexical/tokenize.js';
+import { graphBuildStarted } from './graph-builds.js';
 import { WarmIndex } from './warm-index.js';
 import { SegmentError } from '../../store/segment-format.js';
 import { pick, random, vocabulary } from './test-words.js';
@@ -142,6 +143,34 @@ describe('warm index', () => {
       expect(statSync(graphFile).mtimeMs === 1_000_000).toBe(searchThread);
       const query = vector();
       expect(warm.searchVectors(query, 5, undefined)).toHaveLength(5);
+      warm.close();
+    }
+  });
+
+  it('leaves a graph this process is building on a worker to it: exact answers meanwhile, the graph after', async () => {
+    const next = random(9);
+    const vector = () => Float32Array.from({ length: 8 }, () => next() - 0.5);
+    for (let file = 0; file < 120; file++) {
+      await store.writeFile({ entry: catalogEntry(`g${file}.ts`, { embedder: 'e@8' }), chunks: [chunk(`g${file}.ts`, 1, `word${file}`, { vector: vector() })] });
+    }
+    const graphFile = join(folder, 'built-elsewhere.hnsw');
+    const release = graphBuildStarted(join(folder, '.', 'built-elsewhere.hnsw')); // the same file, named another way
+    const warm = new WarmIndex(store, { weights, embedderId: 'e@8', dimensions: 8, graphFile, graphThreshold: 50, searchThread: false });
+    try {
+      await warm.refresh();
+      expect(warm.usesVectorGraph).toBe(false); // past the threshold, but the worker's graph is awaited
+      const query = vector();
+      const exact = warm.searchVectors(query, 5, undefined);
+      expect(exact).toHaveLength(5);
+      release();
+      release(); // twice is once
+      await store.writeFile({ entry: catalogEntry('late.ts', { embedder: 'e@8' }), chunks: [chunk('late.ts', 1, 'late', { vector: vector() })] });
+      await warm.refresh();
+      expect(warm.usesVectorGraph).toBe(true);
+      // The graph only proposes candidates (approximate): the best row is the exact one's.
+      expect(warm.searchVectors(query, 5, undefined)[0]?.rowId).toBe(exact[0]?.rowId);
+    } finally {
+      release();
       warm.close();
     }
   });

@@ -8,6 +8,7 @@ import { readSegmentHeader, SegmentError, type SegmentReader, writeSegment } fro
 import { openMatchingSegment, prefetchInBackground, segmentContents, STORE_INSTANCE_STATE } from './warm-segment.js';
 import { Lexicon } from './lexicon.js';
 import { attachCachedVectors, deletedSince } from './warm-catch-up.js';
+import { graphBeingBuilt } from './graph-builds.js';
 import { GraphSearchThread } from './graph-search-thread.js';
 import type { WarmIndexOptions } from './warm-options.js';
 
@@ -331,7 +332,7 @@ export class WarmIndex {
     if (!current()) return false;
     if (token === this.token) {
       // Caught up while the graph was left for later (persist withoutGraph): build or map it now.
-      if (this.graphDeferrals === 0) this.vectors?.ensureGraph();
+      if (this.graphDeferrals === 0 && !graphBeingBuilt(this.options.graphFile)) this.vectors?.ensureGraph();
       return true;
     }
     if (!this.segmentTried) {
@@ -375,7 +376,8 @@ export class WarmIndex {
     // Vectors attached to rows already held (the store joins vectors by content hash).
     if (this.vectors && this.withoutVector.size > 0) await attachCachedVectors(this.store, this.options.embedderId, this.withoutVector, this.vectors, CATCH_UP_SLICE, current);
     if (!current()) return false;
-    if (this.graphDeferrals === 0) this.vectors?.ensureGraph();
+    // Not while deferred, nor while this process's worker builds the graph file (searches are exact meanwhile).
+    if (this.graphDeferrals === 0 && !graphBeingBuilt(this.options.graphFile)) this.vectors?.ensureGraph();
     this.token = token;
     return true;
   }
