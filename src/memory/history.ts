@@ -3,7 +3,7 @@ import { LociError, throwIfAborted } from '../errors/index.js';
 import { conversationNamespace, requireText } from './inputs.js';
 import type { MemoryCore } from './memory-core.js';
 import { normalizeNamespace } from './namespace.js';
-import type { HistoryOptions, HistoryResult, MemoryRecord, TurnFields } from './spec.js';
+import { DEFAULT_HISTORY_TOKENS, type HistoryOptions, type HistoryResult, type MemoryRecord, type TurnFields } from './spec.js';
 
 /**
  * The turns of a conversation that fit a token budget: the latest ones first (up to
@@ -14,7 +14,9 @@ import type { HistoryOptions, HistoryResult, MemoryRecord, TurnFields } from './
  */
 export async function conversationHistory(memory: MemoryCore, options: HistoryOptions): Promise<HistoryResult> {
   requireText(options.conversationId, 'conversationId');
-  if (!Number.isFinite(options.tokenBudget) || options.tokenBudget < 1) throw new LociError('INVALID_ARGUMENT', `tokenBudget must be a positive number; got ${options.tokenBudget}.`);
+  const tokenBudget = options.tokenBudget ?? DEFAULT_HISTORY_TOKENS;
+  if (typeof tokenBudget !== 'number' || !Number.isFinite(tokenBudget) || tokenBudget < 1)
+    throw new LociError('INVALID_ARGUMENT', `tokenBudget must be a positive number; got ${JSON.stringify(tokenBudget)}.`);
   const namespace = normalizeNamespace(options.namespace ?? conversationNamespace(options.conversationId));
   const turns = (await memory.records.list({ namespaces: [namespace], kinds: ['turn'] }, options.now)).filter(
     (record) => (record.fields as TurnFields | undefined)?.conversationId === options.conversationId,
@@ -31,11 +33,11 @@ export async function conversationHistory(memory: MemoryCore, options: HistoryOp
     tokens += size;
     return true;
   };
-  const recentLimit = options.query ? options.tokenBudget * (options.recentShare ?? 0.5) : options.tokenBudget;
+  const recentLimit = options.query ? tokenBudget * (options.recentShare ?? 0.5) : tokenBudget;
   const recentIds: string[] = [];
   for (let index = turns.length - 1; index >= 0; index--) {
     // The turn just said is what a reply most needs: it may take more than the recent share.
-    if (!take(turns[index] as MemoryRecord, index === turns.length - 1 ? options.tokenBudget : recentLimit)) break;
+    if (!take(turns[index] as MemoryRecord, index === turns.length - 1 ? tokenBudget : recentLimit)) break;
     recentIds.push((turns[index] as MemoryRecord).id);
   }
   const relevantIds: string[] = [];
@@ -44,12 +46,12 @@ export async function conversationHistory(memory: MemoryCore, options: HistoryOp
     const hits = await memory.recall(options.query, { namespaces: [namespace], kinds: ['turn'], topK: 20, ...(options.now !== undefined ? { now: options.now } : {}) });
     for (const hit of hits) {
       if ((hit.record.fields as TurnFields | undefined)?.conversationId !== options.conversationId) continue;
-      if (take(hit.record, options.tokenBudget)) relevantIds.push(hit.record.id);
+      if (take(hit.record, tokenBudget)) relevantIds.push(hit.record.id);
     }
     for (let index = turns.length - 1; index >= 0; index--) {
       const turn = turns[index] as MemoryRecord;
       if (chosen.has(turn.id)) continue;
-      if (!take(turn, options.tokenBudget)) break;
+      if (!take(turn, tokenBudget)) break;
       recentIds.push(turn.id);
     }
   }

@@ -165,7 +165,7 @@ describe('conversation memory', () => {
       steps.map((step) => turnRecordInput({ conversationId: 'same-ms', userQuery: step, assistantResponse: `done with ${step}`, time })),
       { dedupe: false },
     );
-    const history = await memory.history({ conversationId: 'same-ms', tokenBudget: 10_000 });
+    const history = await memory.history({ conversationId: 'same-ms' }); // the default budget, 2000 tokens, holds them all
     expect(history.turns.map((turn) => (turn.fields as { userQuery: string }).userQuery)).toEqual(steps);
   });
 

@@ -190,14 +190,17 @@ export interface InteractionInput {
   metadata?: Record<string, unknown>;
 }
 
+/** A conversation history's token budget when the caller names none. */
+export const DEFAULT_HISTORY_TOKENS = 2000;
+
 export interface HistoryOptions {
   conversationId: string;
   /** Default `conversations/<conversationId>`. */
   namespace?: string;
   /** Older turns relevant to this are added after the latest ones. */
   query?: string;
-  /** Total size of the returned turns, in `tokenizer` tokens. */
-  tokenBudget: number;
+  /** Total size of the returned turns, in `tokenizer` tokens (default DEFAULT_HISTORY_TOKENS, 2000, as on every door). */
+  tokenBudget?: number;
   /** A tokenizer id or model name, as for context (`o200k`, `cl100k`, `gpt-4o`, `bytes`; default o200k). */
   tokenizer?: string;
   /** Share of the budget kept for the latest turns before relevant older ones (default 0.5). */

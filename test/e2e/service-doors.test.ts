@@ -129,6 +129,20 @@ describe('one record model on every door', () => {
     expect(JSON.parse(run.stdout).results).toEqual([]);
     expect((await post('/v1/memory/recall', { query: 'x', namespaces: ['bad space'] })).status).toBe(400);
   });
+
+  it('an empty query is QUERY_EMPTY on every query route, blank or not', async () => {
+    for (const [route, field] of [
+      ['/v1/search', 'query'],
+      ['/v1/context', 'question'],
+      ['/v1/memory/recall', 'query'],
+    ] as const) {
+      for (const text of ['', '   ']) {
+        const reply = await post(route, { [field]: text });
+        expect(reply.status, `${route} ${JSON.stringify(text)}`).toBe(400);
+        expect((await reply.json()).error.code, `${route} ${JSON.stringify(text)}`).toBe('QUERY_EMPTY');
+      }
+    }
+  });
 });
 
 describe('conversations on every door', () => {

@@ -2,13 +2,12 @@ import type { Hono } from 'hono';
 import { LociError } from '../../errors/index.js';
 import type { Memory } from '../../memory/memory.js';
 import { publicHistory, publicHit, publicRecord } from '../../memory/public-record.js';
-import { interactionOutcomes, memoryKinds, type InteractionOutcome, type MemoryKind, type RecallOptions } from '../../memory/spec.js';
+import { DEFAULT_HISTORY_TOKENS, interactionOutcomes, memoryKinds, type InteractionOutcome, type MemoryKind, type RecallOptions } from '../../memory/spec.js';
 import type { Roots } from '../shared/roots.js';
 import { parseBody, queryInt, stripUndefined } from './request.js';
 import { recallBody, recordBody, updateBody } from './schemas.js';
 
 /** Default history budget of GET …/history when maxTokens is not given. */
-const HISTORY_TOKENS = 2000;
 
 /** `/v1/memory/…`: records in the library's one model, recall and conversation history. */
 export function registerMemoryRoutes(app: Hono, roots: Roots): void {
@@ -75,7 +74,7 @@ export function registerMemoryRoutes(app: Hono, roots: Roots): void {
     const conversationId = c.req.param('id');
     const query = c.req.query('query');
     const namespace = c.req.query('namespace');
-    const tokenBudget = queryInt(c.req.query('maxTokens'), 'maxTokens', 1, 1_000_000) ?? HISTORY_TOKENS;
+    const tokenBudget = queryInt(c.req.query('maxTokens'), 'maxTokens', 1, 1_000_000) ?? DEFAULT_HISTORY_TOKENS;
     const history = await memory.history({ conversationId, tokenBudget, ...(query ? { query } : {}), ...(namespace ? { namespace } : {}) });
     return c.json({ conversationId, ...publicHistory(history) });
   });

@@ -3,8 +3,9 @@ import { searchModes } from '../../config/schema.js';
 import { recordInputShape } from '../../memory/record-input.js';
 import { interactionOutcomes, MAX_RECALL_TOP_K, memoryKinds, recallModes } from '../../memory/spec.js';
 
+// Queries are not refused here when empty: the engine's QUERY_EMPTY says so the same way for "" and "  ".
 export const searchBody = z.strictObject({
-  query: z.string().min(1),
+  query: z.string(),
   topK: z.number().int().min(1).max(1000).optional(),
   mode: z.enum(searchModes).optional(),
   paths: z.array(z.string()).optional(),
@@ -27,7 +28,7 @@ export const symbolBody = z.strictObject({
   root: z.string().optional(),
 });
 export const contextBody = z.strictObject({
-  question: z.string().min(1),
+  question: z.string(),
   maxTokens: z.number().int().min(1).max(1_000_000).optional(),
   tokenizer: z.string().optional(),
   include: z.array(z.string()).optional(),
@@ -47,7 +48,7 @@ export const recordBody = z.strictObject({
   root: z.string().optional(),
 });
 export const recallBody = z.strictObject({
-  query: z.string().min(1),
+  query: z.string(),
   namespaces: z.array(z.string()).optional(),
   topK: z.number().int().min(1).max(MAX_RECALL_TOP_K).optional(),
   kinds: z.array(z.enum(memoryKinds as [string, ...string[]])).optional(),
@@ -82,7 +83,7 @@ export const knowledgeLoadBody = z.strictObject({
   root: z.string().optional(),
 });
 export const knowledgeSearchBody = z.strictObject({
-  query: z.string().min(1),
+  query: z.string(),
   ...agentKnowledge,
   root: z.string().optional(),
 });

@@ -99,7 +99,7 @@ export function registerMemoryTools(server: McpServer, roots: Roots): void {
     async ({ conversationId, query, maxTokens, namespace, root }) =>
       guard(roots, async () => {
         const memory = await roots.get(root).loci.memory();
-        const history = await memory.history({ conversationId, tokenBudget: maxTokens ?? 2000, ...(query ? { query } : {}), ...(namespace ? { namespace } : {}) });
+        const history = await memory.history({ conversationId, ...(maxTokens !== undefined ? { tokenBudget: maxTokens } : {}), ...(query ? { query } : {}), ...(namespace ? { namespace } : {}) });
         const text = history.turns.length === 0 ? 'No turns in this conversation yet.' : history.turns.map((turn) => turn.text).join('\n\n');
         return { content: [{ type: 'text', text }], structuredContent: { conversationId, ...publicHistory(history) } };
       }),
