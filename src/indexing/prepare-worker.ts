@@ -16,10 +16,18 @@ function withoutTable(file: PreparedFile): PreparedFile {
   for (const chunk of file.chunks) (chunk.write.termStats as { table?: unknown }).table = undefined;
   return file;
 }
+/**
+ * One file at a time, in the order asked: started together, every file's steps interleaved
+ * (prepareFile awaits), so the first answer came with the last (2.6 s for 1,024 files handed
+ * over at once), and a run's first commit waited for all of them.
+ */
+let queue: Promise<void> = Promise.resolve();
 port.on('message', (request: PrepareRequest) => {
-  prepareFile(request.input, terms).then(
-    // Drained right before posting: answers leave in the order their terms were drained.
-    (file) => port.postMessage({ id: request.id, file: withoutTable(file), terms: terms.drain() } satisfies PrepareReply),
-    (error: unknown) => port.postMessage({ id: request.id, error: error instanceof Error ? error.message : String(error), terms: terms.drain() } satisfies PrepareReply),
+  queue = queue.then(() =>
+    prepareFile(request.input, terms).then(
+      // Drained right before posting: answers leave in the order their terms were drained.
+      (file) => port.postMessage({ id: request.id, file: withoutTable(file), terms: terms.drain() } satisfies PrepareReply),
+      (error: unknown) => port.postMessage({ id: request.id, error: error instanceof Error ? error.message : String(error), terms: terms.drain() } satisfies PrepareReply),
+    ),
   );
 });

@@ -152,6 +152,28 @@ describe('the prepare worker', () => {
     expect(many.map((file) => file?.chunks[0]?.write.text)).toEqual(Array.from({ length: 50 }, (_, index) => `export const value${index} = ${index};`));
     await preparer?.close();
     await expect(preparer?.prepare(input)).rejects.toThrow(/the run has ended/);
+    // One worker answers in the order asked, a file at a time: the first file handed over is
+    // not held back until the rest are done (files started together interleaved, and a run's
+    // first commit waited for all of them).
+    const one = workerPreparer(1);
+    const body = Array.from({ length: 80 }, (_, index) => `def step_${index}(value):\n    \"\"\"Step ${index}.\"\"\"\n    return value + ${index}\n`).join('\n');
+    const answered: number[] = [];
+    const python = { ...input, language: 'python' };
+    const asked = performance.now();
+    const at: number[] = [];
+    await Promise.all(
+      Array.from({ length: 60 }, (_, index) =>
+        one?.prepare({ ...python, path: `pkg/m${index}.py`, text: `${body}\n# ${index}\n` }).then(() => {
+          answered.push(index);
+          at[index] = performance.now() - asked;
+        }),
+      ),
+    );
+    expect(answered).toEqual(Array.from({ length: 60 }, (_, index) => index));
+    // Before: every answer came at the end (the first at 318 of 319 ms); now the first comes once
+    // the worker has started and done one file (143 of 301 ms with two workers).
+    expect(at[0] as number, `first answer at ${at[0]?.toFixed(0)} ms, last at ${at[59]?.toFixed(0)} ms`).toBeLessThan(0.85 * (at[59] as number));
+    await one?.close();
   });
 
   it("shares files among several workers, each answer pointing into its own worker's terms, and loses none when a worker dies", async () => {
