@@ -87,6 +87,8 @@ describe.runIf(unix)('loci index cannot be hung by a folder, and always stops on
     expect(outcome.hung).toBe(false);
     // Stopped gracefully (130), or at the stop deadline by the re-raised signal: never left running.
     expect(outcome.code === 130 || outcome.signal === 'SIGTERM').toBe(true);
+    // A graceful stop says how far it got.
+    if (outcome.code === 130) expect(run.stderr()).toMatch(/Stopped (after \d+ of 2000 files; those are in the index|before any file was indexed)/);
     const db = new Database(database, { readonly: true });
     expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
     db.close();

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { createLoci } from '../../../engine/create-loci.js';
+import { isLociError } from '../../../errors/index.js';
 import type { IndexSummary } from '../../../indexing/events.js';
 import { isRemoteSource, redactUrl, syncRemoteRepo } from '../../../sources/remote-repo.js';
 import { loadCliConfig, repoCacheDir, resolveIndexedRoot, trustedCliConfig, type CliIo } from '../cli-context.js';
@@ -38,15 +39,33 @@ export function registerIndexCommand(program: Command, io: CliIo): void {
       );
       const loci = createLoci({ root, config, env: io.env });
       const bar = createProgressBar(io.stderr, 'indexing');
+      // How far a run got (files committed, unchanged or skipped), for a run stopped before its end.
+      const progress = { done: 0, total: 0, reported: false };
       try {
         await withInterruptReport(
           io,
-          (signal) => loci.index({ signal, onProgress: (event) => bar.onIndexEvent(event) }),
+          (signal) =>
+            loci.index({
+              signal,
+              onProgress: (event) => {
+                bar.onIndexEvent(event);
+                if ('done' in event && 'total' in event) Object.assign(progress, { done: event.done, total: event.total });
+              },
+            }),
           (summary) => {
+            progress.reported = true;
             bar.finish();
             io.stdout.write(flags.json ? `${JSON.stringify(summary)}\n` : formatSummary(summary));
           },
         );
+      } catch (error) {
+        if (isLociError(error) && error.code === 'ABORTED' && !progress.reported) {
+          bar.finish();
+          io.stderr.write(
+            progress.done === 0 ? 'Stopped before any file was indexed.\n' : `Stopped after ${progress.done} of ${progress.total} files; those are in the index, and the next run does the rest.\n`,
+          );
+        }
+        throw error;
       } finally {
         bar.finish();
         await loci.close();
