@@ -228,7 +228,9 @@ describe('buildContext', () => {
     expect(await codeOf(buildContext(loci, 'refunds', { conversationId: 'shop-1', history: [] }))).toMatch(/^INVALID_ARGUMENT: Give either history/);
     expect(await codeOf(buildContext(loci, 'refunds', { historyTokens: 100 }))).toMatch(/^INVALID_ARGUMENT: historyTokens needs a conversationId/);
     expect(await codeOf(buildContext(loci, 'refunds', { conversationId: 'shop-1', historyTokens: 0 }))).toMatch(/^INVALID_ARGUMENT: historyTokens must be/);
-    expect(await codeOf(buildContext(loci, 'refunds', { historyTokens: '200' as unknown as number, conversationId: 'shop-1' }))).toMatch(/got "200"/);
+    expect(await codeOf(buildContext(loci, 'refunds', { historyTokens: '200' as unknown as number, conversationId: 'shop-1' }))).toMatch(
+      /^INVALID_ARGUMENT: Invalid context options: historyTokens: .*expected number, received string/,
+    );
     // Chat messages where turns belong are refused, saying how to pass them.
     expect(await codeOf(buildContext(loci, 'refunds', { history: [{ role: 'user', content: 'hi' }] as never }))).toMatch(
       /^INVALID_ARGUMENT: history\[0\] must be a turn \{userQuery, assistantResponse\}/,

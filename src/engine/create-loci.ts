@@ -24,7 +24,7 @@ import { describeLocation, MEMORY_DATABASE, openStore, resolveStoreLocation, sto
 import { hasSegment, indexCacheOptions } from './index-files.js';
 import { acquireRunLease, type RunLeaseHolder } from './run-lease.js';
 import { assertRootFolder } from '../sources/root-folder.js';
-import { checkCreateOptions, checkPathsInside, EngineLifecycle, engineClosed } from './lifecycle.js';
+import { checkCreateOptions, checkPathsInside, checkRun, EngineLifecycle, engineClosed } from './lifecycle.js';
 import { ranksLexically, type Store } from '../store/spec.js';
 import type { Memory } from '../memory/memory.js';
 import { noteFailedRun } from './failed-run.js';
@@ -98,7 +98,7 @@ class LociEngine implements Loci {
    */
   private running(runOptions: RunOptions, work: (options: RunOptions) => Promise<IndexSummary>, check?: () => void): Promise<IndexSummary> {
     return this.life.track(async () => {
-      check?.();
+      checkRun(runOptions, check);
       return this.leased({ ...runOptions, signal: this.life.signal(runOptions.signal) }, work);
     });
   }

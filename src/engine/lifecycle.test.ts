@@ -169,4 +169,46 @@ describe('engine lifecycle', () => {
       await loci.close();
     }
   });
+
+  it('refuses a misspelled option with the key it meant, and passes keys that belong to other calls', async () => {
+    const root = await project(3);
+    const loci = createLoci({ root, config: { embedder: 'none' } });
+    try {
+      await loci.index();
+      const memory = await loci.memory();
+      const { buildContext } = await import('../context/build-context.js');
+      const misspelled: Array<[() => Promise<unknown>, string, string]> = [
+        [() => loci.search('handler', { language: ['typescript'] } as never), 'language', 'languages'],
+        [() => loci.search('handler', { topk: 2 } as never), 'topk', 'topK'],
+        [() => loci.search('handler', { pathPrefix: ['src/'] } as never), 'pathPrefix', 'pathPrefixes'],
+        [() => loci.findSymbol('handler1', { langauges: ['typescript'] } as never), 'langauges', 'languages'],
+        [() => buildContext(loci, 'handler', { conversationID: 'chat-1' } as never), 'conversationID', 'conversationId'],
+        [() => buildContext(loci, 'handler', { maxToken: 500 } as never), 'maxToken', 'maxTokens'],
+        [() => memory.recall('x', { namespace: ['agents/alice'] } as never), 'namespace', 'namespaces'],
+        [() => memory.list({ kind: ['note'] } as never), 'kind', 'kinds'],
+        [() => loci.index({ progresive: 'never' } as never), 'progresive', 'progressive'],
+        [() => loci.indexDocuments([], { onprogress: () => undefined } as never), 'onprogress', 'onProgress'],
+      ];
+      for (const [call, key, meant] of misspelled) {
+        const error = await call().then(
+          () => undefined,
+          (thrown: unknown) => thrown as { code?: string; message: string },
+        );
+        expect(error?.code, key).toBe('INVALID_ARGUMENT');
+        expect(error?.message).toContain(`"${key}"`);
+        expect(error?.message).toContain(`did you mean "${meant}"?`);
+      }
+      // One options object shared between calls: keys of other calls pass, as do keys close to none.
+      const shared = { topK: 3, topN: 2, maxTokens: 2000, namespaces: ['agents/alice'], requestId: 'r-1' };
+      expect((await loci.search('handler', shared as never)).results.length).toBeGreaterThan(0);
+      expect((await buildContext(loci, 'handler', shared)).prompt).toContain('handler');
+      await memory.recall('handler', shared as never);
+    } finally {
+      await loci.close();
+    }
+    // createLoci's options are nobody else's: any unknown key is refused (a misspelled store would write elsewhere).
+    expect(() => createLoci({ root, stor: join(workspace, 'elsewhere') } as never)).toThrow(/Unknown key "stor" in the createLoci options: did you mean "store"\?/);
+    expect(() => createLoci({ root, cache: true } as never)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', message: 'Unknown key "cache" in the createLoci options.' }));
+    expect(existsSync(join(workspace, 'elsewhere'))).toBe(false);
+  });
 });

@@ -1,13 +1,32 @@
 import { isAbsolute, relative, resolve } from 'node:path';
+import { z } from 'zod';
+import { abortSignal, callback, checkKeys, checkTypes } from '../errors/check-types.js';
 import { LociError } from '../errors/index.js';
 import { assertRootFolder } from '../sources/root-folder.js';
-import type { CreateLociOptions } from './engine-types.js';
+import type { CreateLociOptions, RunOptions } from './engine-types.js';
 
 /** createLoci's one required option, checked for JavaScript callers (`createLoci()` was a TypeError on `root`). */
 export function checkCreateOptions(options: CreateLociOptions): void {
   if (typeof options !== 'object' || options === null || typeof options.root !== 'string' || options.root === '') {
     throw new LociError('INVALID_ARGUMENT', 'createLoci needs the folder to work on: createLoci({ root: "./my-project" }).');
   }
+  // Nobody shares these: a misspelled `store` or `inMemory` would put the index somewhere else.
+  checkKeys(options, CREATE_KEYS, 'createLoci options', { strict: true });
+}
+
+export const CREATE_KEYS = ['root', 'store', 'config', 'embedder', 'env', 'inMemory'] satisfies Array<keyof CreateLociOptions>;
+
+export const runOptions = z.looseObject({
+  signal: abortSignal.optional(),
+  onProgress: callback.optional(),
+  progressive: z.enum(['auto', 'always', 'never']).optional(),
+  prune: z.boolean().optional(),
+});
+
+/** The types of an index run's options (errors/check-types.ts), then `check`: what the run needs. */
+export function checkRun(options: RunOptions & { prune?: boolean }, check: (() => void) | undefined): void {
+  checkTypes(runOptions, options, 'index options', "{ progressive: 'never', onProgress: (event) => console.log(event.type) }");
+  check?.();
 }
 
 /** indexPaths takes paths inside the root (relative to it, or absolute under it): `../../etc/passwd` indexed nothing and said nothing. */

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { callback, checkTypes, finite } from '../errors/check-types.js';
 import type { IndexSummary } from '../indexing/events.js';
 import { watchFolder } from '../sources/watch-folder.js';
 
@@ -27,7 +29,10 @@ export interface WatchedEngine {
   indexPaths(paths: readonly string[]): Promise<IndexSummary>;
 }
 
+export const watchOptionTypes = z.looseObject({ debounceMs: finite.optional(), onEvent: callback.optional() });
+
 export async function watchEngine(engine: WatchedEngine, storePaths: string[], watchOptions: WatchOptions): Promise<LociWatcher> {
+  checkTypes(watchOptionTypes, watchOptions, 'watch options', '{ debounceMs: 200, onEvent: (event) => console.log(event.type) }');
   const emit = watchOptions.onEvent ?? (() => undefined);
   const watcher = watchFolder({
     root: engine.root,

@@ -1,3 +1,4 @@
+import { closestMatch } from 'leven';
 import { z } from 'zod';
 import { LociError } from './loci-error.js';
 import { describeIssues } from './zod-issues.js';
@@ -7,16 +8,67 @@ import { describeIssues } from './zod-issues.js';
  * where a list belongs (`languages: 'ts'`), a number for a query, or a mode that does not exist
  * gave a raw TypeError deep inside, or was ignored (`mode: 'semantic'` ran hybrid). Only types
  * are checked here; ranges and meanings stay with the code that uses them. Keys not listed
- * pass (a caller may share one options object between calls).
+ * pass (a caller may share one options object between calls), unless one is a misspelling of
+ * a listed key (see `checkKeys`).
  */
 export const strings = z.array(z.string());
 export const abortSignal = z.custom<AbortSignal>((value) => value instanceof AbortSignal, 'expected an AbortSignal');
 export const finite = z.number().finite();
+export const callback = z.custom<(...args: never[]) => unknown>((value) => typeof value === 'function', 'expected a function');
 
-export function checkTypes(schema: z.ZodType, value: unknown, what: string, example: string): void {
+/**
+ * Every key of the library's option objects (search and symbol lookup, context, recall, memory
+ * filters, runs, watching, createLoci). A key in none of them that is close to a key of the
+ * object checked is a misspelling; a key of another family is an options object shared between
+ * calls, and passes. `check-types.test.ts` holds every family's keys to this list.
+ */
+export const LIBRARY_OPTION_KEYS: ReadonlySet<string> = new Set([
+  // search, findSymbol
+  ...['topK', 'threshold', 'minSimilarity', 'paths', 'pathPrefixes', 'languages', 'roles', 'excludeRoles', 'mode', 'files', 'explain', 'ranker', 'signal', 'root'],
+  // buildContext
+  ...['maxTokens', 'softTokens', 'tokenizer', 'topN', 'include', 'all', 'smallProject', 'reranker', 'pickFilesWith', 'repoMapTokens', 'system', 'history'],
+  ...['conversationId', 'historyTokens', 'conversationNamespace', 'template', 'readBudgetBytes'],
+  // memory recall, list, forget and export filters
+  ...['namespaces', 'kinds', 'ids', 'outcome', 'since', 'until', 'minScore', 'now', 'before', 'includeExpired'],
+  // index runs, watch, createLoci
+  ...['onProgress', 'progressive', 'prune', 'debounceMs', 'onEvent', 'store', 'config', 'embedder', 'env', 'inMemory'],
+]);
+
+/**
+ * A key of `value` that is none of the library's option keys but close to one of `keys` (the
+ * same letters in another case, or a letter or two apart) is refused with the key it meant:
+ * `{ conversationID }` or `{ language: ['python'] }` was ignored without a word, and the call
+ * answered as if the option had not been given. With `strict`, any key not in `keys` is refused
+ * (an options object nobody shares, such as createLoci's, where a misspelled `store` would put
+ * the index somewhere else).
+ */
+export function checkKeys(value: unknown, keys: readonly string[], what: string, options: { strict?: boolean } = {}): void {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return;
+  for (const key of Object.keys(value)) {
+    if (keys.includes(key)) continue;
+    const meant = misspelled(key, keys);
+    if (meant !== undefined) {
+      throw new LociError('INVALID_ARGUMENT', `Unknown key "${key}" in the ${what}: did you mean "${meant}"?`, { hint: `Rename "${key}" to "${meant}"; an unknown option is otherwise ignored.` });
+    }
+    if (options.strict) throw new LociError('INVALID_ARGUMENT', `Unknown key "${key}" in the ${what}.`, { hint: `The keys it takes: ${keys.join(', ')}.` });
+  }
+}
+
+/** The key of `keys` that `key` misspells, if any (never a key some other options object has). */
+function misspelled(key: string, keys: readonly string[]): string | undefined {
+  const lower = key.toLowerCase();
+  const sameLetters = keys.find((known) => known.toLowerCase() === lower);
+  if (sameLetters !== undefined) return sameLetters;
+  if (LIBRARY_OPTION_KEYS.has(key) || key.length < 4) return undefined;
+  // Two edits for longer keys (`pathPrefix`, `langauges`), one for short ones (`topk` is case, `top` is nothing).
+  return closestMatch(key, keys, { maxDistance: key.length >= 7 ? 2 : 1 });
+}
+
+export function checkTypes(schema: z.ZodObject, value: unknown, what: string, example: string): void {
   if (value === undefined) return;
   const result = schema.safeParse(value);
   if (!result.success) throw new LociError('INVALID_ARGUMENT', `Invalid ${what}: ${describeIssues(result.error.issues, '(options)', 3)}.`, { hint: `For example ${example}.` });
+  checkKeys(value, Object.keys(schema.shape), what);
 }
 
 export function checkText(value: unknown, what: string): void {

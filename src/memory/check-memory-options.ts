@@ -9,7 +9,7 @@ const filter = {
   outcome: z.enum(interactionOutcomes as [string, ...string[]]).optional(),
 };
 
-const recallOptions = z.looseObject({
+export const recallOptions = z.looseObject({
   ...filter,
   topK: finite.optional(),
   since: finite.optional(),
@@ -22,7 +22,7 @@ const recallOptions = z.looseObject({
   signal: abortSignal.optional(),
 });
 
-const listFilter = z.looseObject({ ...filter, before: finite.optional(), includeExpired: z.boolean().optional(), all: z.boolean().optional() });
+export const listFilter = z.looseObject({ ...filter, before: finite.optional(), includeExpired: z.boolean().optional(), all: z.boolean().optional() });
 
 /** The types of a library caller's recall options (errors/check-types.ts). */
 export function checkRecallOptions(options: unknown): void {

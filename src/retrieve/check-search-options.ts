@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { searchModes } from '../config/schema.js';
 import { abortSignal, checkTypes, finite, strings } from '../errors/check-types.js';
 
-const searchOptions = z.looseObject({
+export const searchOptions = z.looseObject({
   topK: finite.optional(),
   threshold: finite.optional(),
   minSimilarity: finite.optional(),

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { checkKeys, LIBRARY_OPTION_KEYS } from './check-types.js';
+
+describe('checkKeys', () => {
+  it('names the key a misspelling meant: case, a letter or two for longer keys, one for short ones', () => {
+    const keys = ['topK', 'languages', 'pathPrefixes', 'mode'];
+    expect(() => checkKeys({ TOPK: 1 }, keys, 'search options')).toThrow('did you mean "topK"?');
+    expect(() => checkKeys({ lanugages: [] }, keys, 'search options')).toThrow('did you mean "languages"?');
+    expect(() => checkKeys({ pathPrefix: [] }, keys, 'search options')).toThrow('did you mean "pathPrefixes"?');
+    expect(() => checkKeys({ mods: 'x' }, keys, 'search options')).toThrow('did you mean "mode"?');
+    expect(() => checkKeys({ mdoe: 'x' }, keys, 'search options')).not.toThrow(); // a transposition is two edits; under seven letters one is allowed
+    expect(() => checkKeys({ mod: 'x' }, keys, 'search options')).not.toThrow(); // under four letters: too short to guess
+    expect(() => checkKeys({ requestId: 1, trace: true }, keys, 'search options')).not.toThrow();
+  });
+
+  it("never calls another call's key a misspelling, and refuses every unknown key when strict", () => {
+    expect(LIBRARY_OPTION_KEYS.has('topN')).toBe(true);
+    expect(() => checkKeys({ topN: 2, maxTokens: 100 }, ['topK', 'threshold'], 'search options')).not.toThrow();
+    expect(() => checkKeys({ cache: 1 }, ['root', 'store'], 'createLoci options', { strict: true })).toThrow('Unknown key "cache" in the createLoci options.');
+    expect(() => checkKeys(undefined, ['root'], 'x', { strict: true })).not.toThrow();
+  });
+
+  it("lists every key of the library's option checks", async () => {
+    const schemas = {
+      search: (await import('../retrieve/check-search-options.js')).searchOptions,
+      context: (await import('../context/check-context-options.js')).contextOptions,
+      recall: (await import('../memory/check-memory-options.js')).recallOptions,
+      memoryFilter: (await import('../memory/check-memory-options.js')).listFilter,
+      run: (await import('../engine/lifecycle.js')).runOptions,
+      watch: (await import('../engine/watch.js')).watchOptionTypes,
+    };
+    const families: Record<string, readonly string[]> = Object.fromEntries(Object.entries(schemas).map(([name, schema]) => [name, Object.keys(schema.shape)]));
+    families.createLoci = (await import('../engine/lifecycle.js')).CREATE_KEYS;
+    for (const [family, keys] of Object.entries(families)) {
+      expect(keys.length, family).toBeGreaterThan(1);
+      for (const key of keys) expect(LIBRARY_OPTION_KEYS.has(key), `${family}.${key}`).toBe(true);
+    }
+  });
+});
