@@ -1,8 +1,10 @@
 import { z } from 'zod';
+import type { ContextOptions } from './context-types.js';
 import { abortSignal, checkTypes, finite, strings } from '../errors/check-types.js';
 
 const object = z.custom<object>((value) => typeof value === 'object' && value !== null, 'expected an object');
 
+/** Every key of ContextOptions, and no other (the compiler holds the two together). */
 export const contextOptions = z.looseObject({
   maxTokens: finite.optional(),
   softTokens: finite.optional(),
@@ -27,7 +29,7 @@ export const contextOptions = z.looseObject({
   template: z.object({ source: z.string(), text: z.string() }).optional(),
   readBudgetBytes: finite.optional(),
   signal: abortSignal.optional(),
-});
+} satisfies Record<keyof ContextOptions, z.ZodType>);
 
 /** The types of a library caller's buildContext options (errors/check-types.ts): `{ conversationID }` was ignored, `maxTokens: '4000'` compared as a string. */
 export function checkContextOptions(options: unknown): void {

@@ -29,7 +29,7 @@ export const LIBRARY_OPTION_KEYS: ReadonlySet<string> = new Set([
   ...['maxTokens', 'softTokens', 'tokenizer', 'topN', 'include', 'all', 'smallProject', 'reranker', 'pickFilesWith', 'repoMapTokens', 'system', 'history'],
   ...['conversationId', 'historyTokens', 'conversationNamespace', 'template', 'readBudgetBytes'],
   // memory recall, list, forget and export filters
-  ...['namespaces', 'kinds', 'ids', 'outcome', 'since', 'until', 'minScore', 'now', 'before', 'includeExpired'],
+  ...['namespaces', 'kinds', 'ids', 'outcome', 'since', 'until', 'minScore', 'now', 'before', 'includeExpired', 'limit', 'offset'],
   // index runs, watch, createLoci
   ...['onProgress', 'progressive', 'prune', 'debounceMs', 'onEvent', 'store', 'config', 'embedder', 'env', 'inMemory'],
 ]);

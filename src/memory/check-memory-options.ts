@@ -22,7 +22,14 @@ export const recallOptions = z.looseObject({
   signal: abortSignal.optional(),
 });
 
-export const listFilter = z.looseObject({ ...filter, before: finite.optional(), includeExpired: z.boolean().optional(), all: z.boolean().optional() });
+export const listFilter = z.looseObject({
+  ...filter,
+  before: finite.optional(),
+  includeExpired: z.boolean().optional(),
+  all: z.boolean().optional(),
+  limit: finite.optional(),
+  offset: finite.optional(),
+});
 
 /** The types of a library caller's recall options (errors/check-types.ts). */
 export function checkRecallOptions(options: unknown): void {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { searchModes } from '../config/schema.js';
+import type { SearchOptions } from './search-types.js';
 import { abortSignal, checkTypes, finite, strings } from '../errors/check-types.js';
 
 export const searchOptions = z.looseObject({
@@ -16,7 +17,7 @@ export const searchOptions = z.looseObject({
   explain: z.boolean().optional(),
   ranker: z.boolean().optional(),
   signal: abortSignal.optional(),
-});
+} satisfies Record<keyof SearchOptions, z.ZodType>);
 
 /** The types of a library caller's search or symbol-lookup options (errors/check-types.ts). */
 export function checkSearchOptions(options: unknown): void {
