@@ -21,6 +21,8 @@ export interface LexicalSnapshot {
   termOffsets: Uint32Array;
   /** Row r's term ids (sorted) and their weighted frequencies. */
   rowTerms(row: number): { termIds: Uint32Array; weighted: Float32Array };
+  /** Every row's terms as the file lays them out (per row: ids, then weights), in pieces read again for each pass; when given, used instead of rowTerms. */
+  forwardPieces?(): Iterable<Uint8Array>;
   /** Row r's metadata is metas[metaIndex[r]] (one entry per distinct path and language). */
   metaIndex: Uint32Array;
   metas: SegmentRowMeta[];
@@ -118,11 +120,17 @@ function orderKey(term: string): string {
   return key;
 }
 
+/** A vector matrix too big to hold whole: its pieces in order, read again for each pass. */
+export interface MatrixPieces {
+  readonly byteLength: number;
+  pieces(): Iterable<Float32Array>;
+}
+
 /** Live vectors as flat arrays (normalised, in slot order). */
 export interface VectorSnapshot {
   rowIds: Float64Array;
-  /** rowIds.length × dimensions. */
-  matrix: Float32Array;
+  /** rowIds.length × dimensions: whole, or its pieces in order (a merge of parts hands them over one at a time). */
+  matrix: Float32Array | MatrixPieces;
   /** Row r's metadata is metas[metaIndex[r]]. */
   metaIndex: Uint32Array;
   metas: SegmentRowMeta[];

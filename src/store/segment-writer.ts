@@ -109,14 +109,30 @@ export function writeSegment(file: string, contents: SegmentContents): number {
   const forwardBytes = 8 * (lexical.termOffsets[lexical.rowIds.length] as number);
   const matrixAt = forwardAt + forwardBytes;
   const matrix = vectors?.matrix ?? new Float32Array(0);
+  const matrixPieces = (): Iterable<Float32Array> => (matrix instanceof Float32Array ? [matrix] : matrix.pieces());
   let forwardCrc = 0;
-  for (let row = 0; row < lexical.rowIds.length; row++) {
-    const terms = lexical.rowTerms(row);
-    const count = (lexical.termOffsets[row + 1] as number) - (lexical.termOffsets[row] as number);
-    if (terms.termIds.length !== count || terms.weighted.length !== count) throw new Error(`segment snapshot: row ${row} has ${terms.termIds.length} terms, its offsets ${count}`);
-    forwardCrc = crc32(bytesOf(terms.weighted), crc32(bytesOf(terms.termIds), forwardCrc));
+  if (lexical.forwardPieces) {
+    // Every row's terms as they lie in the file, in pieces (a merge copies its parts' sections).
+    let bytes = 0;
+    for (const piece of lexical.forwardPieces()) {
+      forwardCrc = crc32(piece, forwardCrc);
+      bytes += piece.length;
+    }
+    if (bytes !== forwardBytes) throw new Error(`segment snapshot: row terms of ${bytes} bytes, their offsets say ${forwardBytes}`);
+  } else
+    for (let row = 0; row < lexical.rowIds.length; row++) {
+      const terms = lexical.rowTerms(row);
+      const count = (lexical.termOffsets[row + 1] as number) - (lexical.termOffsets[row] as number);
+      if (terms.termIds.length !== count || terms.weighted.length !== count) throw new Error(`segment snapshot: row ${row} has ${terms.termIds.length} terms, its offsets ${count}`);
+      forwardCrc = crc32(bytesOf(terms.weighted), crc32(bytesOf(terms.termIds), forwardCrc));
+    }
+  let matrixCrc = 0;
+  let matrixBytes = 0;
+  for (const piece of matrixPieces()) {
+    matrixCrc = crc32(bytesOf(piece), matrixCrc);
+    matrixBytes += piece.byteLength;
   }
-  const matrixCrc = crc32(bytesOf(matrix));
+  if (matrixBytes !== matrix.byteLength) throw new Error(`segment snapshot: the vector matrix has ${matrixBytes} bytes, ${matrix.byteLength} announced`);
   const pathsAt = matrixAt + matrix.byteLength;
   const lexiconAt = pathsAt + metaPaths.length;
   const draft = (base: number): Buffer =>
@@ -181,12 +197,14 @@ export function writeSegment(file: string, contents: SegmentContents): number {
       out.write(bytesOf(postings.slots));
       out.write(bytesOf(postings.weighted));
     }
-    for (let row = 0; row < lexical.rowIds.length; row++) {
-      const terms = lexical.rowTerms(row);
-      out.write(bytesOf(terms.termIds));
-      out.write(bytesOf(terms.weighted));
-    }
-    out.write(bytesOf(matrix));
+    if (lexical.forwardPieces) for (const piece of lexical.forwardPieces()) out.write(piece);
+    else
+      for (let row = 0; row < lexical.rowIds.length; row++) {
+        const terms = lexical.rowTerms(row);
+        out.write(bytesOf(terms.termIds));
+        out.write(bytesOf(terms.weighted));
+      }
+    for (const piece of matrixPieces()) out.write(bytesOf(piece));
     out.write(metaPaths);
     out.write(lexicon.body);
     out.flush();

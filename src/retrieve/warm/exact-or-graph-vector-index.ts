@@ -127,7 +127,7 @@ export class ExactOrGraphVectorIndex {
     return this.viewed;
   }
 
-  snapshot(metaId: (meta: VectorRowMeta) => number): Omit<VectorSnapshot, 'metas'> {
+  snapshot(metaId: (meta: VectorRowMeta) => number): Omit<VectorSnapshot, 'metas' | 'matrix'> & { matrix: Float32Array } {
     return this.flat.snapshot(metaId);
   }
 

@@ -9,6 +9,7 @@ import { openMatchingSegment, prefetchInBackground, segmentContents, STORE_INSTA
 import { Lexicon } from './lexicon.js';
 import { attachCachedVectors, deletedSince } from './warm-catch-up.js';
 import { graphBeingBuilt } from './graph-builds.js';
+import { writeSegmentInParts } from './segment-parts.js';
 import { GraphSearchThread } from './graph-search-thread.js';
 import type { WarmIndexOptions } from './warm-options.js';
 
@@ -65,10 +66,7 @@ export class WarmIndex {
     this.graphThread = options.searchThread ? new GraphSearchThread() : undefined;
   }
 
-  /**
-   * A part of the segment file read on demand turned out damaged: forget the file (and
-   * delete it, so no process reads it again) and start over from the store's rows.
-   */
+  /** A part of the segment file read on demand is damaged: forget the file (deleted, so no process reads it again) and start over from the rows. */
   private reset(error: SegmentError): void {
     const file = this.options.segmentFile;
     this.options.onSegment?.({ type: 'segment-rejected', file: file ?? '', rows: 0, ms: 0, reason: error.message });
@@ -146,6 +144,9 @@ export class WarmIndex {
   async persist(options: { pastThresholdOnly?: boolean; minChanges?: number; withoutGraph?: boolean } = {}): Promise<void> {
     const release = options.withoutGraph ? this.deferGraph() : undefined;
     try {
+      // Nothing held or tried yet (a fresh build): a big store's segment is written a part at a time, then read as by a new process.
+      if (!this.segmentTried && this.lexical.size === 0 && this.options.segmentFile)
+        await writeSegmentInParts(this.store, { ...this.options, segmentFile: this.options.segmentFile }, this.options.segmentPartRows);
       await this.refresh();
     } finally {
       release?.();
@@ -186,9 +187,8 @@ export class WarmIndex {
   }
 
   /**
-   * At close: saves the graph if it changed since loaded or saved, and the segment file if
-   * this process caught up with many changes since it was read (no catch-up first; the next
-   * process reconciles the rest).
+   * At close: saves the graph if it changed since loaded or saved, and the segment file if this process
+   * caught up with many changes since it was read (no catch-up first; the next process reconciles the rest).
    */
   saveGraph(): void {
     this.vectors?.persist();

@@ -28,4 +28,6 @@ export interface WarmIndexOptions {
   segmentFile?: string;
   /** Told when a segment file is loaded, saved or rejected. */
   onSegment?: (event: SegmentEvent) => void;
+  /** Rows per part when a fresh index's segment is written a part at a time (segment-parts.ts; tests use small parts). */
+  segmentPartRows?: number;
 }

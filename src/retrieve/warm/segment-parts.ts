@@ -1,0 +1,341 @@
+import { closeSync, openSync, readdirSync, readSync, rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { type LexicalSnapshot, type MatrixPieces, SegmentReader, type SegmentContents, type SegmentRowMeta, sortTerms, writeSegment } from '../../store/segment-file.js';
+import type { Store } from '../../store/spec.js';
+import { LexicalIndex } from './lexical-index.js';
+import { Lexicon } from './lexicon.js';
+import { FlatVectorIndex } from './vector-index.js';
+import { STORE_INSTANCE_STATE } from './warm-segment.js';
+import type { WarmIndexOptions } from './warm-options.js';
+
+/**
+ * Rows in one part. A fresh index of at least two parts' rows is saved part by part: each part
+ * is read from the store into an index of its own, written to a file of its own and let go, and
+ * the parts are merged into the segment file a term and a row at a time. The whole index is
+ * never in memory at once (at 1M rows, holding it to write the file took ~3 GB more than
+ * the run itself), and the file is the very one a single index of every row would write.
+ */
+export const PART_ROWS = 100_000;
+/** Rows read from the store per step (a few milliseconds), giving the event loop a turn between steps. */
+const SLICE = 1_000;
+
+/** What a part holds and where it is on disk. */
+interface Part {
+  file: string;
+  reader: SegmentReader;
+  /** The part's postings section, read front to back (terms are merged in ascending order). */
+  postings: SectionReader;
+  /** The part's first row in the merged order. */
+  firstRow: number;
+  /** The part's meta table index → the merged one (−1 until its first row is seen). */
+  metaIds: Int32Array;
+}
+
+/**
+ * Writes `options.segmentFile` from the store's rows, a part at a time, when the store holds at
+ * least two parts' rows; false (nothing written) when it holds fewer, or has no instance id yet.
+ * For an index that holds no row yet (a fresh build): the index then reads the file as a new
+ * process would. Part files are removed whatever happens.
+ */
+export async function writeSegmentInParts(store: Store, options: WarmIndexOptions & { segmentFile: string }, partRows = PART_ROWS): Promise<boolean> {
+  const instance = (await store.readState(STORE_INSTANCE_STATE)) || undefined;
+  if (instance === undefined || (await store.countChunks()) < 2 * partRows) return false;
+  // Deletions counted before the rows are read: any made meanwhile are applied by the next catch-up.
+  const deletions = await store.chunkDeletions?.();
+  removeAbandonedFiles(options.segmentFile);
+  const parts: Part[] = [];
+  const stem = `${options.segmentFile}.${process.pid}.${Math.random().toString(36).slice(2, 8)}`;
+  const started = performance.now();
+  try {
+    let watermark = 0;
+    let rows = 0;
+    for (let done = false; !done; ) {
+      const part = await readPart(store, options, watermark, partRows);
+      done = part.rows < partRows;
+      if (part.rows === 0) break;
+      watermark = part.watermark;
+      const file = `${stem}.part${parts.length}.tmp`;
+      writeSegment(file, { ...part.contents, header: { ...part.contents.header, storeInstance: instance } });
+      const reader = SegmentReader.open(file);
+      parts.push({ file, reader, postings: new SectionReader(file, reader.header.postings.offset, reader.header.postings.bytes), firstRow: rows, metaIds: new Int32Array(0) });
+      rows += part.rows;
+    }
+    // After the rows: every term they use is in the lexicon now.
+    const lexicon = await store.readLexicon(0);
+    const lastLexiconId = lexicon.reduce((last, [id]) => Math.max(last, id), 0);
+    const header = {
+      storeInstance: instance,
+      embedderId: options.embedderId,
+      dimensions: options.embedderId !== 'none' && options.dimensions > 0 ? options.dimensions : 0,
+      weights: options.weights,
+      watermark,
+      lastLexiconId,
+      ...(deletions !== undefined ? { chunkDeletions: deletions } : {}),
+    };
+    writeSegment(options.segmentFile, merged(parts, header, lexicon));
+    options.onSegment?.({ type: 'segment-saved', file: options.segmentFile, rows, ms: performance.now() - started });
+    return true;
+  } finally {
+    for (const part of parts) {
+      part.reader.close();
+      part.postings.close();
+      rmSync(part.file, { force: true });
+    }
+  }
+}
+
+/**
+ * Temporary files beside the segment left by a process that died while saving (`<segment>.<pid>.…tmp`:
+ * parts, or a segment written whole): as big as the index, so they are removed once that process is gone.
+ */
+function removeAbandonedFiles(segmentFile: string): void {
+  const folder = dirname(segmentFile);
+  const prefix = `${basename(segmentFile)}.`;
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue;
+    const pid = Number(name.slice(prefix.length).split('.')[0]);
+    if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || processAlive(pid)) continue;
+    rmSync(join(folder, name), { force: true });
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'; // alive, someone else's
+  }
+}
+
+/** Up to `limit` rows after `afterRowId`, read into an index of their own, as a segment's contents (no lexicon). */
+async function readPart(store: Store, options: WarmIndexOptions, afterRowId: number, limit: number): Promise<{ rows: number; watermark: number; contents: SegmentContents }> {
+  const lexical = new LexicalIndex(options.weights, new Lexicon());
+  const vectors = options.embedderId !== 'none' && options.dimensions > 0 ? new FlatVectorIndex(options.dimensions) : undefined;
+  const pending: SegmentContents['pending'] = [];
+  let watermark = afterRowId;
+  let rows = 0;
+  while (rows < limit) {
+    const fresh = await store.scanIndexRows({ afterRowId: watermark, limit: Math.min(SLICE, limit - rows), ...(vectors ? { embedderId: options.embedderId } : {}) });
+    const added = fresh.map((row) => ({ rowId: row.rowId, meta: { path: row.path, language: row.language }, terms: row.terms }));
+    lexical.addMany(added);
+    for (const [index, row] of fresh.entries()) {
+      const meta = (added[index] as (typeof added)[number]).meta;
+      // As a catch-up holds them: a vector of the index's size, else the hash its vector will come by.
+      if (vectors && row.vector && row.vector.length === vectors.dimensions) vectors.add(row.rowId, row.vector, meta);
+      else if (vectors && row.contentHash) pending.push({ rowId: row.rowId, meta, contentHash: row.contentHash });
+      watermark = Math.max(watermark, row.rowId);
+    }
+    rows += fresh.length;
+    if (fresh.length < SLICE) break;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  const snapshot = lexical.snapshot();
+  const metaIds = new Map(snapshot.metas.map((meta, index) => [`${meta.language}\u0000${meta.path}`, index]));
+  const vectorSnapshot = vectors ? { ...vectors.snapshot((meta) => metaIds.get(`${meta.language}\u0000${meta.path}`) as number), metas: snapshot.metas } : undefined;
+  const header = {
+    storeInstance: '',
+    embedderId: options.embedderId,
+    dimensions: vectors ? vectors.dimensions : 0,
+    weights: options.weights,
+    watermark,
+    lastLexiconId: snapshot.postingTerms.at(-1) ?? 0,
+  };
+  return { rows, watermark, contents: { header, lexical: snapshot, vectors: vectorSnapshot, lexicon: sortTerms([]), pending } };
+}
+
+/**
+ * The parts as one segment's contents: rows in order (each part's after the last), each term's
+ * postings gathered from the parts that have it (slots moved past the rows before them), row
+ * metadata numbered in the order rows first use it, and the vector matrix a part at a time.
+ */
+function merged(parts: Part[], header: SegmentContents['header'], lexicon: Array<[number, string]>): SegmentContents {
+  const rows = parts.reduce((sum, part) => sum + part.reader.header.rows, 0);
+  const rowIds = new Float64Array(rows);
+  const lengths = new Float64Array(rows);
+  const termOffsets = new Uint32Array(rows + 1);
+  const metaIndex = new Uint32Array(rows);
+  const metas: SegmentRowMeta[] = [];
+  const metaIds = new Map<string, Map<string, number>>();
+  const mergedMeta = (part: Part, local: number): number => {
+    let id = part.metaIds[local] as number;
+    if (id >= 0) return id;
+    const meta = part.reader.lexical.metas.get(local);
+    let byLanguage = metaIds.get(meta.path);
+    if (!byLanguage) metaIds.set(meta.path, (byLanguage = new Map()));
+    id = byLanguage.get(meta.language) ?? metas.push({ path: meta.path, language: meta.language }) - 1;
+    byLanguage.set(meta.language, id);
+    part.metaIds[local] = id;
+    return id;
+  };
+  for (const part of parts) {
+    const base = part.reader.lexical;
+    part.metaIds = new Int32Array(base.metas.count).fill(-1);
+    const count = base.rowIds.length;
+    const entriesBefore = termOffsets[part.firstRow] as number;
+    rowIds.set(base.rowIds, part.firstRow);
+    lengths.set(base.lengths, part.firstRow);
+    for (let row = 0; row < count; row++) {
+      termOffsets[part.firstRow + row + 1] = entriesBefore + (base.termOffsets[row + 1] as number);
+      metaIndex[part.firstRow + row] = mergedMeta(part, base.metaIndex[row] as number);
+    }
+  }
+  // Each term with postings in any part, ascending (as one index lists them), and where it is in each part.
+  const cursors = new Int32Array(parts.length);
+  const termList: number[] = [];
+  for (;;) {
+    let next = Number.POSITIVE_INFINITY;
+    parts.forEach((part, index) => {
+      const terms = part.reader.lexical.postingTerms;
+      if ((cursors[index] as number) < terms.length) next = Math.min(next, terms[cursors[index] as number] as number);
+    });
+    if (next === Number.POSITIVE_INFINITY) break;
+    termList.push(next);
+    parts.forEach((part, index) => {
+      if (part.reader.lexical.postingTerms[cursors[index] as number] === next) cursors[index] = (cursors[index] as number) + 1;
+    });
+  }
+  const postingTerms = Uint32Array.from(termList);
+  const terms = postingTerms.length;
+  const inPart = parts.map(() => new Int32Array(terms).fill(-1));
+  cursors.fill(0);
+  const postingOffsets = new Uint32Array(terms + 1);
+  const postingMax = new Float32Array(terms);
+  for (let term = 0; term < terms; term++) {
+    let count = 0;
+    let max = 0;
+    parts.forEach((part, index) => {
+      const base = part.reader.lexical;
+      const at = cursors[index] as number;
+      if (base.postingTerms[at] !== postingTerms[term]) return;
+      (inPart[index] as Int32Array)[term] = at;
+      cursors[index] = at + 1;
+      count += (base.postingOffsets[at + 1] as number) - (base.postingOffsets[at] as number);
+      if ((base.postingMax[at] as number) > max) max = base.postingMax[at] as number;
+    });
+    postingMax[term] = max;
+    postingOffsets[term + 1] = (postingOffsets[term] as number) + count;
+  }
+  const postings = (term: number): { slots: Int32Array; weighted: Float32Array } => {
+    const count = (postingOffsets[term + 1] as number) - (postingOffsets[term] as number);
+    const slots = new Int32Array(count);
+    const weighted = new Float32Array(count);
+    let at = 0;
+    parts.forEach((part, index) => {
+      const local = (inPart[index] as Int32Array)[term] as number;
+      if (local < 0) return;
+      const offsets = part.reader.lexical.postingOffsets;
+      const start = offsets[local] as number;
+      const length = (offsets[local + 1] as number) - start;
+      // Per term in a part's file: its slots (i32), then their weights (f32).
+      const bytes = part.postings.read(8 * start, 8 * length);
+      const partSlots = new Int32Array(bytes.buffer, bytes.byteOffset, length);
+      for (let entry = 0; entry < length; entry++) slots[at + entry] = (partSlots[entry] as number) + part.firstRow;
+      weighted.set(new Float32Array(bytes.buffer, bytes.byteOffset + 4 * length, length), at);
+      at += length;
+    });
+    return { slots, weighted };
+  };
+  const rowTerms = (row: number): { termIds: Uint32Array; weighted: Float32Array } => {
+    const part = parts.findLast((candidate) => candidate.firstRow <= row) as Part;
+    return part.reader.lexical.rowTerms(row - part.firstRow);
+  };
+  // The rows' terms and the vectors are the parts' sections one after another, copied a block at a time.
+  const forwardPieces = () => sections(parts, (header) => header.forward);
+  const lexical: LexicalSnapshot = { rowIds, lengths, termOffsets, rowTerms, forwardPieces, metaIndex, metas, postingTerms, postingOffsets, postings, postingMax };
+  const withVectors = parts.filter((part) => part.reader.vectors !== undefined);
+  const vectors =
+    header.dimensions > 0 && withVectors.length === parts.length
+      ? {
+          rowIds: concatenated(parts.map((part) => part.reader.vectors?.rowIds ?? new Float64Array(0))),
+          metaIndex: Uint32Array.from(parts.flatMap((part) => Array.from(part.reader.vectors?.metaIndex ?? [], (local) => mergedMeta(part, local)))),
+          matrix: {
+            byteLength: parts.reduce((sum, part) => sum + part.reader.header.matrix.bytes, 0),
+            *pieces() {
+              for (const piece of sections(parts, (header) => header.matrix)) yield new Float32Array(piece.buffer, piece.byteOffset, piece.length / 4);
+            },
+          } satisfies MatrixPieces,
+          metas,
+        }
+      : undefined;
+  return {
+    header,
+    lexical,
+    vectors,
+    lexicon: sortTerms(lexicon.map(([id, term]) => [term, id] as const)),
+    pending: parts.flatMap((part) => part.reader.pending),
+  };
+}
+
+/** Bytes read from a file at a time when copying or walking a section. */
+const BLOCK_BYTES = 8 * 1024 * 1024;
+
+/**
+ * One section of a part's file read front to back through a block buffer: a range inside the
+ * block is a view of it (valid until the next read), a range past it refills the block from
+ * there. Reading from an earlier offset starts over (the writer walks postings twice).
+ */
+class SectionReader {
+  private readonly fd: number;
+  private block = new Uint8Array(BLOCK_BYTES);
+  private blockStart = 0;
+  private blockLength = 0;
+
+  constructor(
+    file: string,
+    private readonly start: number,
+    private readonly bytes: number,
+  ) {
+    this.fd = openSync(file, 'r');
+  }
+
+  read(offset: number, length: number): Uint8Array {
+    if (offset < 0 || offset + length > this.bytes) throw new Error(`part section: ${length} bytes at ${offset} lie outside its ${this.bytes}`);
+    if (offset < this.blockStart || offset + length > this.blockStart + this.blockLength) {
+      if (length > this.block.length) this.block = new Uint8Array(length);
+      const wanted = Math.min(this.block.length, this.bytes - offset);
+      let done = 0;
+      while (done < wanted) {
+        const read = readSync(this.fd, this.block, done, wanted - done, this.start + offset + done);
+        if (read === 0) throw new Error('part section: the file ended early');
+        done += read;
+      }
+      this.blockStart = offset;
+      this.blockLength = wanted;
+    }
+    return this.block.subarray(offset - this.blockStart, offset - this.blockStart + length);
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+}
+
+/** One section of every part (`which` picks it from a part's header), in part order, a block at a time. */
+function* sections(parts: Part[], which: (header: SegmentReader['header']) => { offset: number; bytes: number }): Iterable<Uint8Array> {
+  for (const part of parts) {
+    const { offset, bytes } = which(part.reader.header);
+    const reader = new SectionReader(part.file, offset, bytes);
+    try {
+      for (let at = 0; at < bytes; at += BLOCK_BYTES) yield reader.read(at, Math.min(BLOCK_BYTES, bytes - at));
+    } finally {
+      reader.close();
+    }
+  }
+}
+
+function concatenated(arrays: Float64Array[]): Float64Array {
+  const out = new Float64Array(arrays.reduce((sum, array) => sum + array.length, 0));
+  let at = 0;
+  for (const array of arrays) {
+    out.set(array, at);
+    at += array.length;
+  }
+  return out;
+}
