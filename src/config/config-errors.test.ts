@@ -23,4 +23,18 @@ describe('configuration errors', () => {
     const problems = problemsOf({ search: { topK: 0, threshold: -5 } });
     expect(problems.map((problem) => problem.path).sort()).toEqual(['search.threshold', 'search.topK']);
   });
+
+  it('name the file a misspelled section came from, and the key it meant', () => {
+    let message = '';
+    try {
+      resolveConfig([
+        { origin: 'defaults', values: { search: { topK: 10 } } },
+        { origin: '/work/shop/loci.config.json', values: { serch: { topK: 3 }, chunking: { tokenBudgett: 5 } } },
+      ]);
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toContain('serch (from /work/shop/loci.config.json): unknown key (did you mean "search"? known keys:');
+    expect(message).toContain('chunking.tokenBudgett (from /work/shop/loci.config.json): unknown key (did you mean "tokenBudget"?');
+  });
 });

@@ -1,3 +1,4 @@
+import { meantKey } from '../errors/check-types.js';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { LociError } from '../errors/index.js';
@@ -74,6 +75,8 @@ function mergeInto(target: Raw, source: Raw, path: string[], layer: ConfigLayer,
       const existing = target[key];
       const child: Raw = isPlainObject(existing) ? existing : {};
       target[key] = child;
+      // A section's own origin too: a misspelled one (`serch: {…}`) is reported as from where it was written.
+      origins.set(dotted, layer.originOfPath?.get(dotted) ?? layer.origin);
       mergeInto(child, value, keyPath, layer, origins);
     } else {
       target[key] = value;
@@ -87,7 +90,9 @@ function configError(error: z.ZodError, origins: Map<string, Origin>): LociError
     if (issue.code === 'unrecognized_keys') {
       return issue.keys.map((key) => {
         const path = [...issue.path.map(String), key].join('.');
-        return { path, origin: originFor(path, origins), message: `unknown key (known keys: ${knownKeys(issue.path.map(String)).join(', ')})` };
+        const known = knownKeys(issue.path.map(String));
+        const meant = meantKey(key, known);
+        return { path, origin: originFor(path, origins), message: `unknown key (${meant ? `did you mean "${meant}"? ` : ''}known keys: ${known.join(', ')})` };
       });
     }
     const path = issue.path.map(String).join('.') || '(root)';

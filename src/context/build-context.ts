@@ -3,6 +3,7 @@ import { isLociError, isProviderFailure, LociError, throwIfAborted } from '../er
 import type { SearchResponse } from '../retrieve/search-types.js';
 import { relativeToRoot } from '../retrieve/build-filter.js';
 import { DEFAULT_READ_BUDGET_BYTES, rootRelativePath, type SafeFile } from '../sources/safe-read.js';
+import { checkText } from '../errors/check-types.js';
 import { checkContextOptions } from './check-context-options.js';
 import { packItems, type ContextItem, type DroppedItem } from './pack.js';
 import { promptHistory } from './conversation-history.js';
@@ -34,6 +35,8 @@ const PICK_WEIGHT = 0.5;
  * the hard limit.
  */
 export async function buildContext(loci: ContextSource, rawQuestion: string, options: ContextOptions = {}): Promise<BuiltContext> {
+  if (typeof (loci as Partial<ContextSource> | null)?.files !== 'function') throw new LociError('INVALID_ARGUMENT', 'buildContext(loci, question) takes the engine createLoci() returns first.');
+  checkText(rawQuestion, 'question');
   checkContextOptions(options);
   const { question, mentioned, allMask } = parseQuestion(rawQuestion);
   if (question === '' && mentioned.length === 0 && allMask === undefined) throw new LociError('QUERY_EMPTY', 'The question is empty.');

@@ -24,7 +24,7 @@ import { describeLocation, MEMORY_DATABASE, openStore, resolveStoreLocation, sto
 import { hasSegment, indexCacheOptions } from './index-files.js';
 import { acquireRunLease, type RunLeaseHolder } from './run-lease.js';
 import { assertRootFolder } from '../sources/root-folder.js';
-import { checkCreateOptions, checkPathsInside, checkRun, EngineLifecycle, engineClosed } from './lifecycle.js';
+import { checkCreateOptions, checkedGcOptions, checkedStatusOptions, checkPathsInside, checkRun, EngineLifecycle, engineClosed } from './lifecycle.js';
 import { ranksLexically, type Store } from '../store/spec.js';
 import type { Memory } from '../memory/memory.js';
 import { noteFailedRun } from './failed-run.js';
@@ -265,8 +265,8 @@ class LociEngine implements Loci {
     return warmRetriever(warm, embedderId, { forRanker: true });
   }
 
-  status(statusOptions: { checkChanges?: boolean; signal?: AbortSignal } = {}): Promise<IndexStatus> {
-    return this.life.track(() => this.collectStatus({ ...statusOptions, signal: this.life.signal(statusOptions.signal) }));
+  async status(statusOptions: { checkChanges?: boolean; signal?: AbortSignal } = {}): Promise<IndexStatus> {
+    return this.life.track(() => this.collectStatus({ ...checkedStatusOptions(statusOptions), signal: this.life.signal(statusOptions.signal) }));
   }
 
   private async collectStatus(statusOptions: { checkChanges?: boolean; signal: AbortSignal }): Promise<IndexStatus> {
@@ -289,7 +289,7 @@ class LociEngine implements Loci {
     const { collectGarbage } = await import('./collect-garbage.js');
     return collectGarbage(
       { location: this.location, maxUnreferencedVectors: this.config.cache.maxUnreferencedVectors, openStore: (create) => this.openStore(create), memory: () => this.memory() },
-      options,
+      checkedGcOptions(options),
     );
   }
 

@@ -144,6 +144,7 @@ describe('engine lifecycle', () => {
 
   it("answers a JavaScript caller's wrong types with INVALID_ARGUMENT naming the option, never a TypeError", async () => {
     const loci = createLoci({ root: await project(3), config: { embedder: 'none' } });
+    const { buildContext } = await import('../context/build-context.js');
     try {
       await loci.index();
       const memory = await loci.memory();
@@ -160,8 +161,26 @@ describe('engine lifecycle', () => {
         () => memory.list({ namespaces: 'agents' } as never),
         () => memory.forget({ namespaces: 'agents' } as never),
         () => loci.indexPaths('src/a.ts' as never),
+        () => buildContext(loci, undefined as never),
+        () => buildContext(loci, 42 as never),
+        () => buildContext(null as never, 'x'),
+        () => memory.addTurn(null as never),
+        () => memory.history(null as never),
+        () => memory.withInteraction({ namespace: 'unity/s1', prompt: 'add a jump' }, undefined as never),
+        () => loci.indexDocuments([{ id: 'a' }] as never),
+        () => loci.indexDocuments('hello' as never),
+        () => loci.status({ checkChanges: 'yes' } as never),
+        () => loci.gc({ compact: 1 } as never),
       ];
-      for (const call of wrong) await expect(call()).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+      for (const call of wrong) {
+        const error = await call().then(
+          () => undefined,
+          (thrown: unknown) => thrown,
+        );
+        expect(error, String(call)).toMatchObject({ code: 'INVALID_ARGUMENT' });
+      }
+      for (const options of [{ inMemory: 'no' }, { env: 'x' }, { embedder: 5 }, { config: 'static' }])
+        expect(() => createLoci({ root: loci.root, ...options } as never), JSON.stringify(options)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
       await expect(loci.search('ref', { languages: 'ts' } as never)).rejects.toThrow(/Invalid search options: languages: .*array/);
       expect(() => createLoci(undefined as never)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
       for (const outside of ['../../etc/passwd', '/etc/passwd']) await expect(loci.indexPaths([outside])).rejects.toMatchObject({ code: 'PATH_OUTSIDE_ROOT' });
@@ -188,6 +207,13 @@ describe('engine lifecycle', () => {
         [() => memory.list({ kind: ['note'] } as never), 'kind', 'kinds'],
         [() => loci.index({ progresive: 'never' } as never), 'progresive', 'progressive'],
         [() => loci.indexDocuments([], { onprogress: () => undefined } as never), 'onprogress', 'onProgress'],
+        [() => memory.add({ namespace: 'notes', text: 'expires soon', ttl: 1000 } as never), 'ttl', 'ttlMs'],
+        [() => memory.add({ namespace: 'notes', text: 'tagged', metdata: { a: 1 } } as never), 'metdata', 'metadata'],
+        [() => memory.addTurn({ conversationId: 'c9', userQuery: 'q', assistantResponse: 'a', namespce: 'x' } as never), 'namespce', 'namespace'],
+        [() => memory.logInteraction({ namespace: 'u/s1', prompt: 'p', outcome: 'success', feedbak: 'ok' } as never), 'feedbak', 'feedback'],
+        [() => memory.history({ conversationId: 'c1', tokenBudgett: 5 } as never), 'tokenBudgett', 'tokenBudget'],
+        [() => loci.gc({ compcat: true } as never), 'compcat', 'compact'],
+        [() => loci.status({ checkchanges: true } as never), 'checkchanges', 'checkChanges'],
       ];
       for (const [call, key, meant] of misspelled) {
         const error = await call().then(
@@ -210,5 +236,7 @@ describe('engine lifecycle', () => {
     expect(() => createLoci({ root, stor: join(workspace, 'elsewhere') } as never)).toThrow(/Unknown key "stor" in the createLoci options: did you mean "store"\?/);
     expect(() => createLoci({ root, cache: true } as never)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', message: 'Unknown key "cache" in the createLoci options.' }));
     expect(existsSync(join(workspace, 'elsewhere'))).toBe(false);
+    // What the CLI passes: process.env itself, which is no plain object.
+    await createLoci({ root, env: process.env, inMemory: false }).close();
   });
 });

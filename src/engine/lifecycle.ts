@@ -12,6 +12,33 @@ export function checkCreateOptions(options: CreateLociOptions): void {
   }
   // Nobody shares these: a misspelled `store` or `inMemory` would put the index somewhere else.
   checkKeys(options, CREATE_KEYS, 'createLoci options', { strict: true });
+  checkTypes(createTypes, options, 'createLoci options', "{ root: './my-project', store: './my-project/.loci', embedder: 'static' }");
+}
+
+const object = z.custom<object>((value) => typeof value === 'object' && value !== null && !Array.isArray(value), 'expected an object');
+const createTypes = z.looseObject({
+  root: z.string(),
+  store: z.union([z.string(), object]).optional(),
+  config: object.optional(),
+  embedder: z.union([z.string(), object]).optional(),
+  // process.env is no plain object (zod's record refuses it): each value is checked instead.
+  env: z.custom<object>((value) => typeof value === 'object' && value !== null && Object.values(value).every((entry) => entry === undefined || typeof entry === 'string'), 'expected an object of strings, e.g. process.env').optional(),
+  inMemory: z.boolean().optional(),
+});
+
+const statusTypes = z.looseObject({ checkChanges: z.boolean().optional(), signal: abortSignal.optional() });
+const gcTypes = z.looseObject({ compact: z.boolean().optional() });
+
+/** status()'s options, checked (keys and types) and handed back. */
+export function checkedStatusOptions<T extends object>(options: T): T {
+  checkTypes(statusTypes, options, 'status options', '{ checkChanges: true }');
+  return options;
+}
+
+/** gc()'s options, checked (keys and types) and handed back. */
+export function checkedGcOptions<T extends object>(options: T): T {
+  checkTypes(gcTypes, options, 'gc options', '{ compact: true }');
+  return options;
 }
 
 export const CREATE_KEYS = ['root', 'store', 'config', 'embedder', 'env', 'inMemory'] satisfies Array<keyof CreateLociOptions>;

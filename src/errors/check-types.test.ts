@@ -9,11 +9,14 @@ describe('checkKeys', () => {
     expect(() => checkKeys({ pathPrefix: [] }, keys, 'search options')).toThrow('did you mean "pathPrefixes"?');
     expect(() => checkKeys({ mods: 'x' }, keys, 'search options')).toThrow('did you mean "mode"?');
     expect(() => checkKeys({ mdoe: 'x' }, keys, 'search options')).not.toThrow(); // a transposition is two edits; under seven letters one is allowed
-    expect(() => checkKeys({ mod: 'x' }, keys, 'search options')).not.toThrow(); // under four letters: too short to guess
+    expect(() => checkKeys({ mod: 'x' }, keys, 'search options')).toThrow('did you mean "mode"?'); // a key's start
+    expect(() => checkKeys({ ttl: 1 }, ['namespace', 'text', 'ttlMs'], 'memory input', { shared: false })).toThrow('did you mean "ttlMs"?');
+    expect(() => checkKeys({ mo: 'x', tpk: 1 }, keys, 'search options')).not.toThrow(); // too short to guess, or no key's start
     expect(() => checkKeys({ requestId: 1, trace: true }, keys, 'search options')).not.toThrow();
   });
 
-  it("never calls another call's key a misspelling, and refuses every unknown key when strict", () => {
+  it("never calls another call's key a misspelling (unless the object is nobody else's), and refuses every unknown key when strict", () => {
+    expect(() => checkKeys({ namespaces: ['a'] }, ['namespace', 'text'], 'memory input', { shared: false })).toThrow('did you mean "namespace"?');
     expect(LIBRARY_OPTION_KEYS.has('topN')).toBe(true);
     expect(() => checkKeys({ topN: 2, maxTokens: 100 }, ['topK', 'threshold'], 'search options')).not.toThrow();
     expect(() => checkKeys({ cache: 1 }, ['root', 'store'], 'createLoci options', { strict: true })).toThrow('Unknown key "cache" in the createLoci options.');

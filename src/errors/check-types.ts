@@ -31,7 +31,7 @@ export const LIBRARY_OPTION_KEYS: ReadonlySet<string> = new Set([
   // memory recall, list, forget and export filters
   ...['namespaces', 'kinds', 'ids', 'outcome', 'since', 'until', 'minScore', 'now', 'before', 'includeExpired', 'limit', 'offset'],
   // index runs, watch, createLoci
-  ...['onProgress', 'progressive', 'prune', 'debounceMs', 'onEvent', 'store', 'config', 'embedder', 'env', 'inMemory'],
+  ...['onProgress', 'progressive', 'prune', 'debounceMs', 'onEvent', 'store', 'config', 'embedder', 'env', 'inMemory', 'checkChanges', 'compact'],
 ]);
 
 /**
@@ -42,11 +42,11 @@ export const LIBRARY_OPTION_KEYS: ReadonlySet<string> = new Set([
  * (an options object nobody shares, such as createLoci's, where a misspelled `store` would put
  * the index somewhere else).
  */
-export function checkKeys(value: unknown, keys: readonly string[], what: string, options: { strict?: boolean } = {}): void {
+export function checkKeys(value: unknown, keys: readonly string[], what: string, options: { strict?: boolean; shared?: boolean } = {}): void {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return;
   for (const key of Object.keys(value)) {
     if (keys.includes(key)) continue;
-    const meant = misspelled(key, keys);
+    const meant = misspelled(key, keys, options.shared ?? true);
     if (meant !== undefined) {
       throw new LociError('INVALID_ARGUMENT', `Unknown key "${key}" in the ${what}: did you mean "${meant}"?`, { hint: `Rename "${key}" to "${meant}"; an unknown option is otherwise ignored.` });
     }
@@ -54,14 +54,32 @@ export function checkKeys(value: unknown, keys: readonly string[], what: string,
   }
 }
 
-/** The key of `keys` that `key` misspells, if any (never a key some other options object has). */
-function misspelled(key: string, keys: readonly string[]): string | undefined {
+/**
+ * The key of `keys` that `key` misspells, if any: the same letters in another case, the start of
+ * a key without its last few letters (`ttl` for `ttlMs`, `path` for `paths`), or a letter or two
+ * apart. In an options object that may be `shared` between calls, never a key another call takes.
+ */
+function misspelled(key: string, keys: readonly string[], shared: boolean): string | undefined {
   const lower = key.toLowerCase();
   const sameLetters = keys.find((known) => known.toLowerCase() === lower);
   if (sameLetters !== undefined) return sameLetters;
-  if (LIBRARY_OPTION_KEYS.has(key) || key.length < 4) return undefined;
-  // Two edits for longer keys (`pathPrefix`, `langauges`), one for short ones (`topk` is case, `top` is nothing).
+  if ((shared && LIBRARY_OPTION_KEYS.has(key)) || key.length < 3) return undefined;
+  const shortened = keys.find((known) => known.length - key.length <= 3 && known.toLowerCase().startsWith(lower));
+  if (shortened !== undefined || key.length < 4) return shortened;
+  // Two edits for longer keys (`pathPrefix`, `langauges`), one for short ones.
   return closestMatch(key, keys, { maxDistance: key.length >= 7 ? 2 : 1 });
+}
+
+/** The key of `keys` that `key` most likely misspells, if any (for messages that list the keys too). */
+export function meantKey(key: string, keys: readonly string[]): string | undefined {
+  return misspelled(key, keys, false);
+}
+
+/** An argument that must be an object (options, an input record): anything else is INVALID_ARGUMENT, not a TypeError further in. */
+export function checkObject(value: unknown, what: string, example: string): asserts value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new LociError('INVALID_ARGUMENT', `The ${what} must be an object; got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}.`, { hint: `For example ${example}.` });
+  }
 }
 
 export function checkTypes(schema: z.ZodObject, value: unknown, what: string, example: string): void {

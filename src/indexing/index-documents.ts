@@ -26,9 +26,25 @@ const encoder = new TextEncoder();
 /** Up to this many documents, a run looks their catalog entries up by id instead of reading every entry. */
 const CATALOG_LOOKUPS = 4_096;
 
+/** Every document's shape, before anything is read or written (a JavaScript caller's `[{ id }]` failed deep inside with a TypeError). */
+function checkDocuments(documents: unknown): void {
+  if (!Array.isArray(documents)) throw new LociError('INVALID_ARGUMENT', `indexDocuments takes a list of documents, e.g. [{ id: 'faq/1', text: '…' }]; got ${typeof documents}.`);
+  documents.forEach((document: unknown, index) => {
+    const fields = (typeof document === 'object' && document !== null ? document : {}) as Record<string, unknown>;
+    const wrong: string[] = ['id', 'text'].filter((key) => typeof fields[key] !== 'string');
+    for (const key of ['title', 'language']) if (fields[key] !== undefined && typeof fields[key] !== 'string') wrong.push(key);
+    if (wrong.length > 0) {
+      throw new LociError('INVALID_ARGUMENT', `Document ${index} needs ${wrong.map((key) => `\`${key}\``).join(' and ')} as a string; got ${JSON.stringify(Object.keys(fields))}.`, {
+        hint: 'Each document is { id: string, text: string, title?: string, language?: string }.',
+      });
+    }
+  });
+}
+
 /** Indexes in-memory documents through the same pipeline as files (chunk, embed, write). */
 export async function indexDocuments(options: IndexDocumentsOptions): Promise<IndexSummary> {
   const started = performance.now();
+  checkDocuments(options.documents);
   // A few documents are looked up by id (adding one to a big store must not read its whole
   // catalog); many, or a pruning run (which needs every id), read the catalog once.
   const catalog =

@@ -1,4 +1,5 @@
 import { loadTokenCounter } from '../context/tokenizer.js';
+import { checkKeys, checkObject } from '../errors/check-types.js';
 import { LociError, throwIfAborted } from '../errors/index.js';
 import { conversationNamespace, requireText } from './inputs.js';
 import type { MemoryCore } from './memory-core.js';
@@ -12,7 +13,11 @@ import { DEFAULT_HISTORY_TOKENS, type HistoryOptions, type HistoryResult, type M
  * conversation order. Sizes are counted with the prompt's tokenizer (an estimate was 2.5×
  * short on Chinese text).
  */
+const HISTORY_KEYS = ['conversationId', 'namespace', 'query', 'tokenBudget', 'tokenizer', 'recentShare', 'now', 'signal'] satisfies Array<keyof HistoryOptions>;
+
 export async function conversationHistory(memory: MemoryCore, options: HistoryOptions): Promise<HistoryResult> {
+  checkObject(options, 'history options', "{ conversationId: 'chat-1', tokenBudget: 2000 }");
+  checkKeys(options, HISTORY_KEYS, 'history options');
   requireText(options.conversationId, 'conversationId');
   const tokenBudget = options.tokenBudget ?? DEFAULT_HISTORY_TOKENS;
   if (typeof tokenBudget !== 'number' || !Number.isFinite(tokenBudget) || tokenBudget < 1)

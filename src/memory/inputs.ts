@@ -1,3 +1,4 @@
+import { checkKeys } from '../errors/check-types.js';
 import { LociError } from '../errors/index.js';
 import { normalizeNamespace } from './namespace.js';
 import { checkId, checkSize, newMemoryId } from './records.js';
@@ -52,8 +53,11 @@ export function conversationNamespace(conversationId: string): string {
   return `conversations/${conversationId.replace(/[^A-Za-z0-9._:@+-]/g, '_')}`;
 }
 
+const MEMORY_INPUT_KEYS = ['namespace', 'text', 'kind', 'id', 'time', 'ttlMs', 'context', 'fields', 'metadata'] satisfies Array<keyof MemoryInput>;
+
 export function toRecord(input: MemoryInput, now: number, index: number): MemoryRecord {
   if (!input || typeof input !== 'object') throw new LociError('INVALID_ARGUMENT', `Memory input ${index} is not an object.`);
+  checkKeys(input, MEMORY_INPUT_KEYS, `memory input ${index}`, { shared: false });
   const kind = input.kind ?? 'note';
   if (!memoryKinds.includes(kind)) throw new LociError('INVALID_ARGUMENT', `Unknown memory kind "${String(kind)}"; use one of ${memoryKinds.join(', ')}.`);
   const namespace = normalizeNamespace(typeof input.namespace === 'string' ? input.namespace : '');

@@ -115,6 +115,8 @@ export class Memory implements MemoryCore {
    * in the response, feedback, outcome or metadata through the log it is given.
    */
   async withInteraction<T>(input: Omit<InteractionInput, 'outcome' | 'response'> & { response?: string }, run: (log: InteractionLog) => Promise<T> | T): Promise<T> {
+    if (typeof run !== 'function')
+      throw new LociError('INVALID_ARGUMENT', 'withInteraction(input, run) needs the command to run as a function: withInteraction({ namespace, prompt }, async (log) => …).');
     const log: InteractionLog = {};
     let outcome: InteractionOutcome = 'error';
     try {

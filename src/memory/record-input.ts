@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { checkKeys, checkObject } from '../errors/check-types.js';
 import { LociError } from '../errors/index.js';
 import { describeIssues } from '../errors/zod-issues.js';
 import { conversationNamespace, pick, requireText } from './inputs.js';
@@ -103,8 +104,13 @@ export function toMemoryInput(raw: unknown): MemoryInput {
   return { namespace: requireNamespace(input.namespace, kind), kind, text, ...(fields ? { fields } : {}), ...common };
 }
 
+const INTERACTION_KEYS = ['namespace', 'prompt', 'response', 'outcome', 'feedback', 'multiStep', 'id', 'time', 'ttlMs', 'metadata'] satisfies Array<keyof InteractionInput>;
+const TURN_KEYS = ['conversationId', 'userQuery', 'assistantResponse', 'namespace', 'id', 'time', 'ttlMs', 'metadata'] satisfies Array<keyof TurnInput>;
+
 /** An interaction as stored: searched by its prompt (the Unity seed embeds the prompt). */
 export function interactionRecordInput(interaction: InteractionInput): MemoryInput {
+  checkObject(interaction, 'interaction', "{ namespace: 'unity/session-1', prompt: 'add a jump', outcome: 'success' }");
+  checkKeys(interaction, INTERACTION_KEYS, 'interaction', { shared: false });
   requireText(interaction.prompt, 'prompt');
   if (!interactionOutcomes.includes(interaction.outcome)) {
     throw new LociError('INVALID_ARGUMENT', `outcome must be one of ${interactionOutcomes.join(', ')}; got ${String(interaction.outcome)}.`);
@@ -121,6 +127,8 @@ export function interactionRecordInput(interaction: InteractionInput): MemoryInp
 
 /** A dialog turn as stored: searched by both sides, in conversations/<id> unless told otherwise. */
 export function turnRecordInput(turn: TurnInput): MemoryInput {
+  checkObject(turn, 'turn', "{ conversationId: 'chat-1', userQuery: 'hi', assistantResponse: 'hello' }");
+  checkKeys(turn, TURN_KEYS, 'turn', { shared: false });
   requireText(turn.conversationId, 'conversationId');
   requireText(turn.userQuery, 'userQuery');
   if (typeof turn.assistantResponse !== 'string') throw new LociError('INVALID_ARGUMENT', 'assistantResponse must be a string.');
