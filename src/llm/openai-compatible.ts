@@ -41,7 +41,8 @@ export function openAICompatibleChat(options: OpenAICompatibleChatOptions): Chat
   const hint = 'Check that the server is up and not overloaded, then retry.';
 
   const call = (request: ChatRequest, stream: boolean): HttpCallOptions => ({
-    label,
+    // The call's own messages name the URL it called (`Cannot reach chat model m at …/chat/completions`).
+    label: `chat model ${options.model}`,
     url,
     timeoutMs,
     codes: CHAT_ERRORS,

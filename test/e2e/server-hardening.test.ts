@@ -333,6 +333,35 @@ describe('callers cannot reach past their namespace by query string', () => {
 });
 
 describe('loci mcp ends on the first signal', () => {
+  it('answers every request a client piped in before closing its end, then exits', async () => {
+    const child = spawn(process.execPath, [cliPath, 'mcp', '--root', repo], { cwd: workspace, env: { PATH: process.env.PATH ?? '', HOME: workspace }, stdio: ['pipe', 'pipe', 'pipe'] });
+    try {
+      let output = '';
+      child.stdout?.on('data', (data: Buffer) => {
+        output += data.toString();
+      });
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      const messages = [
+        { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } },
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'search_code', arguments: { query: 'retry failed requests' } } },
+        { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'index_status', arguments: {} } },
+      ];
+      // All at once, then the end of input: as `printf … | loci mcp` does.
+      child.stdin?.end(messages.map((message) => `${JSON.stringify(message)}\n`).join(''));
+      const outcome = await Promise.race([exited, new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 30_000))]);
+      expect(outcome).toBe(0);
+      const answered = output
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { id?: number; result?: unknown });
+      expect(answered.map((message) => message.id).sort()).toEqual([1, 2, 3]);
+      expect(answered.every((message) => message.result !== undefined)).toBe(true);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }, 60_000);
+
   it('exits on SIGTERM while its client still holds stdin open', async () => {
     const child = spawn(process.execPath, [cliPath, 'mcp', '--root', repo], { cwd: workspace, env: { PATH: process.env.PATH ?? '', HOME: workspace }, stdio: ['pipe', 'pipe', 'pipe'] });
     try {

@@ -52,7 +52,7 @@ async function interruptible<T>(io: CliIo, task: (signal: AbortSignal) => Promis
       endNow(signal);
       return;
     }
-    io.stderr.write('\nStopping after the current file… (Ctrl-C again to quit at once)\n');
+    io.stderr.write(`\nStopping after the current file… (${signal === 'SIGINT' ? 'Ctrl-C' : signal} again to quit at once)\n`);
     controller.abort(new Error('interrupted'));
     deadline = setTimeout(() => {
       io.stderr.write(`Still busy ${deadlineMs / 1000} s after the request to stop; quitting now (the next run resumes).\n`);

@@ -1,5 +1,6 @@
 import type { serve } from '@hono/node-server';
 import type { Command } from 'commander';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { resolve } from 'node:path';
 import { mcpClients, mcpConfigFor } from './mcp-config.js';
 import { LociError } from '../../../errors/index.js';
@@ -109,13 +110,50 @@ export function registerServeCommands(program: Command, io: CliIo): void {
         process.stdin.once('end', () => resolve());
       });
       await server.connect(transport);
-      await Promise.race([closed, untilStopped()]);
+      const requests = answeredRequests(transport);
+      // A client that writes its requests and closes its end (`printf … | loci mcp`) still gets every answer.
+      const drained = closed.then(() => requests.drained());
+      await Promise.race([drained, untilStopped()]);
       await server.close();
       // Stopped by a signal while the client still holds stdin open: an open stdin would keep the process alive.
       input.destroy();
       process.stdin.destroy();
       await roots.close();
     });
+}
+
+/**
+ * Requests the server has been sent and not yet answered: stdin's end waits for them (a client
+ * piping its requests in saw only the first answer). The SDK's handlers stay as they are; this
+ * only watches what passes through the transport.
+ */
+function answeredRequests(transport: { onmessage?: ((message: JSONRPCMessage, extra?: never) => void) | undefined; send(message: JSONRPCMessage, options?: never): Promise<void> }): {
+  drained(): Promise<void>;
+} {
+  const pending = new Set<string | number>();
+  let wake: (() => void) | undefined;
+  const receive = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    if ('method' in message && 'id' in message) pending.add(message.id);
+    receive?.(message, extra);
+  };
+  const send = transport.send.bind(transport);
+  transport.send = async (message, options) => {
+    try {
+      return await send(message, options);
+    } finally {
+      if (!('method' in message) && 'id' in message && message.id !== undefined && message.id !== null) pending.delete(message.id);
+      if (pending.size === 0) wake?.();
+    }
+  };
+  return {
+    drained: () =>
+      pending.size === 0
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            wake = resolve;
+          }),
+  };
 }
 
 /** A listen failure as a one-line user error (a busy port is not a bug in loci). */

@@ -44,12 +44,24 @@ export function registerWatchCommand(program: Command, io: CliIo): void {
           );
         } else io.stderr.write(`loci watch: ${printable(event.error.message)}\n`);
       };
+      // Listened for from the start: a Ctrl-C during the first index stops it after the file in flight (the next run resumes).
+      const stopped = new Promise<void>((resolve) => {
+        process.once('SIGINT', () => resolve());
+        process.once('SIGTERM', () => resolve());
+      });
       try {
-        const watcher = await loci.watch({ debounceMs, onEvent: print });
-        await new Promise<void>((resolve) => {
-          process.once('SIGINT', () => resolve());
-          process.once('SIGTERM', () => resolve());
-        });
+        const starting = loci.watch({ debounceMs, onEvent: print });
+        const watcher = await Promise.race([starting, stopped.then(() => undefined)]);
+        if (!watcher) {
+          io.stderr.write('Stopping the first index after the current file; the next run or watch resumes it.\n');
+          await loci.close();
+          await starting.then(
+            (late) => late.close(),
+            () => undefined,
+          );
+          return;
+        }
+        await stopped;
         await watcher.close();
       } finally {
         await loci.close();
