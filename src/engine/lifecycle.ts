@@ -22,7 +22,12 @@ const createTypes = z.looseObject({
   config: object.optional(),
   embedder: z.union([z.string(), object]).optional(),
   // process.env is no plain object (zod's record refuses it): each value is checked instead.
-  env: z.custom<object>((value) => typeof value === 'object' && value !== null && Object.values(value).every((entry) => entry === undefined || typeof entry === 'string'), 'expected an object of strings, e.g. process.env').optional(),
+  env: z
+    .custom<object>(
+      (value) => typeof value === 'object' && value !== null && Object.values(value).every((entry) => entry === undefined || typeof entry === 'string'),
+      'expected an object of strings, e.g. process.env',
+    )
+    .optional(),
   inMemory: z.boolean().optional(),
 });
 

@@ -87,7 +87,8 @@ describe('a segment written a part at a time', () => {
     expect(warm.searchLexical([pick(random(5))], 5, { languages: ['python'] })).toEqual(reference.searchLexical([pick(random(5))], 5, { languages: ['python'] }));
     // Rows committed after the file are caught up from the store, as after any segment.
     await store.writeFile({ entry: catalogEntry('late.ts', { embedder: 'e@8' }), chunks: [chunk('late.ts', 1, 'zebra quagga okapi', { vector: new Float32Array(DIMENSIONS).fill(0.5) })] });
-    expect((await (async () => (await warm.refresh(), warm.searchLexical(['quagga'], 3, undefined)))()).length).toBe(1);
+    await warm.refresh();
+    expect(warm.searchLexical(['quagga'], 3, undefined)).toHaveLength(1);
     warm.close();
     reference.close();
   });
