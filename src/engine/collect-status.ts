@@ -8,7 +8,7 @@ import { NO_VECTOR_GRAPH_WARNING, vectorGraphAvailable } from '../retrieve/warm/
 import type { IndexStatus } from './status-types.js';
 import { LAST_RUN_STATE } from '../indexing/run-state.js';
 import { failedRunStatus } from './failed-run.js';
-import { currentRun } from './run-lease.js';
+import { currentRun, interruptedRun } from './run-lease.js';
 import { indexFileBytes } from './index-files.js';
 import type { StoreLocation } from '../store/location.js';
 
@@ -26,7 +26,14 @@ export interface CollectStatusOptions {
 /** Counts from the store plus, if asked, what changed in the folder since the last index. */
 export async function collectStatus(collect: CollectStatusOptions): Promise<IndexStatus> {
   const { store } = collect;
-  const [meta, counts, lastRun, running, failed] = await Promise.all([store.getMeta(), store.counts(), store.readState(LAST_RUN_STATE), currentRun(store), failedRunStatus(store)]);
+  const [meta, counts, lastRun, running, failed, interrupted] = await Promise.all([
+    store.getMeta(),
+    store.counts(),
+    store.readState(LAST_RUN_STATE),
+    currentRun(store),
+    failedRunStatus(store),
+    interruptedRun(store),
+  ]);
   const options = { ...collect, ...failed, lastRun: lastRun ? (JSON.parse(lastRun) as IndexStatus['lastRun']) : undefined, running };
   const status: IndexStatus = {
     root: options.root,
@@ -44,6 +51,7 @@ export async function collectStatus(collect: CollectStatusOptions): Promise<Inde
     ],
   };
   if (options.running) status.running = options.running;
+  if (interrupted && !options.running) status.interrupted = interrupted;
   if (options.lastRun) status.lastRun = options.lastRun;
   if (options.lastFailure) status.lastFailure = options.lastFailure;
   // No vectors yet although an embedder was asked for (a first index that failed): say which.

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Store } from '../store/spec.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
-import { acquireRunLease, currentRun, RUN_LEASE_STATE, type RunLeaseHolder } from './run-lease.js';
+import { acquireRunLease, currentRun, interruptedRun, RUN_LEASE_STATE, type RunLeaseHolder } from './run-lease.js';
 
 let folder: string;
 let store: Store;
@@ -45,10 +45,16 @@ describe('the indexing lease', () => {
   it('takes at once a lease whose holder died on this machine (kill -9 leaves it behind)', async () => {
     const dead = spawnSync(process.execPath, ['-e', '0']).pid as number;
     await store.writeState(RUN_LEASE_STATE, JSON.stringify({ token: 'x', pid: dead, host: hostname(), since: Date.now(), renewed: Date.now() }));
+    // Until then, status can tell that run was interrupted (not running, not failed with an error).
+    const since = JSON.parse((await store.readState(RUN_LEASE_STATE)) as string).since as number;
+    expect(await currentRun(store)).toBeUndefined();
+    expect(await interruptedRun(store)).toEqual({ pid: dead, host: hostname(), since });
     const waits: RunLeaseHolder[] = [];
     const lease = await acquireRunLease(store, { ...fast, onWait: (holder) => waits.push(holder) });
     expect(waits).toEqual([]);
+    expect(await interruptedRun(store)).toBeUndefined(); // held by this run now
     await lease.release();
+    expect(await interruptedRun(store)).toBeUndefined(); // a finished run leaves none
   });
 
   it("takes at once a lease left in this process's name by a release that failed (the store was closed first)", async () => {

@@ -92,6 +92,15 @@ export async function currentRun(store: Store): Promise<RunLeaseHolder | undefin
   return lease && !isFree(lease, hostname(), LEASE_STALE_MS) ? { pid: lease.pid, host: lease.host, since: lease.since } : undefined;
 }
 
+/**
+ * The run whose lease is still in the store although its process is gone (killed, crashed, the
+ * machine restarted): what it committed is kept and the next run does the rest.
+ */
+export async function interruptedRun(store: Store): Promise<RunLeaseHolder | undefined> {
+  const lease = parseLease(await store.readState(RUN_LEASE_STATE));
+  return lease && lease.pid !== process.pid && isFree(lease, hostname(), LEASE_STALE_MS) ? { pid: lease.pid, host: lease.host, since: lease.since } : undefined;
+}
+
 function isFree(lease: LeaseValue, host: string, staleMs: number): boolean {
   if (Date.now() - lease.renewed > staleMs) return true;
   if (lease.host !== host) return false;

@@ -23,6 +23,8 @@ export interface IndexStatus {
   lastFailure?: { finishedAt: number; code: string; message: string };
   /** The index run under way now (this process's or another's), if any. */
   running?: { pid: number; host: string; since: number };
+  /** An index run that never finished: its process ended (killed, crashed) with the run's lease still held. */
+  interrupted?: { pid: number; host: string; since: number };
   /** The summary of the last completed `index` run, if any. */
   lastRun?: IndexSummary & { finishedAt: number };
   /** Differences between the folder now and the index (only when checked). */

@@ -36,13 +36,14 @@ export function registerInspectRoutes(app: Hono, roots: Roots): void {
     if (!status) return c.json({ root: root.name, indexed: false, indexing: publicIndexing(root.indexing) });
     // Where the index lives on this machine is not the caller's business: names, not paths.
     // A run under way is told by its start only: the machine's name and pids are not the caller's business.
-    const { root: _path, store: _store, lastRun, running, ...rest } = status;
+    const { root: _path, store: _store, lastRun, running, interrupted, ...rest } = status;
     return c.json({
       root: root.name,
       indexed: true,
       indexing: publicIndexing(root.indexing),
       ...rest,
       ...(running ? { running: { since: running.since } } : {}),
+      ...(interrupted ? { interrupted: { since: interrupted.since } } : {}),
       ...(lastRun ? { lastRun: withoutPaths(lastRun) } : {}),
     });
   });

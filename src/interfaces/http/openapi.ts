@@ -152,7 +152,9 @@ export function openApiDocument() {
         get: {
           summary: 'The index in detail: files, chunks, vectors, embedder, warnings, the last run (skips by reason), and files changed, added or deleted since (changes=0 skips that walk)',
           parameters: [query('root', 'served root name'), query('changes', '0: do not compare with the folder')],
-          responses: responses('{"root","indexed","indexing","files","chunks","vectors","embedder","warnings","running"?:{"since"},"lastRun"?,"changes"?:{"modified","added","deleted","excluded"}}'),
+          responses: responses(
+            '{"root","indexed","indexing","files","chunks","vectors","embedder","warnings","running"?:{"since"},"interrupted"?:{"since"},"lastRun"?,"changes"?:{"modified","added","deleted","excluded"}}',
+          ),
         },
       },
       '/v1/index/events': {

@@ -43,6 +43,12 @@ function formatStatus(status: IndexStatus): string {
   if (status.running) {
     lines.push(`  running:  an index run since ${new Date(status.running.since).toISOString()} (pid ${status.running.pid} on ${printable(status.running.host)})`);
   }
+  if (status.interrupted) {
+    const { pid, host, since } = status.interrupted;
+    lines.push(
+      `  interrupted: the index run of ${new Date(since).toISOString()} (pid ${pid} on ${printable(host)}) ended without finishing (killed or crashed); what it indexed is kept, and \`loci index\` does the rest`,
+    );
+  }
   if (status.lastFailure) {
     lines.push(`  failed:   ${new Date(status.lastFailure.finishedAt).toISOString()}, ${status.lastFailure.code}: ${printable(status.lastFailure.message)}`);
   }
