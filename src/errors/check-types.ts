@@ -1,6 +1,8 @@
-import { closestMatch } from 'leven';
 import { z } from 'zod';
 import { LociError } from './loci-error.js';
+import { meantKey } from './meant-key.js';
+
+export { meantKey };
 import { describeIssues } from './zod-issues.js';
 
 /**
@@ -54,25 +56,10 @@ export function checkKeys(value: unknown, keys: readonly string[], what: string,
   }
 }
 
-/**
- * The key of `keys` that `key` misspells, if any: the same letters in another case, the start of
- * a key without its last few letters (`ttl` for `ttlMs`, `path` for `paths`), or a letter or two
- * apart. In an options object that may be `shared` between calls, never a key another call takes.
- */
+/** The key of `keys` that `key` misspells, if any (meant-key.ts); in an options object that may be `shared` between calls, never a key another call takes. */
 function misspelled(key: string, keys: readonly string[], shared: boolean): string | undefined {
-  const lower = key.toLowerCase();
-  const sameLetters = keys.find((known) => known.toLowerCase() === lower);
-  if (sameLetters !== undefined) return sameLetters;
-  if ((shared && LIBRARY_OPTION_KEYS.has(key)) || key.length < 3) return undefined;
-  const shortened = keys.find((known) => known.length - key.length <= 3 && known.toLowerCase().startsWith(lower));
-  if (shortened !== undefined || key.length < 4) return shortened;
-  // Two edits for longer keys (`pathPrefix`, `langauges`), one for short ones.
-  return closestMatch(key, keys, { maxDistance: key.length >= 7 ? 2 : 1 });
-}
-
-/** The key of `keys` that `key` most likely misspells, if any (for messages that list the keys too). */
-export function meantKey(key: string, keys: readonly string[]): string | undefined {
-  return misspelled(key, keys, false);
+  if (shared && LIBRARY_OPTION_KEYS.has(key) && !keys.some((known) => known.toLowerCase() === key.toLowerCase())) return undefined;
+  return meantKey(key, keys);
 }
 
 /** An argument that must be an object (options, an input record): anything else is INVALID_ARGUMENT, not a TypeError further in. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { describeIssues, tightestIssues } from './zod-issues.js';
+import { describeIssues, tightestIssues, withMeantKeys } from './zod-issues.js';
 
 const schema = z.object({ topK: z.number().int().min(1).max(1000), name: z.string().min(2).max(5) });
 const issuesOf = (value: unknown) => {
@@ -21,5 +21,17 @@ describe('reporting zod issues', () => {
     expect(describeIssues(issuesOf({ topK: 0, name: 'a' }), '(body)').split('; ')).toHaveLength(2);
     expect(describeIssues(issuesOf({ topK: 0, name: 'a' }), '(body)', 1).split('; ')).toHaveLength(1);
     expect(describeIssues(issuesOf(7), '(body)')).toMatch(/^\(body\): /);
+  });
+});
+
+describe('withMeantKeys', () => {
+  it("adds the key an unknown one most likely meant, at any depth of the request's schema", () => {
+    const schema = z.strictObject({ query: z.string(), topK: z.number().optional(), filter: z.strictObject({ languages: z.array(z.string()) }).optional() });
+    const result = schema.safeParse({ query: 'x', topk: 1, filter: { language: ['go'] }, zzz: 1 });
+    expect(result.success).toBe(false);
+    const message = describeIssues(withMeantKeys(result.success ? [] : result.error.issues, schema), '(body)');
+    expect(message).toContain('did you mean "topK" for "topk"?');
+    expect(message).toContain('filter: Unrecognized key: "language"; did you mean "languages" for "language"?');
+    expect(message).not.toContain('for "zzz"');
   });
 });

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { meantKey } from './meant-key.js';
 
 type Issue = z.core.$ZodIssue;
 
@@ -26,4 +27,44 @@ export function describeIssues(issues: readonly Issue[], root: string, limit = N
     .slice(0, limit)
     .map((issue) => `${issue.path.join('.') || root}: ${issue.message}`)
     .join('; ');
+}
+
+/**
+ * The issues with each unknown key's likely meaning added (`Unrecognized key: "topk"; did you
+ * mean "topK"?`), read from the object schema at the issue's path.
+ */
+export function withMeantKeys(issues: readonly Issue[], schema: z.ZodType): Issue[] {
+  return issues.map((issue) => {
+    if (issue.code !== 'unrecognized_keys') return issue;
+    const known = objectKeysAt(schema, issue.path);
+    if (!known) return issue;
+    const hints = issue.keys.flatMap((key) => {
+      const meant = meantKey(key, known);
+      return meant ? [`did you mean "${meant}" for "${key}"?`] : [];
+    });
+    return hints.length > 0 ? { ...issue, message: `${issue.message}; ${hints.join('; ')}` } : issue;
+  });
+}
+
+/** The keys of the object schema at `path` (through optional, nullable, default and array wrappers), if there is one. */
+function objectKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] | undefined {
+  let current: unknown = schema;
+  for (let step = 0; step <= path.length; step++) {
+    for (let depth = 0; depth < 8; depth++) {
+      const def = (current as { def?: { innerType?: unknown; element?: unknown } }).def;
+      if (def?.innerType) current = def.innerType;
+      else break;
+    }
+    if (step === path.length) break;
+    const key = path[step];
+    const def = (current as { def?: { element?: unknown } }).def;
+    if (typeof key === 'number' && def?.element) current = def.element;
+    else {
+      const shape = (current as { shape?: Record<string, unknown> }).shape;
+      if (!shape || typeof key !== 'string' || !(key in shape)) return undefined;
+      current = shape[key];
+    }
+  }
+  const shape = (current as { shape?: Record<string, unknown> }).shape;
+  return shape ? Object.keys(shape) : undefined;
 }

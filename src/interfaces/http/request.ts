@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import type { z } from 'zod';
 import { LociError } from '../../errors/index.js';
 import { jsonDepthExceeds, MAX_JSON_DEPTH } from '../shared/json-limits.js';
-import { describeIssues } from '../../errors/zod-issues.js';
+import { describeIssues, withMeantKeys } from '../../errors/zod-issues.js';
 
 /** Reads and validates a JSON body with a zod schema; every problem is named in one INVALID_ARGUMENT. */
 export async function parseBody<T extends z.ZodType>(c: Context, schema: T, optional = false): Promise<z.infer<T>> {
@@ -19,7 +19,7 @@ export async function parseBody<T extends z.ZodType>(c: Context, schema: T, opti
   }
   const result = schema.safeParse(json);
   if (!result.success) {
-    throw new LociError('INVALID_ARGUMENT', `Invalid request: ${describeIssues(result.error.issues, '(body)')}.`);
+    throw new LociError('INVALID_ARGUMENT', `Invalid request: ${describeIssues(withMeantKeys(result.error.issues, schema), '(body)')}.`);
   }
   return result.data;
 }
