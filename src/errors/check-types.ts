@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { LociError } from './loci-error.js';
 import { meantKey } from './meant-key.js';
+import { describeIssues } from './zod-issues.js';
 
 export { meantKey };
-import { describeIssues } from './zod-issues.js';
 
 /**
  * The types of what a JavaScript caller passes the library, checked where it enters: a string
@@ -38,7 +38,7 @@ export const LIBRARY_OPTION_KEYS: ReadonlySet<string> = new Set([
 
 /**
  * A key of `value` that is none of the library's option keys but close to one of `keys` (the
- * same letters in another case, or a letter or two apart) is refused with the key it meant:
+ * same letters in another case, a key's start, or a letter or two apart) is refused with the key it meant:
  * `{ conversationID }` or `{ language: ['python'] }` was ignored without a word, and the call
  * answered as if the option had not been given. With `strict`, any key not in `keys` is refused
  * (an options object nobody shares, such as createLoci's, where a misspelled `store` would put

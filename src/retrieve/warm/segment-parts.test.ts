@@ -93,6 +93,18 @@ describe('a segment written a part at a time', () => {
     reference.close();
   });
 
+  it('never fails a save it cannot write (the file is a cache): the index is built from the rows instead', async () => {
+    await randomStore(17, 40);
+    const file = join(folder, 'missing-folder', 'segment.seg');
+    const events: SegmentEvent[] = [];
+    const warm = new WarmIndex(store, options(file, { segmentPartRows: 10, onSegment: (event) => events.push(event) }));
+    await warm.persist();
+    expect(events[0]).toMatchObject({ type: 'segment-rejected', reason: expect.stringContaining('not saved in parts') });
+    expect(warm.size).toBe(await store.countChunks());
+    expect(warm.fromSegment).toBe(false);
+    warm.close();
+  });
+
   it('removes the part files a killed save left behind, never those of a live process', async () => {
     await randomStore(13, 40);
     const file = join(folder, 'segment.seg');

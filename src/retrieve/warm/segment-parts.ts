@@ -15,7 +15,7 @@ import type { WarmIndexOptions } from './warm-options.js';
  * never in memory at once (at 1M rows, holding it to write the file took ~3 GB more than
  * the run itself), and the file is the very one a single index of every row would write.
  */
-export const PART_ROWS = 100_000;
+export const PART_ROWS = 50_000;
 /** Rows read from the store per step (a few milliseconds), giving the event loop a turn between steps. */
 const SLICE = 1_000;
 
@@ -33,7 +33,8 @@ interface Part {
 
 /**
  * Writes `options.segmentFile` from the store's rows, a part at a time, when the store holds at
- * least two parts' rows; false (nothing written) when it holds fewer, or has no instance id yet.
+ * least two parts' rows; false (nothing written) when it holds fewer, has no instance id yet, or
+ * the file could not be written (told to `onSegment` as rejected: the file is a cache).
  * For an index that holds no row yet (a fresh build): the index then reads the file as a new
  * process would. Part files are removed whatever happens.
  */
@@ -75,6 +76,10 @@ export async function writeSegmentInParts(store: Store, options: WarmIndexOption
     writeSegment(options.segmentFile, merged(parts, header, lexicon));
     options.onSegment?.({ type: 'segment-saved', file: options.segmentFile, rows, ms: performance.now() - started });
     return true;
+  } catch (error) {
+    // The file is a cache (a full disk, a read-only store folder): the index is then built from the rows as before.
+    options.onSegment?.({ type: 'segment-rejected', file: options.segmentFile, rows: 0, ms: performance.now() - started, reason: `not saved in parts: ${(error as Error).message}` });
+    return false;
   } finally {
     for (const part of parts) {
       part.reader.close();

@@ -186,10 +186,7 @@ export class WarmIndex {
     };
   }
 
-  /**
-   * At close: saves the graph if it changed since loaded or saved, and the segment file if this process
-   * caught up with many changes since it was read (no catch-up first; the next process reconciles the rest).
-   */
+  /** At close: the graph if it changed, and the segment if this process caught up with many changes since read (no catch-up first). */
   saveGraph(): void {
     this.vectors?.persist();
     // Damage met in the file read from: reported and the file dropped (the next process rebuilds).
@@ -270,13 +267,14 @@ export class WarmIndex {
     this.options.onSegment?.({ type: 'segment-loaded', file, rows: this.lexical.size, ms: performance.now() - started });
     if (this.options.prefetch) {
       const { lexical, vectors } = this;
-      // Stops when this index is rebuilt meanwhile; damage found resets it (the next refresh rebuilds from the store).
+      // Stops when this index is rebuilt, waits while its graph is built elsewhere; damage resets it (rebuilt from the store).
       prefetchInBackground(
         { lexicon: reader.lexicon, metas: reader.lexical.metas },
         lexical,
         vectors,
         () => lexical === this.lexical && vectors === this.vectors && !this.retired,
         (error) => this.reset(error),
+        () => graphBeingBuilt(this.options.graphFile),
       );
     }
   }

@@ -94,13 +94,17 @@ const PREFETCH_SLICE = 2_000;
 const PREFETCH_BLOCKS = 256;
 /** Bytes of the vector matrix one background step reads (and checksums): a few milliseconds. */
 const PREFETCH_MATRIX_BYTES = 8 * 1024 * 1024;
+/** How often a held-off background read looks again. */
+const HOLD_OFF_MS = 250;
 
 /**
  * The lexicon and path blocks, postings, then the vector matrix, read a slice at a time
  * between other work (a few milliseconds each), never keeping the process alive: later
  * searches read nothing from the file (at 1M rows, rescoring a graph's 400 candidates row by
  * row from the file took ~1.5 ms). Stops once `current` says the index was replaced; damage
- * found goes to `damaged`.
+ * found goes to `damaged`. Waits while `holdOff` says so: a graph another thread is finishing
+ * for this index (at 1M rows, that graph and the whole index read back at once were the peak of
+ * a build's memory).
  */
 export function prefetchInBackground(
   tables: { lexicon: TermTable; metas: MetaTable | undefined },
@@ -108,9 +112,14 @@ export function prefetchInBackground(
   vectors: ExactOrGraphVectorIndex | undefined,
   current: () => boolean,
   damaged: (error: SegmentError) => void,
+  holdOff: () => boolean = () => false,
 ): void {
   const step = (): void => {
     if (!current()) return;
+    if (holdOff()) {
+      setTimeout(step, HOLD_OFF_MS).unref();
+      return;
+    }
     let more: boolean;
     try {
       more =
