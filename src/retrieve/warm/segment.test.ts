@@ -10,6 +10,7 @@ import { catalogEntry, chunk } from '../../store/test-support/store-contract.js'
 import { readSegmentHeader, SegmentError, type SegmentHeader, SegmentReader, sortTerms, writeSegment } from '../../store/segment-file.js';
 import { type SegmentEvent, WarmIndex, type WarmIndexOptions } from './warm-index.js';
 import { STORE_INSTANCE_STATE } from './warm-segment.js';
+import { graphBuildStarted } from './graph-builds.js';
 import { pick, random, vocabulary } from './test-words.js';
 import { openHandles } from '../../store/test-support/open-handles.js';
 
@@ -310,6 +311,29 @@ describe('segment files', () => {
     expect(events[1]?.reason).toMatch(/fail their checksum/);
     await warm.refresh(); // rebuilt from the store
     expectSameAnswers(warm, reference, 32);
+  });
+
+  it('a long-lived index holds off its background read while its graph is being built on another thread, then reads on', async () => {
+    const { header } = await savedWithReference(29);
+    // The last term's postings damaged: the background read reports it once it reaches them.
+    const damaged = readFileSync(segment);
+    const end = header.postings.offset + header.postings.bytes;
+    damaged.fill(0x7f, end - 8, end);
+    writeFileSync(segment, damaged);
+    const graphFile = join(folder, 'graph.hnsw');
+    const release = graphBuildStarted(graphFile);
+    const events: SegmentEvent[] = [];
+    const warm = new WarmIndex(store, options({ prefetch: true, graphFile, onSegment: (event) => events.push(event) }));
+    try {
+      await warm.refresh();
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(events.map((event) => event.type)).toEqual(['segment-loaded']); // nothing read in the background yet
+    } finally {
+      release();
+    }
+    for (let wait = 0; wait < 100 && events.length < 2; wait++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(events.map((event) => event.type)).toEqual(['segment-loaded', 'segment-rejected']);
+    warm.close();
   });
 
   it('a retired index (its holder took another) stops its background read, keeps its file open for searches under way, and closes it after the grace', async () => {
