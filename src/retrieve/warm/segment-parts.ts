@@ -58,7 +58,7 @@ export async function writeSegmentInParts(store: Store, options: WarmIndexOption
       const file = `${stem}.part${parts.length}.tmp`;
       writeSegment(file, { ...part.contents, header: { ...part.contents.header, storeInstance: instance } });
       const reader = SegmentReader.open(file);
-      parts.push({ file, reader, postings: new SectionReader(file, reader.header.postings.offset, reader.header.postings.bytes), firstRow: rows, metaIds: new Int32Array(0) });
+      parts.push({ file, reader, postings: new SectionReader(file, reader.header.postings.offset, reader.header.postings.bytes, POSTINGS_BLOCK_BYTES), firstRow: rows, metaIds: new Int32Array(0) });
       rows += part.rows;
     }
     // After the rows: every term they use is in the lexicon now.
@@ -278,8 +278,10 @@ function merged(parts: Part[], header: SegmentContents['header'], lexicon: Array
   };
 }
 
-/** Bytes read from a file at a time when copying or walking a section. */
+/** Bytes read from a file at a time when copying a section (one part at a time). */
 const BLOCK_BYTES = 8 * 1024 * 1024;
+/** … and when walking a part's postings (every part's at once: 20 parts at 1M rows). */
+const POSTINGS_BLOCK_BYTES = 1024 * 1024;
 
 /**
  * One section of a part's file read front to back through a block buffer: a range inside the
@@ -288,7 +290,7 @@ const BLOCK_BYTES = 8 * 1024 * 1024;
  */
 class SectionReader {
   private readonly fd: number;
-  private block = new Uint8Array(BLOCK_BYTES);
+  private block: Uint8Array;
   private blockStart = 0;
   private blockLength = 0;
 
@@ -296,8 +298,10 @@ class SectionReader {
     file: string,
     private readonly start: number,
     private readonly bytes: number,
+    blockBytes = BLOCK_BYTES,
   ) {
     this.fd = openSync(file, 'r');
+    this.block = new Uint8Array(Math.max(8, Math.min(blockBytes, bytes)));
   }
 
   read(offset: number, length: number): Uint8Array {
