@@ -13,6 +13,25 @@ export interface SnapshotSource {
   postings: ReadonlyArray<Postings | undefined>;
 }
 
+/** Row metadata numbered in the order rows first use it (path and language), as a segment file lists it. */
+export function metaNumbering(): { metas: SegmentRowMeta[]; idOf(meta: SegmentRowMeta): number } {
+  const metas: SegmentRowMeta[] = [];
+  const ids = new Map<string, Map<string, number>>();
+  return {
+    metas,
+    idOf(meta) {
+      let byLanguage = ids.get(meta.path);
+      if (!byLanguage) ids.set(meta.path, (byLanguage = new Map()));
+      let id = byLanguage.get(meta.language);
+      if (id === undefined) {
+        id = metas.push({ path: meta.path, language: meta.language }) - 1;
+        byLanguage.set(meta.language, id);
+      }
+      return id;
+    },
+  };
+}
+
 /**
  * The live rows renumbered 0..n-1 in slot order (what a segment file holds). Row and term
  * tables are built here; each row's terms and each term's postings are handed out one at a
@@ -35,8 +54,7 @@ export function snapshotRows(state: SnapshotSource): LexicalSnapshot {
   const lengths = new Float64Array(rows);
   const termOffsets = new Uint32Array(rows + 1);
   const metaIndex = new Uint32Array(rows);
-  const metas: SegmentRowMeta[] = [];
-  const metaIds = new Map<string, Map<string, number>>();
+  const { metas, idOf } = metaNumbering();
   for (let slot = 0, row = 0, at = 0; slot < state.slotCount; slot++) {
     if (!state.alive[slot]) continue;
     if (remap) {
@@ -47,16 +65,7 @@ export function snapshotRows(state: SnapshotSource): LexicalSnapshot {
     lengths[row] = state.lengths[slot] as number;
     at += state.rowTerms.count(slot);
     termOffsets[row + 1] = at;
-    const meta = state.meta(slot) as SegmentRowMeta;
-    let byLanguage = metaIds.get(meta.path);
-    if (!byLanguage) metaIds.set(meta.path, (byLanguage = new Map()));
-    let id = byLanguage.get(meta.language);
-    if (id === undefined) {
-      id = metas.length;
-      metas.push({ path: meta.path, language: meta.language });
-      byLanguage.set(meta.language, id);
-    }
-    metaIndex[row] = id;
+    metaIndex[row] = idOf(state.meta(slot) as SegmentRowMeta);
     row++;
   }
   if ((termOffsets[rows] as number) !== entries) throw new Error('lexical snapshot: row term counts changed while reading');

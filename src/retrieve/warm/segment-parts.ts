@@ -1,8 +1,9 @@
 import { closeSync, openSync, readdirSync, readSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { type LexicalSnapshot, type MatrixPieces, SegmentReader, type SegmentContents, type SegmentRowMeta, sortTerms, writeSegment } from '../../store/segment-file.js';
+import { type LexicalSnapshot, type MatrixPieces, SegmentReader, type SegmentContents, sortTerms, writeSegment } from '../../store/segment-file.js';
 import type { Store } from '../../store/spec.js';
 import { LexicalIndex } from './lexical-index.js';
+import { metaNumbering } from './lexical-snapshot.js';
 import { Lexicon } from './lexicon.js';
 import { FlatVectorIndex } from './vector-index.js';
 import { STORE_INSTANCE_STATE } from './warm-segment.js';
@@ -166,17 +167,10 @@ function merged(parts: Part[], header: SegmentContents['header'], lexicon: Array
   const lengths = new Float64Array(rows);
   const termOffsets = new Uint32Array(rows + 1);
   const metaIndex = new Uint32Array(rows);
-  const metas: SegmentRowMeta[] = [];
-  const metaIds = new Map<string, Map<string, number>>();
+  const { metas, idOf } = metaNumbering();
   const mergedMeta = (part: Part, local: number): number => {
     let id = part.metaIds[local] as number;
-    if (id >= 0) return id;
-    const meta = part.reader.lexical.metas.get(local);
-    let byLanguage = metaIds.get(meta.path);
-    if (!byLanguage) metaIds.set(meta.path, (byLanguage = new Map()));
-    id = byLanguage.get(meta.language) ?? metas.push({ path: meta.path, language: meta.language }) - 1;
-    byLanguage.set(meta.language, id);
-    part.metaIds[local] = id;
+    if (id < 0) part.metaIds[local] = id = idOf(part.reader.lexical.metas.get(local));
     return id;
   };
   for (const part of parts) {
