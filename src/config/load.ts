@@ -1,4 +1,5 @@
-import { meantKey } from '../errors/check-types.js';
+import { isPlainObject } from '../errors/check-types.js';
+import { meantKey } from '../errors/meant-key.js';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { LociError } from '../errors/index.js';
@@ -7,7 +8,8 @@ import { seedAliasLayer } from './aliases.js';
 import { folderConfigLayers, type FolderConfigTrust } from './folder-config.js';
 import { parseConfigText } from './parse-file.js';
 import { configSchema, type LociConfig } from './schema.js';
-import { schemaAt, unwrap } from './schema-walk.js';
+import { schemaAt } from './schema-walk.js';
+import { unwrapSchema as unwrap } from '../errors/schema-path.js';
 
 export { FOLDER_CONFIG_FILE_NAME as CONFIG_FILE_NAME } from './folder-config.js';
 
@@ -211,8 +213,4 @@ function safeJson(text: string): unknown {
 
 function toScreamingSnake(key: string): string {
   return key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();
-}
-
-function isPlainObject(value: unknown): value is Raw {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,3 +1,4 @@
+import { isPlainObject } from '../errors/check-types.js';
 import { LociError } from '../errors/index.js';
 
 /** Parses a config file's text; it must hold one JSON object. */
@@ -14,9 +15,7 @@ export function parseConfigText(text: string, path: string): Record<string, unkn
   return value;
 }
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { isPlainObject };
 
 /** Dotted paths of the leaves of a config object (arrays are leaves). */
 export function leafPaths(values: Record<string, unknown>, prefix: string[] = []): string[] {

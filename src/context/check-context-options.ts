@@ -1,8 +1,6 @@
 import { z } from 'zod';
 import type { ContextOptions } from './context-types.js';
-import { abortSignal, checkTypes, finite, strings } from '../errors/check-types.js';
-
-const object = z.custom<object>((value) => typeof value === 'object' && value !== null, 'expected an object');
+import { abortSignal, checkTypes, finite, plainObject, strings } from '../errors/check-types.js';
 
 /** Every key of ContextOptions, and no other (the compiler holds the two together). */
 export const contextOptions = z.looseObject({
@@ -17,8 +15,8 @@ export const contextOptions = z.looseObject({
   include: strings.optional(),
   all: z.string().optional(),
   smallProject: z.boolean().optional(),
-  reranker: object.optional(),
-  pickFilesWith: object.optional(),
+  reranker: plainObject.optional(),
+  pickFilesWith: plainObject.optional(),
   repoMapTokens: finite.optional(),
   system: z.string().optional(),
   // Each turn's shape is checked where the history is read (build-context.ts#checkHistory).

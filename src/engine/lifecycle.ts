@@ -1,6 +1,6 @@
 import { isAbsolute, relative, resolve } from 'node:path';
 import { z } from 'zod';
-import { abortSignal, callback, checkKeys, checkTypes } from '../errors/check-types.js';
+import { abortSignal, callback, checkKeys, checkTypes, plainObject } from '../errors/check-types.js';
 import { LociError } from '../errors/index.js';
 import { assertRootFolder } from '../sources/root-folder.js';
 import type { CreateLociOptions, RunOptions } from './engine-types.js';
@@ -15,12 +15,11 @@ export function checkCreateOptions(options: CreateLociOptions): void {
   checkTypes(createTypes, options, 'createLoci options', "{ root: './my-project', store: './my-project/.loci', embedder: 'static' }");
 }
 
-const object = z.custom<object>((value) => typeof value === 'object' && value !== null && !Array.isArray(value), 'expected an object');
 const createTypes = z.looseObject({
   root: z.string(),
-  store: z.union([z.string(), object]).optional(),
-  config: object.optional(),
-  embedder: z.union([z.string(), object]).optional(),
+  store: z.union([z.string(), plainObject]).optional(),
+  config: plainObject.optional(),
+  embedder: z.union([z.string(), plainObject]).optional(),
   // process.env is no plain object (zod's record refuses it): each value is checked instead.
   env: z
     .custom<object>(

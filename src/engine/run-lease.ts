@@ -1,3 +1,4 @@
+import { processAlive } from '../store/process-alive.js';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -105,16 +106,6 @@ function isFree(lease: LeaseValue, host: string, staleMs: number): boolean {
   if (Date.now() - lease.renewed > staleMs) return true;
   if (lease.host !== host) return false;
   return lease.pid === process.pid ? !heldHere.has(lease.token) : !processAlive(lease.pid);
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: alive, another user's.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function parseLease(raw: string | undefined): LeaseValue | undefined {

@@ -3,8 +3,6 @@ import { LociError } from './loci-error.js';
 import { meantKey } from './meant-key.js';
 import { describeIssues } from './zod-issues.js';
 
-export { meantKey };
-
 /**
  * The types of what a JavaScript caller passes the library, checked where it enters: a string
  * where a list belongs (`languages: 'ts'`), a number for a query, or a mode that does not exist
@@ -17,6 +15,13 @@ export const strings = z.array(z.string());
 export const abortSignal = z.custom<AbortSignal>((value) => value instanceof AbortSignal, 'expected an AbortSignal');
 export const finite = z.number().finite();
 export const callback = z.custom<(...args: never[]) => unknown>((value) => typeof value === 'function', 'expected a function');
+
+/** An object with keys (not null, not an array): what every options object and input record must be. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export const plainObject = z.custom<object>(isPlainObject, 'expected an object');
 
 /**
  * Every key of the library's option objects (search and symbol lookup, context, recall, memory
@@ -45,7 +50,7 @@ export const LIBRARY_OPTION_KEYS: ReadonlySet<string> = new Set([
  * the index somewhere else).
  */
 export function checkKeys(value: unknown, keys: readonly string[], what: string, options: { strict?: boolean; shared?: boolean } = {}): void {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return;
+  if (!isPlainObject(value)) return;
   for (const key of Object.keys(value)) {
     if (keys.includes(key)) continue;
     const meant = misspelled(key, keys, options.shared ?? true);
@@ -64,7 +69,7 @@ function misspelled(key: string, keys: readonly string[], shared: boolean): stri
 
 /** An argument that must be an object (options, an input record): anything else is INVALID_ARGUMENT, not a TypeError further in. */
 export function checkObject(value: unknown, what: string, example: string): asserts value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+  if (!isPlainObject(value)) {
     throw new LociError('INVALID_ARGUMENT', `The ${what} must be an object; got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}.`, { hint: `For example ${example}.` });
   }
 }

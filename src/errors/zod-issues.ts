@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { meantKey } from './meant-key.js';
+import { schemaAtPath } from './schema-path.js';
 
 type Issue = z.core.$ZodIssue;
 
@@ -46,25 +47,8 @@ export function withMeantKeys(issues: readonly Issue[], schema: z.ZodType): Issu
   });
 }
 
-/** The keys of the object schema at `path` (through optional, nullable, default and array wrappers), if there is one. */
+/** The keys of the object schema at `path`, if there is one. */
 function objectKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] | undefined {
-  let current: unknown = schema;
-  for (let step = 0; step <= path.length; step++) {
-    for (let depth = 0; depth < 8; depth++) {
-      const def = (current as { def?: { innerType?: unknown; element?: unknown } }).def;
-      if (def?.innerType) current = def.innerType;
-      else break;
-    }
-    if (step === path.length) break;
-    const key = path[step];
-    const def = (current as { def?: { element?: unknown } }).def;
-    if (typeof key === 'number' && def?.element) current = def.element;
-    else {
-      const shape = (current as { shape?: Record<string, unknown> }).shape;
-      if (!shape || typeof key !== 'string' || !(key in shape)) return undefined;
-      current = shape[key];
-    }
-  }
-  const shape = (current as { shape?: Record<string, unknown> }).shape;
+  const shape = (schemaAtPath(schema, path) as { shape?: Record<string, unknown> } | undefined)?.shape;
   return shape ? Object.keys(shape) : undefined;
 }

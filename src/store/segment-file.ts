@@ -18,7 +18,7 @@ import {
 import { blockMetaTable, blockTermTable, LEXICON_BLOCK, PATH_BLOCK } from './segment-tables.js';
 
 export * from './segment-format.js';
-export { writeSegment } from './segment-writer.js';
+export { removeAbandonedFiles, writeSegment } from './segment-writer.js';
 
 /** Only the header, to compare watermarks before writing. */
 export function readSegmentHeader(file: string): SegmentHeader | undefined {

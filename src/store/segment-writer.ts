@@ -1,4 +1,6 @@
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { processAlive } from './process-alive.js';
 import { lexiconBlocks, pathBlockCrc } from './segment-tables.js';
 import { align, ARRAY_TYPES, type ArrayName, type Arrays, bytesOf, crc32, MAGIC, PREFIX, SEGMENT_VERSION, type SegmentContents, type SegmentHeader, type Strings } from './segment-format.js';
 
@@ -33,7 +35,7 @@ class Output {
   }
 }
 
-/** Writes a segment to `file` (mode 0600) through a temporary file and a rename; returns its size in bytes. */
+/** Writes a segment to `file` (mode 0600) through a temporary file (`<file>.<pid>.<random>.tmp`) and a rename; returns its size in bytes. */
 export function writeSegment(file: string, contents: SegmentContents): number {
   const { lexical, vectors } = contents;
   const languages: string[] = [];
@@ -217,6 +219,28 @@ export function writeSegment(file: string, contents: SegmentContents): number {
   closeSync(fd);
   renameSync(temporary, file);
   return PREFIX + headerBytes + lexiconAt + lexicon.body.length;
+}
+
+/**
+ * Temporary files of `file` that a process killed while saving left behind (`<file>.<pid>.…tmp`:
+ * a merge's parts, or a segment written whole): as big as the index, so removed once that process
+ * is gone (a live process's are its own).
+ */
+export function removeAbandonedFiles(file: string): void {
+  const folder = dirname(file);
+  const prefix = `${basename(file)}.`;
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue;
+    const pid = Number(name.slice(prefix.length).split('.')[0]);
+    if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || processAlive(pid)) continue;
+    rmSync(join(folder, name), { force: true });
+  }
 }
 
 function writeAll(fd: number, bytes: Uint8Array): void {

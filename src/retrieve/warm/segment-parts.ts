@@ -1,6 +1,5 @@
-import { closeSync, openSync, readdirSync, readSync, rmSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import { type LexicalSnapshot, type MatrixPieces, SegmentReader, type SegmentContents, sortTerms, writeSegment } from '../../store/segment-file.js';
+import { closeSync, openSync, readSync, rmSync } from 'node:fs';
+import { type LexicalSnapshot, type MatrixPieces, removeAbandonedFiles, SegmentReader, type SegmentContents, sortTerms, writeSegment } from '../../store/segment-file.js';
 import type { Store } from '../../store/spec.js';
 import { LexicalIndex } from './lexical-index.js';
 import { metaNumbering } from './lexical-snapshot.js';
@@ -90,36 +89,6 @@ export async function writeSegmentInParts(store: Store, options: WarmIndexOption
   }
 }
 
-/**
- * Temporary files beside the segment left by a process that died while saving (`<segment>.<pid>.…tmp`:
- * parts, or a segment written whole): as big as the index, so they are removed once that process is gone.
- */
-function removeAbandonedFiles(segmentFile: string): void {
-  const folder = dirname(segmentFile);
-  const prefix = `${basename(segmentFile)}.`;
-  let names: string[];
-  try {
-    names = readdirSync(folder);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue;
-    const pid = Number(name.slice(prefix.length).split('.')[0]);
-    if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || processAlive(pid)) continue;
-    rmSync(join(folder, name), { force: true });
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'; // alive, someone else's
-  }
-}
-
 /** Up to `limit` rows after `afterRowId`, read into an index of their own, as a segment's contents (no lexicon). */
 async function readPart(store: Store, options: WarmIndexOptions, afterRowId: number, limit: number): Promise<{ rows: number; watermark: number; contents: SegmentContents }> {
   const lexical = new LexicalIndex(options.weights, new Lexicon());
@@ -185,40 +154,44 @@ function merged(parts: Part[], header: SegmentContents['header'], lexicon: Array
       metaIndex[part.firstRow + row] = mergedMeta(part, base.metaIndex[row] as number);
     }
   }
-  // Each term with postings in any part, ascending (as one index lists them), and where it is in each part.
+  // Each term with postings in any part, ascending (as one index lists them), and where it is in
+  // each part: the parts' term lists walked together twice, to count the terms and then to fill
+  // typed arrays of that size (a list grown term by term held twice the memory at 1M rows).
   const cursors = new Int32Array(parts.length);
-  const termList: number[] = [];
-  for (;;) {
-    let next = Number.POSITIVE_INFINITY;
+  /** The smallest term at the parts' cursors (-1: every part is done). */
+  const smallest = (): number => {
+    let next = -1;
     parts.forEach((part, index) => {
-      const terms = part.reader.lexical.postingTerms;
-      if ((cursors[index] as number) < terms.length) next = Math.min(next, terms[cursors[index] as number] as number);
+      const term = part.reader.lexical.postingTerms[cursors[index] as number];
+      if (term !== undefined && (next < 0 || term < next)) next = term;
     });
-    if (next === Number.POSITIVE_INFINITY) break;
-    termList.push(next);
+    return next;
+  };
+  /** Moves past `term` in every part that has it, telling `found` where it was. */
+  const advance = (term: number, found: (index: number, at: number) => void = () => undefined): void => {
     parts.forEach((part, index) => {
-      if (part.reader.lexical.postingTerms[cursors[index] as number] === next) cursors[index] = (cursors[index] as number) + 1;
+      const at = cursors[index] as number;
+      if (part.reader.lexical.postingTerms[at] !== term) return;
+      found(index, at);
+      cursors[index] = at + 1;
     });
-  }
-  const postingTerms = Uint32Array.from(termList);
-  const terms = postingTerms.length;
-  const inPart = parts.map(() => new Int32Array(terms).fill(-1));
+  };
+  let terms = 0;
+  for (let term = smallest(); term >= 0; term = smallest(), terms++) advance(term);
   cursors.fill(0);
+  const postingTerms = new Uint32Array(terms);
+  const inPart = parts.map(() => new Int32Array(terms).fill(-1));
   const postingOffsets = new Uint32Array(terms + 1);
   const postingMax = new Float32Array(terms);
   for (let term = 0; term < terms; term++) {
+    postingTerms[term] = smallest();
     let count = 0;
-    let max = 0;
-    parts.forEach((part, index) => {
-      const base = part.reader.lexical;
-      const at = cursors[index] as number;
-      if (base.postingTerms[at] !== postingTerms[term]) return;
+    advance(postingTerms[term] as number, (index, at) => {
+      const base = (parts[index] as Part).reader.lexical;
       (inPart[index] as Int32Array)[term] = at;
-      cursors[index] = at + 1;
       count += (base.postingOffsets[at + 1] as number) - (base.postingOffsets[at] as number);
-      if ((base.postingMax[at] as number) > max) max = base.postingMax[at] as number;
+      if ((base.postingMax[at] as number) > (postingMax[term] as number)) postingMax[term] = base.postingMax[at] as number;
     });
-    postingMax[term] = max;
     postingOffsets[term + 1] = (postingOffsets[term] as number) + count;
   }
   const postings = (term: number): { slots: Int32Array; weighted: Float32Array } => {
@@ -248,12 +221,12 @@ function merged(parts: Part[], header: SegmentContents['header'], lexicon: Array
   // The rows' terms and the vectors are the parts' sections one after another, copied a block at a time.
   const forwardPieces = () => sections(parts, (header) => header.forward);
   const lexical: LexicalSnapshot = { rowIds, lengths, termOffsets, rowTerms, forwardPieces, metaIndex, metas, postingTerms, postingOffsets, postings, postingMax };
-  const withVectors = parts.filter((part) => part.reader.vectors !== undefined);
+  const partVectors = parts.map((part) => part.reader.vectors);
   const vectors =
-    header.dimensions > 0 && withVectors.length === parts.length
+    header.dimensions > 0 && partVectors.every((base) => base !== undefined)
       ? {
-          rowIds: concatenated(parts.map((part) => part.reader.vectors?.rowIds ?? new Float64Array(0))),
-          metaIndex: Uint32Array.from(parts.flatMap((part) => Array.from(part.reader.vectors?.metaIndex ?? [], (local) => mergedMeta(part, local)))),
+          rowIds: concatenated(partVectors.map((base) => base.rowIds)),
+          metaIndex: Uint32Array.from(parts.flatMap((part, index) => Array.from((partVectors[index] as NonNullable<(typeof partVectors)[number]>).metaIndex, (local) => mergedMeta(part, local)))),
           matrix: {
             byteLength: parts.reduce((sum, part) => sum + part.reader.header.matrix.bytes, 0),
             *pieces() {
