@@ -10,6 +10,7 @@ import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { argument, createReporter, machine, summarize } from './lib/report.mjs';
+import { stopServer } from './lib/stop-server.mjs';
 
 const reporter = createReporter();
 const smoke = process.argv.includes('--smoke');
@@ -91,7 +92,7 @@ try {
   reporter.row({ bench: 'console-search', op: 'wall time per keystroke', repo, requests: walls.length, ...summarize(walls) });
   reporter.row({ bench: 'machine', op: JSON.stringify(machine()) });
 } finally {
-  server.kill('SIGTERM');
+  await stopServer(server);
   if (work) rmSync(work, { recursive: true, force: true });
 }
 reporter.done();

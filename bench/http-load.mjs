@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { argument, createReporter, machine, summarize } from './lib/report.mjs';
+import { stopServer } from './lib/stop-server.mjs';
 
 const reporter = createReporter();
 const repo = argument('repo', new URL('..', import.meta.url).pathname);
@@ -60,7 +61,7 @@ await Promise.all(
   }),
 );
 const elapsed = (performance.now() - started) / 1000;
-server.kill('SIGTERM');
+await stopServer(server);
 rmSync(work, { recursive: true, force: true });
 reporter.row({
   bench: 'http-load',

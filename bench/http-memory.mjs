@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { argument, createReporter, machine, summarize } from './lib/report.mjs';
+import { stopServer } from './lib/stop-server.mjs';
 
 const reporter = createReporter();
 const sizes = argument('sizes', '10000,100000').split(',').map(Number);
@@ -80,7 +81,7 @@ try {
   }
   reporter.row({ bench: 'machine', op: JSON.stringify(machine()), clients });
 } finally {
-  server.kill('SIGTERM');
+  await stopServer(server);
   rmSync(work, { recursive: true, force: true });
 }
 reporter.done();
