@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { describeIssues, tightestIssues, withMeantKeys } from './zod-issues.js';
+import { describeIssues, tightestIssues, unknownKeysError, withMeantKeys } from './zod-issues.js';
 
 const schema = z.object({ topK: z.number().int().min(1).max(1000), name: z.string().min(2).max(5) });
 const issuesOf = (value: unknown) => {
@@ -33,5 +33,21 @@ describe('withMeantKeys', () => {
     expect(message).toContain('did you mean "topK" for "topk"?');
     expect(message).toContain('filter: Unrecognized key: "language"; did you mean "languages" for "language"?');
     expect(message).not.toContain('for "zzz"');
+  });
+});
+
+describe('unknownKeysError', () => {
+  const shape = { query: z.string(), topK: z.number().optional() };
+  const schema = z.strictObject(shape, { error: unknownKeysError(Object.keys(shape)) });
+  const messageOf = (value: unknown): string => {
+    const result = schema.safeParse(value);
+    return result.success ? '' : result.error.issues.map((issue) => issue.message).join(' | ');
+  };
+
+  it('names the key an unknown one meant, or the keys there are, and leaves other issues to zod', () => {
+    expect(messageOf({ query: 'x', topk: 1 })).toBe('Unrecognized key: "topk"; did you mean "topK" for "topk"?');
+    expect(messageOf({ query: 'x', colour: 1, zz: 2 })).toBe('Unrecognized keys: "colour", "zz"; the keys are "query", "topK"');
+    expect(messageOf({ query: 3 })).toMatch(/expected string/);
+    expect(messageOf(7)).toMatch(/expected object/);
   });
 });

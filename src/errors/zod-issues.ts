@@ -39,12 +39,33 @@ export function withMeantKeys(issues: readonly Issue[], schema: z.ZodType): Issu
     if (issue.code !== 'unrecognized_keys') return issue;
     const known = objectKeysAt(schema, issue.path);
     if (!known) return issue;
-    const hints = issue.keys.flatMap((key) => {
-      const meant = meantKey(key, known);
-      return meant ? [`did you mean "${meant}" for "${key}"?`] : [];
-    });
-    return hints.length > 0 ? { ...issue, message: `${issue.message}; ${hints.join('; ')}` } : issue;
+    const hints = meantKeyHints(issue.keys, known);
+    return hints ? { ...issue, message: `${issue.message}; ${hints}` } : issue;
   });
+}
+
+/** `did you mean "topK" for "topk"?` for each unknown key with a likely meaning; undefined for none. */
+function meantKeyHints(keys: readonly string[], known: readonly string[]): string | undefined {
+  const hints = keys.flatMap((key) => {
+    const meant = meantKey(key, known);
+    return meant ? [`did you mean "${meant}" for "${key}"?`] : [];
+  });
+  return hints.length > 0 ? hints.join('; ') : undefined;
+}
+
+/**
+ * A zod `error` option for a strict object whose unknown keys are reported with the key each
+ * likely means, for schemas validated where the issues cannot be rewritten afterwards (the MCP
+ * SDK checks tool arguments itself); other issues keep zod's message.
+ */
+export function unknownKeysError(known: readonly string[]): (issue: { code?: string; keys?: readonly string[] }) => string | undefined {
+  return (issue) => {
+    if (issue.code !== 'unrecognized_keys' || !issue.keys) return undefined;
+    const keys = issue.keys;
+    const listed = `Unrecognized key${keys.length === 1 ? '' : 's'}: ${keys.map((key) => JSON.stringify(key)).join(', ')}`;
+    const hints = meantKeyHints(keys, known);
+    return `${listed}; ${hints ?? `the keys are ${known.map((key) => JSON.stringify(key)).join(', ')}`}`;
+  };
 }
 
 /** The keys of the object schema at `path`, if there is one. */

@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { isLociError } from '../../errors/index.js';
+import { unknownKeysError } from '../../errors/zod-issues.js';
 import type { Roots } from '../shared/roots.js';
 import { redactPaths } from '../shared/wire-paths.js';
 
@@ -12,6 +13,14 @@ export const rootField = z.string().optional().describe('Which served project to
  */
 export function boundedInt(min: number, max: number) {
   return z.number().min(min, { abort: true }).max(max, { abort: true }).int();
+}
+
+/**
+ * A tool's arguments: no key beyond `shape` (advertised as `additionalProperties: false`), and
+ * an unknown one is reported with the key it likely means (`topk`: did you mean "topK"?).
+ */
+export function toolInput<Shape extends z.ZodRawShape>(shape: Shape) {
+  return z.strictObject(shape, { error: unknownKeysError(Object.keys(shape)) });
 }
 
 /**

@@ -2,7 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { publicKnowledgeHit, publicKnowledgeStore, wireText } from '../shared/knowledge-wire.js';
 import type { Roots } from '../shared/roots.js';
-import { boundedInt, guard, rootField, round } from './mcp-guard.js';
+import { boundedInt, guard, rootField, round, toolInput } from './mcp-guard.js';
 
 const agentField = z.string().min(1).max(200).describe('The agent whose knowledge store this is (e.g. "boss").');
 
@@ -19,7 +19,7 @@ export function registerKnowledgeTools(server: McpServer, roots: Roots): void {
     {
       title: 'Load a knowledge store',
       description: "Load-or-create an agent's knowledge store from a markdown file inside the project (rebuilt when the file changes) or from markdown text; each section becomes a searchable entry.",
-      inputSchema: z.strictObject({
+      inputSchema: toolInput({
         agent: agentField,
         path: z.string().min(1).max(4096).optional().describe('A markdown file, relative to the project root.'),
         markdown: z.string().max(5_000_000).optional().describe('The markdown itself, instead of a path.'),
@@ -44,7 +44,7 @@ export function registerKnowledgeTools(server: McpServer, roots: Roots): void {
     {
       title: 'Search a knowledge store',
       description: "Search an agent's knowledge store: sections at least `threshold` similar to the query (cosine, default 0.5), top `topK` (default 2); mode cosine orders by similarity alone.",
-      inputSchema: z.strictObject({
+      inputSchema: toolInput({
         agent: agentField,
         query: z.string().min(1).describe('What to look up.'),
         threshold: z.number().min(-1).max(1).optional(),
@@ -72,7 +72,7 @@ export function registerKnowledgeTools(server: McpServer, roots: Roots): void {
 
   server.registerTool(
     'knowledge_list',
-    { title: 'List knowledge stores', description: 'The knowledge stores loaded, with their sources and sections.', inputSchema: z.strictObject({ root: rootField }) },
+    { title: 'List knowledge stores', description: 'The knowledge stores loaded, with their sources and sections.', inputSchema: toolInput({ root: rootField }) },
     async ({ root }) =>
       guard(roots, async () => {
         const stores = (await (await knowledgeOf(root)).list()).map((store) => publicKnowledgeStore(store, roots));
@@ -85,7 +85,7 @@ export function registerKnowledgeTools(server: McpServer, roots: Roots): void {
 
   server.registerTool(
     'knowledge_drop',
-    { title: 'Drop a knowledge store', description: "Delete an agent's knowledge store (its sections and sources).", inputSchema: z.strictObject({ agent: agentField, root: rootField }) },
+    { title: 'Drop a knowledge store', description: "Delete an agent's knowledge store (its sections and sources).", inputSchema: toolInput({ agent: agentField, root: rootField }) },
     async ({ agent, root }) =>
       guard(roots, async () => {
         const dropped = await (await knowledgeOf(root)).drop(agent);

@@ -4,7 +4,7 @@ import { publicHistory, publicRecord } from '../../memory/public-record.js';
 import { recordInputShape } from '../../memory/record-input.js';
 import { interactionOutcomes, memoryKinds, recallModes, type InteractionFields, type MemoryRecord, type RecallOptions } from '../../memory/spec.js';
 import type { Roots } from '../shared/roots.js';
-import { boundedInt, guard, rootField, round } from './mcp-guard.js';
+import { boundedInt, guard, rootField, round, toolInput } from './mcp-guard.js';
 
 /** remember, recall and conversation_history: the library's record model over MCP. */
 export function registerMemoryTools(server: McpServer, roots: Roots): void {
@@ -16,7 +16,7 @@ export function registerMemoryTools(server: McpServer, roots: Roots): void {
         'Stores a fact, decision, preference or outcome in long-term memory under a namespace (e.g. "user/alice", "project/loci", "agent/reviewer"), so later sessions can recall it. ' +
         'Near-identical notes in a namespace are merged when they agree; a note that contradicts an older one (another number, a negation, another name) is kept and recalled first. ' +
         'kind "interaction" logs a prompt with its response and outcome (success, error, cancelled); kind "turn" appends a dialog turn (conversationId, prompt = user query, response = reply) to a conversation.',
-      inputSchema: z.strictObject({
+      inputSchema: toolInput({
         ...recordInputShape,
         text: z
           .string()
@@ -46,7 +46,7 @@ export function registerMemoryTools(server: McpServer, roots: Roots): void {
       description:
         'Searches long-term memory (keyword + semantic + recency) for records relevant to a query, within the given namespaces and those nested under them. ' +
         'Use it at the start of a task to find earlier decisions, preferences and outcomes. A namespace with nothing in it yet returns no records (not an error).',
-      inputSchema: z.strictObject({
+      inputSchema: toolInput({
         query: z.string().min(1).describe('What to recall.'),
         namespaces: z.array(z.string()).optional().describe('Scopes to search, e.g. ["user/alice"]; default all.'),
         topK: boundedInt(1, 50).optional().describe('How many records (default 5).'),
@@ -88,7 +88,7 @@ export function registerMemoryTools(server: McpServer, roots: Roots): void {
       description:
         'The turns of a conversation (stored with remember, kind "turn") that fit a token budget: the latest ones, then older ones relevant to the query, in conversation order. ' +
         'Use it to continue a conversation where it left off. An unknown conversation has no turns.',
-      inputSchema: z.strictObject({
+      inputSchema: toolInput({
         conversationId: z.string().min(1).max(200).describe('The conversation.'),
         query: z.string().optional().describe('Keep older turns relevant to this after the latest ones.'),
         maxTokens: boundedInt(1, 200_000).optional().describe('Token budget (default 2000).'),

@@ -4,7 +4,7 @@ import { buildContext } from '../../context/build-context.js';
 import { fileRoles } from '../../sources/file-role.js';
 import { LOCI_VERSION } from '../../version.js';
 import type { Roots } from '../shared/roots.js';
-import { boundedInt, guard, rootField, round } from './mcp-guard.js';
+import { boundedInt, guard, rootField, round, toolInput } from './mcp-guard.js';
 import { registerKnowledgeTools } from './mcp-knowledge-tools.js';
 import { registerMemoryTools } from './mcp-memory-tools.js';
 
@@ -22,7 +22,7 @@ export function createMcpServer(roots: Roots): McpServer {
       description:
         'Hybrid (keyword + semantic) search over the indexed project. Use it to find where something is implemented, defined or documented before reading or changing code. ' +
         'Returns the best chunks with file path, line range and text. Name identifiers or paths exactly when you know them.',
-      inputSchema: z.strictObject({
+      inputSchema: toolInput({
         query: z.string().min(1).describe('What to look for: a question, identifiers, or an error message.'),
         topK: boundedInt(1, 50).optional().describe('How many results (default 8).'),
         paths: z.array(z.string()).optional().describe('Only paths matching these globs or under these folders, e.g. ["src/**/*.ts"].'),
@@ -72,7 +72,7 @@ export function createMcpServer(roots: Roots): McpServer {
       description:
         'Exact lookup of a function, class, method (Class.method), type or exported constant by name: returns only the chunks that define it, implementation before tests. ' +
         'Use it when you know the name; use search_code for questions.',
-      inputSchema: z.strictObject({
+      inputSchema: toolInput({
         name: z.string().min(1).max(200).describe('The symbol, e.g. "nextTick", "Router.match" or "use-model".'),
         topK: boundedInt(1, 50).optional().describe('How many definitions (default 5).'),
         roles: z.array(z.enum(fileRoles)).optional().describe('Only files with these roles, e.g. ["test"] for the tests that define it.'),
@@ -99,7 +99,7 @@ export function createMcpServer(roots: Roots): McpServer {
       description:
         'Retrieves, ranks and packs the most relevant code for a question into a token budget, as numbered snippets with path:lines. ' +
         'Use it when you need enough surrounding code to answer a question about the project in one step. "@path" in the question includes that file whole.',
-      inputSchema: z.strictObject({
+      inputSchema: toolInput({
         question: z.string().min(1).describe('The question to gather context for.'),
         maxTokens: boundedInt(100, 200_000).optional().describe('Hard limit for the packed prompt (default 6000).'),
         conversationId: z.string().min(1).max(200).optional().describe('Add the budgeted history of this conversation (turns stored with remember, kind turn) to the prompt.'),
@@ -137,7 +137,7 @@ export function createMcpServer(roots: Roots): McpServer {
     {
       title: 'Index status',
       description: 'Reports what is indexed (files, chunks, embedder), whether indexing is running, and which files changed since they were indexed.',
-      inputSchema: z.strictObject({ root: rootField }),
+      inputSchema: toolInput({ root: rootField }),
     },
     async ({ root }) =>
       guard(roots, async () => {
