@@ -149,7 +149,7 @@ export function environmentLayer(env: Record<string, string | undefined>): Confi
   const values: Raw = {};
   const originOfPath = new Map<string, Origin>();
   for (const { path, kind } of configLeaves()) {
-    const name = `LOCI_${path.map(toScreamingSnake).join('_')}`;
+    const name = variableOf(path);
     const text = env[name];
     if (text === undefined || text === '') continue;
     let target = values;
@@ -162,6 +162,15 @@ export function environmentLayer(env: Record<string, string | undefined>): Confi
     originOfPath.set(path.join('.'), name);
   }
   return { origin: 'environment', values, originOfPath };
+}
+
+/** The LOCI_* variable of every config key (LOCI_SEARCH_TOP_K, …). */
+export function configVariableNames(): string[] {
+  return configLeaves().map(({ path }) => variableOf(path));
+}
+
+function variableOf(path: readonly string[]): string {
+  return `LOCI_${path.map(toScreamingSnake).join('_')}`;
 }
 
 type LeafKind = 'number' | 'boolean' | 'array' | 'string';

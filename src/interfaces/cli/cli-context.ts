@@ -7,7 +7,9 @@ import { folderConfigLayers } from '../../config/folder-config.js';
 import { seedAliasLayer } from '../../config/aliases.js';
 import { environmentLayer, readConfigFile, resolveConfig, type ConfigLayer } from '../../config/load.js';
 import type { LociConfig } from '../../config/schema.js';
+import { describeUnknownVariable, unknownVariables } from '../../config/variables.js';
 import { LociError } from '../../errors/index.js';
+import { printable } from './format.js';
 import { isTrustedFolder, readTrustedFolders } from './trusted-folders.js';
 
 export interface CliIo {
@@ -122,7 +124,17 @@ function trustedLayers(io: CliIo, flags: FlagValues, configFile: string | undefi
 /** The config from trusted sources only (before a folder is known, e.g. to clone it). */
 export function trustedCliConfig(io: CliIo, flags: FlagValues, configFile?: string): LociConfig {
   const { base, later } = trustedLayers(io, flags, configFile);
-  return resolveConfig([...base, ...later]);
+  return warnedOnce(io, resolveConfig([...base, ...later]));
+}
+
+const warned = new WeakSet<CliIo>();
+
+/** Names each LOCI_* variable set that loci does not read (a misspelling), once per command. */
+function warnedOnce(io: CliIo, config: LociConfig): LociConfig {
+  if (warned.has(io)) return config;
+  warned.add(io);
+  for (const unknown of unknownVariables(io.env, config)) io.stderr.write(`${printable(describeUnknownVariable(unknown))}\n`);
+  return config;
 }
 
 /**
@@ -132,7 +144,7 @@ export function trustedCliConfig(io: CliIo, flags: FlagValues, configFile?: stri
 export function loadCliConfig(io: CliIo, root: string, flags: FlagValues, configFile?: string): LociConfig {
   const { base, later } = trustedLayers(io, flags, configFile);
   const folder = configFile ? [] : folderConfigLayers(root, (file) => isTrustedFolder(readTrustedFolders(trustedFoldersFile(io)), file), later);
-  const config = resolveConfig([...base, ...folder, ...later]);
+  const config = warnedOnce(io, resolveConfig([...base, ...folder, ...later]));
   if (config.store && !/^postgres(ql)?:\/\//i.test(config.store)) {
     // A --store flag is relative to the shell's cwd; one from a config file or env, to the root.
     const fromFlag = flags.some((flag) => flag.path === 'store' && flag.value !== undefined);
