@@ -33,15 +33,24 @@ export function listEmbedders(): Array<{ provider: string; describe: string }> {
 export async function resolveEmbedder(spec: string, context: EmbedderFactoryContext): Promise<EmbeddingModel | undefined> {
   const trimmed = spec.trim();
   if (trimmed === '' || trimmed === 'none') return undefined;
+  const unknown = unknownEmbedder(trimmed);
+  if (unknown) throw unknown;
   const separator = trimmed.indexOf(':');
-  const provider = separator === -1 ? trimmed : trimmed.slice(0, separator);
   const modelId = separator === -1 ? undefined : trimmed.slice(separator + 1) || undefined;
-  const factory = factories.get(provider);
-  if (!factory) {
-    const known = ['none', ...factories.keys()].join(', ');
-    throw new LociError('EMBEDDER_UNKNOWN', `Unknown embedder "${spec}". Known providers: ${known}.`, { details: { spec, known } });
-  }
-  return factory.create(modelId, context);
+  return (factories.get(providerOf(trimmed)) as { create: EmbedderFactory }).create(modelId, context);
+}
+
+function providerOf(spec: string): string {
+  const separator = spec.indexOf(':');
+  return separator === -1 ? spec : spec.slice(0, separator);
+}
+
+/** The error a spec naming no registered provider gets (`sttaic`), without setting anything up; undefined for a known one or `none`. */
+export function unknownEmbedder(spec: string): LociError | undefined {
+  const trimmed = spec.trim();
+  if (trimmed === '' || trimmed === 'none' || factories.has(providerOf(trimmed))) return undefined;
+  const known = ['none', ...factories.keys()].join(', ');
+  return new LociError('EMBEDDER_UNKNOWN', `Unknown embedder "${spec}". Known providers: ${known}.`, { details: { spec, known } });
 }
 
 /**

@@ -71,7 +71,7 @@ class LociEngine implements Loci {
   ) {
     this.storeLocation = describeLocation(location);
     this.models = new EngineModels(options.embedder, config, options.env ?? {});
-    this.notes = new ResultNotes(root);
+    this.notes = new ResultNotes(root, () => this.models.requestedNote());
   }
 
   index(runOptions: RunOptions = {}): Promise<IndexSummary> {

@@ -1,5 +1,5 @@
 import type { LociConfig } from '../config/schema.js';
-import { resolveRequestedEmbedder } from '../embed/registry.js';
+import { resolveRequestedEmbedder, unknownEmbedder } from '../embed/registry.js';
 import { embedderIdOf, type EmbeddingModel } from '../embed/spec.js';
 import { isProviderFailure, type LociError } from '../errors/index.js';
 import type { Store } from '../store/spec.js';
@@ -52,6 +52,17 @@ export class EngineModels {
     const { spec, model } = await recordedSearchModel(store, embedderId, configured, this.context());
     this.current = { spec, model };
     return model;
+  }
+
+  /**
+   * A warning for searches when the embedder the user asked for names no provider: a search
+   * uses the one the index recorded, so the mistake would show only at the next index run.
+   */
+  requestedNote(): string | undefined {
+    const requested = this.option ?? this.config.embedder;
+    if (typeof requested !== 'string') return undefined;
+    const unknown = unknownEmbedder(requested);
+    return unknown ? `${unknown.message} Searches use the embedder the index was built with; \`loci index\` refuses this one until it is fixed.` : undefined;
   }
 
   /**

@@ -29,17 +29,23 @@ export async function markStale(root: string, store: Store, results: SearchResul
 }
 
 /**
- * What an engine adds to every response: stale and deleted files, and, until the first run
+ * What an engine adds to every response: stale and deleted files, a warning about its settings, and, until the first run
  * over the folder has finished, a warning that the results cover only the files indexed so
  * far (a search during a cold index answered from a part of it, with no word of it).
  */
 export class ResultNotes {
   private firstRunDone = false;
 
-  constructor(private readonly root: string) {}
+  constructor(
+    private readonly root: string,
+    /** A warning about the engine's own settings, for every response (engine-models.ts requestedNote). */
+    private readonly settingsNote: () => string | undefined = () => undefined,
+  ) {}
 
   async apply(store: Store, response: SearchResponse): Promise<void> {
     await markStale(this.root, store, response.results);
+    const note = this.settingsNote();
+    if (note) response.warnings.push(note);
     if (this.firstRunDone) return;
     const run = await currentRun(store);
     // Nothing is being built now, or a run has finished: later searches need not look again
