@@ -93,7 +93,7 @@ export async function syncRemoteRepo(options: SyncOptions): Promise<{ root: stri
               : withheld
                 ? `LOCI_GIT_TOKEN is sent only over HTTPS to hosts you list: if this repository needs it, set LOCI_GIT_TOKEN_HOSTS=${withheld} (or git.tokenHosts in your own config).`
                 : 'Check the URL, your network, and LOCI_GIT_TOKEN (with LOCI_GIT_TOKEN_HOSTS) for private repositories.';
-          reject(new LociError('ROOT_NOT_FOUND', `git ${args[0]} of ${redactUrl(options.url)} failed: ${message}`, { hint }));
+          reject(new LociError('ROOT_NOT_FOUND', `git ${args[0]} of ${redactUrl(options.url)} failed: ${message.replace(/[\s.]+$/, '')}.`, { hint }));
         },
       );
     });

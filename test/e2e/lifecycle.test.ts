@@ -324,7 +324,7 @@ describe('remote sources', () => {
 
     const missing = await runLoci(['index', `file://${join(workspace, 'nope.git')}`], { cwd: workspace, env });
     expect(missing.code).toBe(3);
-    expect(missing.stderr).toMatch(/git clone of file:\/\/.*nope\.git failed/);
+    expect(missing.stderr).toMatch(/git clone of file:\/\/.*nope\.git failed: .*[^.]\.\n/);
     const never = await runLoci(['search', 'x', '--root', 'https://example.invalid/org/repo'], { cwd: workspace, env });
     expect(never.code).toBe(3);
     expect(never.stderr).toMatch(/has not been indexed yet/);
