@@ -66,7 +66,8 @@ describe('loci ask', () => {
     const run = await runLoci(['ask', 'how', 'do', 'refunds', 'work', '--root', repo, '--conversation', 'c42', '--max-tokens', '1500'], { cwd: workspace, env });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/^Refunds go through the gateway \[1\]\.\n\nSources:\n\[1\] \S+:\d+-\d+/);
+    // Only the source the answer cites is listed, and the rest are counted.
+    expect(run.stdout).toMatch(/^Refunds go through the gateway \[1\]\.\n\nSources cited:\n\[1\] \S+:\d+-\d+\n\(\d+ more packed, not cited; --json lists every source\)\n$/);
     const request = server.requests.at(-1);
     expect(request?.authorization).toBe('Bearer sk-local');
     expect(request?.body.messages?.map((message) => message.role)).toEqual(['system', 'system', 'user']);
@@ -77,8 +78,14 @@ describe('loci ask', () => {
     expect(interactions[0].fields).toMatchObject({ prompt: 'how do refunds work', outcome: 'success' });
 
     // The follow-up carries the conversation's history.
-    await runLoci(['ask', 'and', 'partial', 'refunds?', '--root', repo, '--conversation', 'c42', '--json'], { cwd: workspace, env });
+    server.answer = () => 'Partial refunds are split [2, 3]; see also [99].';
+    const followUp = JSON.parse((await runLoci(['ask', 'and', 'partial', 'refunds?', '--root', repo, '--conversation', 'c42', '--json'], { cwd: workspace, env })).stdout);
     expect(server.requests.at(-1)?.body.messages?.map((message) => message.role)).toEqual(['system', 'system', 'user', 'assistant', 'user']);
+    expect(followUp.sources.length).toBeGreaterThanOrEqual(3);
+    expect(followUp.cited).toEqual([2, 3]);
+    server.answer = () => 'I cannot tell from the context.';
+    const uncited = await runLoci(['ask', 'what', 'is', 'the', 'refund', 'limit', '--root', repo], { cwd: workspace, env });
+    expect(uncited.stdout).toMatch(/\n\nSources packed \(the answer cites none of them\):\n\[1\] /);
 
     server.faults.push('unauthorized');
     const refused = await runLoci(['ask', 'anything', '--root', repo], { cwd: workspace, env });

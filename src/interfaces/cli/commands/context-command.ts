@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { buildContext, type BuiltContext, type ContextOptions } from '../../../context/build-context.js';
+import { citedNumbers } from '../../../context/citations.js';
 import { apiReranker } from '../../../context/rerank/api-reranker.js';
 import { crossEncoderReranker } from '../../../context/rerank/cross-encoder.js';
 import { llmYesNoReranker } from '../../../context/rerank/llm-yes-no.js';
@@ -91,7 +92,7 @@ export function registerContextCommands(program: Command, io: CliIo): void {
   contextOptions(program.command('ask'))
     .description('Answer a question with a chat model over the packed context (LOCI_LLM_BASE_URL, LOCI_LLM_MODEL, LOCI_LLM_API_KEY).')
     .argument('<question...>', 'the question')
-    .option('--json', 'print {"answer","sources","tokens","conversationId"} instead of streaming')
+    .option('--json', 'print {"answer","sources","cited","tokens","conversationId"} instead of streaming')
     .action(async (words: string[], flags: ContextFlags) => {
       const question = words.join(' ');
       await withEngine(io, flags, async (loci) => {
@@ -124,13 +125,14 @@ export function registerContextCommands(program: Command, io: CliIo): void {
         });
         if (turn?.warnings) logWarnings.push(...turn.warnings.filter((warning) => !logWarnings.includes(warning)));
         writeWarnings(io, logWarnings);
+        const sources = numbered(built);
+        const cited = citedNumbers(answer, built.items.length).filter((n) => sources.some((source) => source.n === n));
         if (flags.json) {
           io.stdout.write(
-            `${JSON.stringify({ answer, sources: numbered(built), tokens: built.tokens, conversationId, warnings: [...built.warnings, ...logWarnings], degraded: built.degraded, degradedParts: built.degradedParts })}\n`,
+            `${JSON.stringify({ answer, sources, cited, tokens: built.tokens, conversationId, warnings: [...built.warnings, ...logWarnings], degraded: built.degraded, degradedParts: built.degradedParts })}\n`,
           );
         } else {
-          const cited = numbered(built);
-          io.stdout.write(`\n\nSources:\n${cited.map((source) => `[${source.n}] ${source.path}:${source.startLine}-${source.endLine}`).join('\n') || '(none)'}\n`);
+          io.stdout.write(`\n\n${sourcesList(sources, cited)}\n`);
         }
       });
     });
@@ -202,6 +204,16 @@ async function rerankerFor(kind: string, loci: Loci, io: CliIo, chat?: ChatModel
     default:
       throw new LociError('INVALID_ARGUMENT', `--rerank must be none, mmr, llm, cross-encoder, cohere or voyage; got "${kind}".`);
   }
+}
+
+/** The sources the answer cites; all that were packed when it cites none (saying so). */
+function sourcesList(sources: ReturnType<typeof numbered>, cited: readonly number[]): string {
+  const line = (source: (typeof sources)[number]) => `[${source.n}] ${source.path}:${source.startLine}-${source.endLine}`;
+  if (sources.length === 0) return 'Sources:\n(none)';
+  if (cited.length === 0) return `Sources packed (the answer cites none of them):\n${sources.map(line).join('\n')}`;
+  const uncited = sources.length - cited.length;
+  const more = uncited > 0 ? `\n(${uncited} more packed, not cited; --json lists every source)` : '';
+  return `Sources cited:\n${sources.filter((source) => cited.includes(source.n)).map(line).join('\n')}${more}`;
 }
 
 function numbered(built: BuiltContext) {
