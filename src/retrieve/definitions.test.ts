@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChunkRecord } from '../store/spec.js';
-import { definitionLine, definitionMatch, definitionsFirst, nameQuery } from './definitions.js';
+import { bestDefined, definitionLine, definitionMatch, definitionsFirst, nameQuery } from './definitions.js';
 import type { FusionCandidate } from './fusion.js';
 
 const candidate = (rowId: number, path: string, score: number): FusionCandidate => ({ rowId, path, score, signals: {}, contributions: {} });
@@ -27,6 +27,12 @@ describe('nameQuery', () => {
     expect(definitionMatch(['Helpers.usemodel'], query)).toBe(1);
     expect(definitionMatch(['useModelValue'], query)).toBe(0);
     expect(definitionMatch(['use_model'], nameQuery('use-model')!)).toBe(2);
+  });
+
+  it("labels a chunk defining several matches with the query's own spelling", () => {
+    expect(bestDefined(['Reactive', 'reactive', 'toRaw'], nameQuery('reactive')!)).toBe('reactive');
+    expect(bestDefined(['Reactive', 'toRaw'], nameQuery('reactive')!)).toBe('Reactive');
+    expect(bestDefined(['toRaw'], nameQuery('reactive')!)).toBeUndefined();
   });
 });
 

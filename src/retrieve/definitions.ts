@@ -54,6 +54,17 @@ export function definitionMatch(symbols: readonly string[], query: NameQuery): n
   return best;
 }
 
+/** The symbol matching the named query best (its exact spelling first), if any matches. */
+export function bestDefined(symbols: readonly string[], named: NameQuery): string | undefined {
+  let best: string | undefined;
+  let most = 0;
+  for (const symbol of symbols) {
+    const match = definitionMatch([symbol], named);
+    if (match > most) [best, most] = [symbol, match];
+  }
+  return best;
+}
+
 /** Which roles' definitions come first when a name is defined in several places. */
 export const ROLE_ORDER: Readonly<Record<FileRole, number>> = { implementation: 0, generated: 1, config: 2, docs: 3, example: 4, test: 5, fixture: 6, lock: 7 };
 

@@ -5,7 +5,7 @@ import { isProviderFailure, LociError, throwIfAborted } from '../errors/index.js
 import type { ChunkRecord, LexicalWeights, SelfRankingStore, Store } from '../store/spec.js';
 import { compileFilter } from '../store/filter-match.js';
 import { buildFilter } from './build-filter.js';
-import { definitionLine, definitionMatch, nameQuery } from './definitions.js';
+import { bestDefined, definitionLine, nameQuery } from './definitions.js';
 import { checkLanguageNames } from './language-aliases.js';
 import { parseRoles, pathsWithRoles } from './role-filter.js';
 import { rolesOf } from './role-priors.js';
@@ -170,8 +170,9 @@ export async function searchIndex(context: SearchContext, query: string, options
     const role = roles.get(record.path);
     if (role) result.role = role;
     if (named) {
-      // Show the symbol the query named when this chunk defines it, not just its first one.
-      const defined = record.symbols.find((symbol) => definitionMatch([symbol], named) > 0);
+      // Show the symbol the query named when this chunk defines it, not just its first one; the
+      // query's own spelling first (`reactive`, not `Reactive`, when the chunk defines both).
+      const defined = bestDefined(record.symbols, named);
       if (defined) {
         result.symbol = defined;
         const line = definitionLine(record, defined);
