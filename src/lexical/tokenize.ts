@@ -304,53 +304,57 @@ export function termLocator(wanted: ReadonlySet<string>): (text: string) => Term
       if (size <= 3 ? initials[first] === 1 : mayBeWanted(first, lowerCode(text.charCodeAt(from + 1)), lowerCode(text.charCodeAt(from + 2)))) record(stem(text.slice(from, to).toLowerCase()), length);
       length++;
     };
-    if (nonAscii.test(source)) {
-      // Words as tokenizeUnicode finds them in each folded piece; the ASCII ones (nearly all)
-      // take the fast path, the others are tokenized whole.
-      const tokens: string[] = [];
-      forEachPiece(
-        source,
-        (start, end) => asciiWord(source, start, end),
-        (piece) => {
-          const folded = piece.normalize('NFKD').replace(/\p{M}+/gu, '');
-          for (const match of folded.matchAll(wordPattern)) {
-            const word = match[0];
-            if (word.length > MAX_WORD_LENGTH) continue;
-            if (!nonAscii.test(word)) {
-              asciiWord(folded, match.index, match.index + word.length);
-              continue;
-            }
-            tokens.length = 0;
-            emitWord(word, word.match(partPattern) ?? [], tokens);
-            for (const token of tokens) record(token, length++);
-          }
-        },
-      );
-      return { positions, length };
-    }
-    // forEachAsciiWord inlined (this runs over every candidate's text at every ranked search),
-    // and a word of one part (lower case, digits, capitals, or one capital then lower case:
-    // most words) taken as it is, without splitting it.
+    // A piece holding characters from 128 up (between ASCII non-word characters, as
+    // forEachPiece cuts them): its words as tokenizeUnicode finds them once folded, the ASCII
+    // ones through the fast path, the others tokenized whole.
+    const tokens: string[] = [];
+    const widePiece = (piece: string): void => {
+      const folded = piece.normalize('NFKD').replace(/\p{M}+/gu, '');
+      for (const match of folded.matchAll(wordPattern)) {
+        const word = match[0];
+        if (word.length > MAX_WORD_LENGTH) continue;
+        if (!nonAscii.test(word)) {
+          asciiWord(folded, match.index, match.index + word.length);
+          continue;
+        }
+        tokens.length = 0;
+        emitWord(word, word.match(partPattern) ?? [], tokens);
+        for (const token of tokens) record(token, length++);
+      }
+    };
+    // forEachPiece inlined (this runs over every candidate's text at every ranked search, and
+    // nearly every piece is ASCII: one pass, no test of the whole text first), and an ASCII
+    // word of one part (lower case, digits, capitals, or one capital then lower case: most
+    // words) taken as it is, without splitting it.
     const size = source.length;
     let index = 0;
     while (index < size) {
-      while (index < size && CLASSES[source.charCodeAt(index)] === OTHER) index++;
-      if (index >= size) break;
-      const start = index;
-      const head = CLASSES[source.charCodeAt(index++)] as number;
+      let code = source.charCodeAt(index);
+      while (code < 128 && CLASSES[code] === OTHER) {
+        if (++index >= size) return { positions, length };
+        code = source.charCodeAt(index);
+      }
+      const start = index++;
+      let wide = code >= 128;
+      const head = wide ? OTHER : (CLASSES[code] as number);
       let single = head !== UNDERSCORE;
       let tail = head === UPPER ? OTHER : head; // after one capital: undecided
       while (index < size) {
-        const kind = CLASSES[source.charCodeAt(index)] as number;
-        if (kind === OTHER) break;
-        if (single && kind !== tail) {
-          if (tail === OTHER && kind !== DIGIT && kind !== UNDERSCORE) tail = kind;
-          else single = false;
+        code = source.charCodeAt(index);
+        if (code >= 128) wide = true;
+        else {
+          const kind = CLASSES[code] as number;
+          if (kind === OTHER) break;
+          if (single && kind !== tail) {
+            if (tail === OTHER && kind !== DIGIT && kind !== UNDERSCORE) tail = kind;
+            else single = false;
+          }
         }
         index++;
       }
-      if (index - start > MAX_WORD_LENGTH) continue;
-      if (single) asciiPart(source, start, index);
+      if (wide) widePiece(source.slice(start, index));
+      else if (index - start > MAX_WORD_LENGTH) continue;
+      else if (single) asciiPart(source, start, index);
       else asciiWord(source, start, index);
     }
     return { positions, length };

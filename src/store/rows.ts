@@ -57,21 +57,53 @@ export function toCatalogEntry(row: CatalogRow): CatalogEntry {
 }
 
 export function toChunkRecord(row: ChunkRow): ChunkRecord {
+  return chunkRecord(row.id, row.chunk_id, row.content_hash, row.path, row.start_line, row.end_line, row.language, row.kind, row.symbol, row.symbols, row.heading_path, row.text);
+}
+
+/** A chunk row as an array, in CHUNK_COLUMNS' order (no object per row from the driver). */
+export type ChunkTuple = [number, string, string, string, number, number, string, string, string | null, string, string, string];
+
+/** The columns of a ChunkTuple, for a SELECT. */
+export const CHUNK_COLUMNS = 'id, chunk_id, content_hash, path, start_line, end_line, language, kind, symbol, symbols, heading_path, text';
+
+export function tupleToChunkRecord(row: ChunkTuple): ChunkRecord {
+  return chunkRecord(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8], row[9], row[10], row[11]);
+}
+
+function chunkRecord(
+  rowId: number,
+  chunkId: string,
+  contentHash: string,
+  path: string,
+  startLine: number,
+  endLine: number,
+  language: string,
+  kind: string,
+  symbol: string | null,
+  symbols: string,
+  headingPath: string,
+  text: string,
+): ChunkRecord {
   const record: ChunkRecord = {
-    rowId: row.id,
-    chunkId: row.chunk_id,
-    contentHash: row.content_hash,
-    path: row.path,
-    startLine: row.start_line,
-    endLine: row.end_line,
-    language: row.language,
-    kind: row.kind as ChunkKind,
-    symbols: JSON.parse(row.symbols) as string[],
-    headingPath: JSON.parse(row.heading_path) as string[],
-    text: row.text,
+    rowId,
+    chunkId,
+    contentHash,
+    path,
+    startLine,
+    endLine,
+    language,
+    kind: kind as ChunkKind,
+    symbols: stringList(symbols),
+    headingPath: stringList(headingPath),
+    text,
   };
-  if (row.symbol !== null) record.symbol = row.symbol;
+  if (symbol !== null) record.symbol = symbol;
   return record;
+}
+
+/** A stored JSON list of strings; the empty one (most chunks' symbols and heading path) without parsing. */
+function stringList(json: string): string[] {
+  return json === '[]' ? [] : (JSON.parse(json) as string[]);
 }
 
 /** (path, line, symbol) rows in path and line order → each file's distinct symbols, first definition first. */
@@ -87,11 +119,18 @@ export function groupOutline(rows: Iterable<[string, number, string]>): Array<{ 
 
 /** Chunk rows as records in the order their ids were asked for; ids no longer stored are left out. */
 export function inRequestedOrder(rowIds: readonly number[], rows: readonly ChunkRow[]): ChunkRecord[] {
-  const byId = new Map(rows.map((row) => [row.id, toChunkRecord(row)]));
-  return rowIds.flatMap((id) => {
+  return recordsInOrder(rowIds, rows.map(toChunkRecord));
+}
+
+/** Records in the order their ids were asked for; ids not among them are left out. */
+export function recordsInOrder(rowIds: readonly number[], records: readonly ChunkRecord[]): ChunkRecord[] {
+  const byId = new Map(records.map((record) => [record.rowId, record]));
+  const out: ChunkRecord[] = [];
+  for (const id of rowIds) {
     const record = byId.get(id);
-    return record ? [record] : [];
-  });
+    if (record) out.push(record);
+  }
+  return out;
 }
 
 /**

@@ -5,7 +5,7 @@ import { decodeTerms } from '../../lexical/codec.js';
 import type { CatalogEntry, ChunkRecord, FileWrite, IndexMeta, IndexRow, MentionQuery, ScanOptions, ScoredRow, Store, StoreCounts, VectorQuery } from '../spec.js';
 import { findMentionsSql } from './queries.js';
 import { sqliteLanguages } from './ranking-stats.js';
-import { deletionSpan, groupOutline, inRequestedOrder, toCatalogEntry, toChunkRecord, type CatalogRow, type ChunkRow } from '../rows.js';
+import { deletionSpan, groupOutline, recordsInOrder, toCatalogEntry, toChunkRecord, tupleToChunkRecord, type CatalogRow, type ChunkRow, type ChunkTuple } from '../rows.js';
 import { prepareStatements, type Statements } from './statements.js';
 import { openDatabase, wrapSqliteError } from './open-database.js';
 import { assertQuickCheck } from './damaged-store.js';
@@ -211,8 +211,8 @@ class SqliteStore implements Store {
 
   async getChunks(rowIds: number[]): Promise<ChunkRecord[]> {
     if (rowIds.length === 0) return [];
-    const rows = this.guard(() => this.statements.chunksByIds.all(JSON.stringify(rowIds)) as ChunkRow[]);
-    return inRequestedOrder(rowIds, rows);
+    const rows = this.guard(() => this.statements.chunksByIds.all(JSON.stringify(rowIds)) as ChunkTuple[]);
+    return recordsInOrder(rowIds, rows.map(tupleToChunkRecord));
   }
 
   async listChunks(paths: string[]): Promise<ChunkRecord[]> {

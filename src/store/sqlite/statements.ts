@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { TRIM_TOMBSTONES } from './schema.js';
+import { CHUNK_COLUMNS } from '../rows.js';
 
 /** Every statement the SQLite store runs, prepared once per connection. */
 /** The store's prepared statements, by name. */
@@ -94,7 +95,8 @@ export function prepareStatements(db: Database.Database): Statements {
     getMeta: db.prepare('SELECT value FROM meta WHERE key = ?').pluck(),
     setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
     cachedVectors: db.prepare('SELECT content_hash, vector FROM embeddings WHERE embedder = ? AND content_hash IN (SELECT value FROM json_each(?))'),
-    chunksByIds: db.prepare('SELECT * FROM chunks WHERE id IN (SELECT value FROM json_each(?))'),
+    // Rows as arrays (ChunkTuple): no object per row from SQLite (~1.6 µs a row less at 100k chunks).
+    chunksByIds: db.prepare(`SELECT ${CHUNK_COLUMNS} FROM chunks WHERE id IN (SELECT value FROM json_each(?))`).raw(true),
     chunksOfPaths: db.prepare('SELECT * FROM chunks WHERE path IN (SELECT value FROM json_each(?)) ORDER BY path, start_line, id'),
     setFileEmbedder: db.prepare('UPDATE files SET embedder = ? WHERE path = ?'),
     dataVersion: db.prepare('PRAGMA data_version').pluck(),
