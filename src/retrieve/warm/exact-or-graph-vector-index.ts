@@ -20,6 +20,8 @@ export interface HnswOptions {
   build?: boolean;
   /** Row changes a mapped graph takes beside it before it is read into memory (default VIEW_DELTA). */
   viewDelta?: number;
+  /** Threads a graph is built on here (default 0: every core; on usearch#735, docs/benchmarks.md). */
+  addThreads?: number;
 }
 
 /** Below this estimated pass rate a filtered query scans exactly instead of using the graph. */
@@ -203,7 +205,7 @@ export class ExactOrGraphVectorIndex {
       graph.add(
         BigUint64Array.from(missing, (rowId) => BigInt(rowId)),
         vectors,
-        0,
+        this.options.addThreads ?? 0,
       );
       for (const rowId of missing) this.graphKeys.add(rowId);
     }
