@@ -213,7 +213,8 @@ function sourcesList(sources: ReturnType<typeof numbered>, cited: readonly numbe
   if (cited.length === 0) return `Sources packed (the answer cites none of them):\n${sources.map(line).join('\n')}`;
   const uncited = sources.length - cited.length;
   const more = uncited > 0 ? `\n(${uncited} more packed, not cited; --json lists every source)` : '';
-  return `Sources cited:\n${sources.filter((source) => cited.includes(source.n)).map(line).join('\n')}${more}`;
+  const listed = sources.filter((source) => cited.includes(source.n)).map(line);
+  return `Sources cited:\n${listed.join('\n')}${more}`;
 }
 
 function numbered(built: BuiltContext) {
