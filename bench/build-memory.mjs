@@ -1,23 +1,49 @@
 // Memory of a documents build: one indexDocuments call over the peer bench's real chunks (1M by
 // default), RSS sampled every 5 s (the event loop's stalls show as gaps), the peak and a timeline.
-// Usage: node --expose-gc --max-old-space-size=16384 bench/build-memory.mjs [--build DIR] [--n 1000000] [--keep DIR] [--json]
+// Usage: node --expose-gc --max-old-space-size=16384 bench/build-memory.mjs [--build DIR] [--n 1000000] [--keep DIR] [--stream] [--json]
 //   baseRssMb: the process holding the documents before the build; maxRssAllThreadsMb: every thread's peak;
 //   settledRssMb: after one search, a collection and a second's quiet; keptRssMb: settled less base.
-import { mkdtempSync, rmSync } from 'node:fs';
+//   --stream: the documents are written to a JSONL file by a child process (kept in the temp folder
+//   for the next run) and read line by line as an async iterable, as a caller with a file would:
+//   the measuring process never holds them all.
+import { spawnSync } from 'node:child_process';
+import { createReadStream, existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { createInterface } from 'node:readline';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { realChunks, sizeTo } from './lib/dataset.mjs';
 import { argument, createReporter } from './lib/report.mjs';
 
+const n = Number(argument('n', '1000000'));
+const jsonlOut = argument('jsonl-out', '');
+if (jsonlOut) {
+  // The child's one job: the documents as JSONL, written through a rename.
+  const { chunks } = sizeTo(await realChunks(n, []), n, 11);
+  writeFileSync(`${jsonlOut}.tmp`, chunks.map((chunk) => JSON.stringify({ id: chunk.id, text: chunk.text })).join('\n'));
+  renameSync(`${jsonlOut}.tmp`, jsonlOut);
+  process.exit(0);
+}
 const reporter = createReporter();
 const build = resolve(argument('build', new URL('..', import.meta.url).pathname));
-const n = Number(argument('n', '1000000'));
 const keep = argument('keep', '');
+const stream = process.argv.includes('--stream');
 const { createLoci } = await import(pathToFileURL(join(build, 'dist', 'index.js')).href);
-const { chunks } = sizeTo(await realChunks(n, []), n, 11);
-const documents = chunks.map((chunk) => ({ id: chunk.id, text: chunk.text }));
-chunks.length = 0;
+let documents;
+if (stream) {
+  const file = join(tmpdir(), `loci-bench-documents-${n}.jsonl`);
+  if (!existsSync(file)) {
+    const made = spawnSync(process.execPath, ['--max-old-space-size=16384', fileURLToPath(import.meta.url), '--n', String(n), '--jsonl-out', file], { stdio: 'inherit' });
+    if (made.status !== 0) throw new Error(`Writing ${file} failed (exit ${made.status}).`);
+  }
+  documents = (async function* () {
+    for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Number.POSITIVE_INFINITY })) if (line) yield JSON.parse(line);
+  })();
+} else {
+  const { chunks } = sizeTo(await realChunks(n, []), n, 11);
+  documents = chunks.map((chunk) => ({ id: chunk.id, text: chunk.text }));
+  chunks.length = 0;
+}
 globalThis.gc?.();
 const mb = (bytes) => Math.round(bytes / 2 ** 20);
 const baseRssMb = mb(process.memoryUsage().rss);
@@ -54,6 +80,7 @@ try {
   reporter.row({
     build,
     n,
+    stream,
     buildS,
     indexFinishedS,
     peakSampledRssMb: mb(peak),

@@ -2,7 +2,7 @@
 export { createLoci, type CreateLociOptions, type Loci, type RunOptions } from './engine/create-loci.js';
 export type { IndexStatus } from './engine/status-types.js';
 export type { IndexEvent, IndexProgressListener, IndexSummary } from './indexing/events.js';
-export type { LociDocument } from './indexing/index-documents.js';
+export type { DocumentSource, LociDocument } from './indexing/index-documents.js';
 export type { SearchOptions, SearchResponse, SearchResult, SignalScores } from './retrieve/search-types.js';
 export type { FindSymbolOptions } from './retrieve/find-symbol.js';
 export { classifyFileRole, fileRoles, type FileRole } from './sources/file-role.js';

@@ -5,7 +5,7 @@ import type { LociConfig } from '../config/schema.js';
 import { registerBuiltInEmbedders } from '../embed/providers.js';
 import { embedderIdOf, type EmbeddingModel } from '../embed/spec.js';
 import type { IndexSummary } from '../indexing/events.js';
-import type { LociDocument } from '../indexing/index-documents.js';
+import type { DocumentSource } from '../indexing/index-documents.js';
 import type { IndexJobSpec } from '../indexing/index-job.js';
 import { jobSpecFor, pickRun, runJobInWorker } from './run-job.js';
 import { checkText } from '../errors/check-types.js';
@@ -179,11 +179,11 @@ class LociEngine implements Loci {
     return this.life.own(await watchEngine(this, storeFilePaths(this.location, this.root, MEMORY_DATABASE), watchOptions));
   }
 
-  indexDocuments(documents: readonly LociDocument[], runOptions: RunOptions & { prune?: boolean } = {}): Promise<IndexSummary> {
+  indexDocuments(documents: DocumentSource, runOptions: RunOptions & { prune?: boolean } = {}): Promise<IndexSummary> {
     return this.running(runOptions, (options) => this.indexSomeDocuments(documents, options));
   }
 
-  private async indexSomeDocuments(documents: readonly LociDocument[], runOptions: RunOptions & { prune?: boolean }): Promise<IndexSummary> {
+  private async indexSomeDocuments(documents: DocumentSource, runOptions: RunOptions & { prune?: boolean }): Promise<IndexSummary> {
     const store = await this.openStore(true);
     const { model } = await this.models.forIndexing(store);
     const { runDocuments } = await import('./documents-run.js');

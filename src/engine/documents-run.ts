@@ -2,7 +2,7 @@ import { CHUNKER_FINGERPRINT } from '../chunk/index.js';
 import type { LociConfig } from '../config/schema.js';
 import { embedderIdOf, type EmbeddingModel } from '../embed/spec.js';
 import type { IndexSummary } from '../indexing/events.js';
-import { indexDocuments, type LociDocument } from '../indexing/index-documents.js';
+import { indexDocuments, type DocumentSource } from '../indexing/index-documents.js';
 import { lazyWarmIndex, saveWhileGraphFinishes, withBackgroundGraph } from '../indexing/index-job.js';
 import { SEGMENT_REWRITE_MIN, type WarmIndex } from '../retrieve/warm/warm-index.js';
 import { ensureStoreInstance } from '../retrieve/warm/warm-segment.js';
@@ -11,7 +11,7 @@ import type { RunOptions } from './engine-types.js';
 import type { indexCacheOptions } from './index-files.js';
 
 export interface DocumentsRun {
-  documents: readonly LociDocument[];
+  documents: DocumentSource;
   store: Store;
   model: EmbeddingModel | undefined;
   config: LociConfig;

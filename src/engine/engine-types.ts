@@ -1,7 +1,7 @@
 import type { LociConfig, LociConfigInput } from '../config/schema.js';
 import type { EmbeddingModel } from '../embed/spec.js';
 import type { IndexProgressListener, IndexSummary } from '../indexing/events.js';
-import type { LociDocument } from '../indexing/index-documents.js';
+import type { DocumentSource } from '../indexing/index-documents.js';
 import type { FindSymbolOptions } from '../retrieve/find-symbol.js';
 import type { SearchOptions, SearchResponse } from '../retrieve/search-types.js';
 import type { Memory } from '../memory/memory.js';
@@ -67,8 +67,11 @@ export interface Loci {
    * bringing the index up to date once. Events: each batch's summary, and errors.
    */
   watch(options?: WatchOptions): Promise<LociWatcher>;
-  /** Indexes documents that are not files (ids act as paths). */
-  indexDocuments(documents: readonly LociDocument[], options?: RunOptions & { prune?: boolean }): Promise<IndexSummary>;
+  /**
+   * Indexes documents that are not files (ids act as paths): a list, or an iterable or async
+   * iterable read a window at a time (a stream never held in memory whole).
+   */
+  indexDocuments(documents: DocumentSource, options?: RunOptions & { prune?: boolean }): Promise<IndexSummary>;
   search(query: string, options?: SearchOptions): Promise<SearchResponse>;
   /**
    * Gets ready to answer: opens the store and the search model and builds the warm in-memory

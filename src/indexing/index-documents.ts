@@ -1,6 +1,7 @@
 import { sniffLanguage } from '../sources/language.js';
 import { emptySkipCounts } from '../sources/spec.js';
 import { LociError } from '../errors/index.js';
+import type { CatalogEntry } from '../store/spec.js';
 import { isWellFormed } from '../store/well-formed.js';
 import type { IndexSummary } from './events.js';
 import { emptyTally, indexItems, type IndexItem, type IndexItemsContext } from './index-items.js';
@@ -16,78 +17,131 @@ export interface LociDocument {
   language?: string;
 }
 
+/**
+ * What `indexDocuments` takes: a list, or any iterable or async iterable of documents (a
+ * generator reading a JSONL file, a database cursor), which is read a window at a time so
+ * the documents are never all in memory at once.
+ */
+export type DocumentSource = readonly LociDocument[] | Iterable<LociDocument> | AsyncIterable<LociDocument>;
+
 export interface IndexDocumentsOptions extends Omit<IndexItemsContext, 'progress' | 'pathIsContent'> {
-  documents: readonly LociDocument[];
+  documents: DocumentSource;
   /** Remove indexed documents whose ids are not in `documents`. */
   prune?: boolean;
+  /** Documents of a stream read, and indexed, per window (tests). */
+  windowSize?: number;
 }
 
 const encoder = new TextEncoder();
 /** Up to this many documents, a run looks their catalog entries up by id instead of reading every entry. */
 const CATALOG_LOOKUPS = 4_096;
+/** Documents of a stream indexed per window: each window's ids are looked up, indexed, then let go. */
+export const DOCUMENT_WINDOW = 20_000;
 
-/** Every document's shape, before anything is read or written (a JavaScript caller's `[{ id }]` failed deep inside with a TypeError). */
-function checkDocuments(documents: unknown): void {
-  if (!Array.isArray(documents)) throw new LociError('INVALID_ARGUMENT', `indexDocuments takes a list of documents, e.g. [{ id: 'faq/1', text: '…' }]; got ${typeof documents}.`);
-  documents.forEach((document: unknown, index) => {
-    const fields = (typeof document === 'object' && document !== null ? document : {}) as Record<string, unknown>;
-    const wrong: string[] = ['id', 'text'].filter((key) => typeof fields[key] !== 'string');
-    for (const key of ['title', 'language']) if (fields[key] !== undefined && typeof fields[key] !== 'string') wrong.push(key);
-    if (wrong.length > 0) {
-      throw new LociError('INVALID_ARGUMENT', `Document ${index} needs ${wrong.map((key) => `\`${key}\``).join(' and ')} as a string; got ${JSON.stringify(Object.keys(fields))}.`, {
-        hint: 'Each document is { id: string, text: string, title?: string, language?: string }.',
-      });
-    }
-  });
+const sourceHint = 'Pass a list of documents, or an iterable or async iterable of them, each { id: string, text: string, title?: string, language?: string }.';
+
+/** One document's shape (`index`: its place in the source), before anything is read or written (a JavaScript caller's `[{ id }]` failed deep inside with a TypeError). */
+function checkDocument(document: unknown, index: number): asserts document is LociDocument {
+  const fields = (typeof document === 'object' && document !== null ? document : {}) as Record<string, unknown>;
+  const wrong: string[] = ['id', 'text'].filter((key) => typeof fields[key] !== 'string');
+  for (const key of ['title', 'language']) if (fields[key] !== undefined && typeof fields[key] !== 'string') wrong.push(key);
+  if (wrong.length > 0) {
+    throw new LociError('INVALID_ARGUMENT', `Document ${index} needs ${wrong.map((key) => `\`${key}\``).join(' and ')} as a string; got ${JSON.stringify(Object.keys(fields))}.`, {
+      hint: 'Each document is { id: string, text: string, title?: string, language?: string }.',
+    });
+  }
 }
 
-/** Indexes in-memory documents through the same pipeline as files (chunk, embed, write). */
+/** The source's documents a window at a time: a list (checked already) as one window, a stream in windows of `size`. */
+async function* windowsOf(source: unknown, size: number): AsyncGenerator<readonly LociDocument[]> {
+  if (Array.isArray(source)) {
+    yield source as LociDocument[];
+    return;
+  }
+  const iterable = source as Partial<Iterable<unknown> & AsyncIterable<unknown>> | null;
+  const stream = typeof iterable === 'object' && iterable !== null ? (iterable[Symbol.asyncIterator] ?? iterable[Symbol.iterator]) : undefined;
+  if (typeof stream !== 'function' || typeof source === 'string') {
+    throw new LociError('INVALID_ARGUMENT', `indexDocuments takes a list of documents, e.g. [{ id: 'faq/1', text: '…' }]; got ${source === null ? 'null' : typeof source}.`, { hint: sourceHint });
+  }
+  let window: LociDocument[] = [];
+  let index = 0;
+  for await (const document of source as AsyncIterable<unknown>) {
+    checkDocument(document, index++);
+    window.push(document);
+    if (window.length >= size) {
+      yield window;
+      window = [];
+    }
+  }
+  if (window.length > 0) yield window;
+}
+
+/**
+ * Indexes in-memory documents through the same pipeline as files (chunk, embed, write). A
+ * stream is indexed a window at a time: a failure (of the source or the run) keeps the
+ * windows already written, and the next run skips them as unchanged.
+ */
 export async function indexDocuments(options: IndexDocumentsOptions): Promise<IndexSummary> {
   const started = performance.now();
-  checkDocuments(options.documents);
+  const list = Array.isArray(options.documents) ? (options.documents as readonly LociDocument[]) : undefined;
   // A few documents are looked up by id (adding one to a big store must not read its whole
-  // catalog); many, or a pruning run (which needs every id), read the catalog once.
-  const catalog =
-    options.prune || options.documents.length > CATALOG_LOOKUPS
-      ? new Map((await options.store.listCatalog()).map((entry) => [entry.path, entry]))
-      : await options.store.getCatalogEntries([...new Set(options.documents.map((document) => document.id))]);
+  // catalog); a long list, or a pruning run over a list (which needs every id), reads the
+  // catalog once; a stream looks up each window's ids.
+  const wholeCatalog = list !== undefined && (options.prune || list.length > CATALOG_LOOKUPS);
+  if (list) list.forEach(checkDocument);
+  const catalog = wholeCatalog ? new Map((await options.store.listCatalog()).map((entry) => [entry.path, entry])) : undefined;
   const seen = new Set<string>();
-  const items: IndexItem[] = options.documents.map((document) => {
-    if (!document.id) throw new LociError('INVALID_ARGUMENT', 'Every document needs a non-empty id.');
-    if (seen.has(document.id)) throw new LociError('INVALID_ARGUMENT', `Document id ${document.id} appears twice.`);
-    if (!isWellFormed(document.id)) {
-      throw new LociError(
-        'INVALID_ARGUMENT',
-        `Document id ${JSON.stringify(document.id)} is not well-formed Unicode (it holds half of a surrogate pair): ids are stored as UTF-8, which cannot hold it. Fix how the id is made (a string cut in the middle of an emoji, for one).`,
-      );
-    }
-    seen.add(document.id);
-    // The title is part of what is hashed, so a retitled document is re-indexed. Its bytes are
-    // made when the run reaches it (a few hundred ahead), not for every document up front.
-    const hashed = () => `${document.title ?? ''}\n${document.text}`;
-    const previous = catalog.get(document.id);
-    const item: IndexItem = {
-      path: document.id,
-      language: document.language ?? sniffLanguage(document.text),
-      size: Buffer.byteLength(document.title ?? '') + 1 + Buffer.byteLength(document.text),
-      mtimeMs: 0,
-      load: async () => ({ ok: true, text: document.text, bytes: encoder.encode(hashed()), invalidUtf8: false }),
-    };
-    if (document.title) item.title = document.title;
-    if (previous) item.previous = previous;
-    return item;
-  });
   const tally = emptyTally();
-  if (options.prune) {
-    for (const path of catalog.keys()) {
+  const removeUnseen = async (paths: Iterable<string>) => {
+    for (const path of paths) {
       if (seen.has(path)) continue;
       await options.store.deleteFile(path);
       tally.removed++;
     }
+  };
+  // A list names every id before indexing: documents it dropped are removed first.
+  if (options.prune && list) {
+    for (const document of list) seen.add(document.id);
+    await removeUnseen((catalog as Map<string, CatalogEntry>).keys());
+    seen.clear();
   }
-  await indexItems(items, { ...options, pathIsContent: false, progress: { done: 0, total: items.length } }, tally);
+  const progress = { done: 0, total: list?.length ?? 0 };
+  for await (const window of windowsOf(options.documents, options.windowSize ?? DOCUMENT_WINDOW)) {
+    if (!list) progress.total += window.length; // a stream's total: the documents read so far
+    const previous = catalog ?? (await options.store.getCatalogEntries([...new Set(window.map((document) => document.id))]));
+    const items = window.map((document) => itemOf(document, seen, previous));
+    await indexItems(items, { ...options, pathIsContent: false, progress }, tally);
+  }
+  // A stream's ids are known once it has ended: documents it did not name are removed now.
+  if (options.prune && !list) await removeUnseen((await options.store.listCatalog()).map((entry) => entry.path));
   const counts = await options.store.countRows();
   const summary = summarise({ root: '(documents)', store: options.store, embedderId: options.embedderId }, tally, emptySkipCounts(), counts, started);
   options.onProgress?.({ type: 'index-finished', summary });
   return summary;
+}
+
+function itemOf(document: LociDocument, seen: Set<string>, catalog: ReadonlyMap<string, CatalogEntry>): IndexItem {
+  if (!document.id) throw new LociError('INVALID_ARGUMENT', 'Every document needs a non-empty id.');
+  if (seen.has(document.id)) throw new LociError('INVALID_ARGUMENT', `Document id ${document.id} appears twice.`);
+  if (!isWellFormed(document.id)) {
+    throw new LociError(
+      'INVALID_ARGUMENT',
+      `Document id ${JSON.stringify(document.id)} is not well-formed Unicode (it holds half of a surrogate pair): ids are stored as UTF-8, which cannot hold it. Fix how the id is made (a string cut in the middle of an emoji, for one).`,
+    );
+  }
+  seen.add(document.id);
+  // The title is part of what is hashed, so a retitled document is re-indexed. Its bytes are
+  // made when the run reaches it (a few hundred ahead), not for every document up front.
+  const hashed = () => `${document.title ?? ''}\n${document.text}`;
+  const previous = catalog.get(document.id);
+  const item: IndexItem = {
+    path: document.id,
+    language: document.language ?? sniffLanguage(document.text),
+    size: Buffer.byteLength(document.title ?? '') + 1 + Buffer.byteLength(document.text),
+    mtimeMs: 0,
+    load: async () => ({ ok: true, text: document.text, bytes: encoder.encode(hashed()), invalidUtf8: false }),
+  };
+  if (document.title) item.title = document.title;
+  if (previous) item.previous = previous;
+  return item;
 }

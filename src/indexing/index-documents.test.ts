@@ -1,0 +1,103 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CHUNKER_FINGERPRINT } from '../chunk/index.js';
+import { loadConfig } from '../config/load.js';
+import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
+import type { Store } from '../store/spec.js';
+import type { IndexProgressEvent } from './events.js';
+import { type DocumentSource, indexDocuments, type LociDocument } from './index-documents.js';
+
+let folder: string;
+let store: Store;
+
+beforeEach(async () => {
+  folder = await mkdtemp(join(tmpdir(), 'loci-documents-'));
+  store = openSqliteStore({ file: join(folder, 'index.db'), create: true });
+});
+
+afterEach(async () => {
+  await store.close();
+  await rm(folder, { recursive: true, force: true });
+});
+
+const documentsOf = (count: number, from = 0): LociDocument[] =>
+  Array.from({ length: count }, (_, index) => ({ id: `doc/${from + index}`, text: `Document ${from + index} is about topic ${(from + index) % 7}.` }));
+
+const run = (documents: DocumentSource, options: { prune?: boolean; events?: IndexProgressEvent[] } = {}) =>
+  indexDocuments({
+    documents,
+    store,
+    model: undefined,
+    embedderId: 'none',
+    chunker: CHUNKER_FINGERPRINT,
+    chunking: loadConfig().chunking,
+    prepareInWorker: false,
+    windowSize: 4,
+    ...(options.prune ? { prune: true } : {}),
+    ...(options.events ? { onProgress: (event: IndexProgressEvent) => options.events?.push(event) } : {}),
+  });
+
+describe('indexDocuments from a stream', () => {
+  it('indexes an async generator a window at a time, with the total growing as it is read, like the same list', async () => {
+    let readAhead = 0;
+    const events: IndexProgressEvent[] = [];
+    const indexed = () => events.filter((event) => event.type === 'file-indexed').length;
+    async function* generate(): AsyncGenerator<LociDocument> {
+      for (const [index, document] of documentsOf(10).entries()) {
+        // Never more than a window ahead of what was written.
+        readAhead = Math.max(readAhead, index - indexed());
+        yield document;
+      }
+    }
+    const summary = await run(generate(), { events });
+    expect(summary.files.indexed).toBe(10);
+    expect(readAhead).toBe(3);
+    const totals = events.flatMap((event) => (event.type === 'file-indexed' ? [event.total] : []));
+    expect(totals[0]).toBe(4);
+    expect(totals.at(-1)).toBe(10);
+    expect((await store.listCatalog()).map((entry) => entry.path).sort()).toEqual(
+      documentsOf(10)
+        .map((document) => document.id)
+        .sort(),
+    );
+    // A second run over the same stream changes nothing; a plain iterable works too.
+    const again = await run(documentsOf(10)[Symbol.iterator]());
+    expect(again.files).toMatchObject({ indexed: 0, unchanged: 10 });
+  });
+
+  it('prunes what a stream did not name once it has ended, and keeps the windows written before a failing source', async () => {
+    await run(documentsOf(10));
+    const pruned = await run(
+      (function* () {
+        yield* documentsOf(6);
+      })(),
+      { prune: true },
+    );
+    expect(pruned.files.removed).toBe(4);
+    expect((await store.listCatalog()).length).toBe(6);
+
+    async function* failing(): AsyncGenerator<LociDocument> {
+      yield* documentsOf(9, 100);
+      throw new Error('the source broke');
+    }
+    await expect(run(failing())).rejects.toThrow('the source broke');
+    // The two full windows (8 documents) were written; the third was still being read.
+    expect((await store.listCatalog()).filter((entry) => entry.path.startsWith('doc/1')).length).toBeGreaterThanOrEqual(8);
+  });
+
+  it('names what is wrong: a document of a stream by its place, a repeated id across windows, a source that is not one', async () => {
+    await expect(
+      run(
+        (async function* () {
+          yield* documentsOf(5);
+          yield { id: 'x' } as LociDocument;
+        })(),
+      ),
+    ).rejects.toThrow('Document 5 needs `text` as a string');
+    await expect(run([...documentsOf(5), ...documentsOf(1)][Symbol.iterator]())).rejects.toThrow('Document id doc/0 appears twice');
+    await expect(run('hello' as never)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('got string') });
+    await expect(run(42 as never)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('got number') });
+  });
+});
