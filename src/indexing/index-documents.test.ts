@@ -6,7 +6,7 @@ import { CHUNKER_FINGERPRINT } from '../chunk/index.js';
 import { loadConfig } from '../config/load.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { Store } from '../store/spec.js';
-import type { IndexProgressEvent } from './events.js';
+import type { IndexEvent } from './events.js';
 import { type DocumentSource, indexDocuments, type LociDocument } from './index-documents.js';
 
 let folder: string;
@@ -25,7 +25,7 @@ afterEach(async () => {
 const documentsOf = (count: number, from = 0): LociDocument[] =>
   Array.from({ length: count }, (_, index) => ({ id: `doc/${from + index}`, text: `Document ${from + index} is about topic ${(from + index) % 7}.` }));
 
-const run = (documents: DocumentSource, options: { prune?: boolean; events?: IndexProgressEvent[] } = {}) =>
+const run = (documents: DocumentSource, options: { prune?: boolean; events?: IndexEvent[] } = {}) =>
   indexDocuments({
     documents,
     store,
@@ -36,13 +36,13 @@ const run = (documents: DocumentSource, options: { prune?: boolean; events?: Ind
     prepareInWorker: false,
     windowSize: 4,
     ...(options.prune ? { prune: true } : {}),
-    ...(options.events ? { onProgress: (event: IndexProgressEvent) => options.events?.push(event) } : {}),
+    ...(options.events ? { onProgress: (event: IndexEvent) => options.events?.push(event) } : {}),
   });
 
 describe('indexDocuments from a stream', () => {
   it('indexes an async generator a window at a time, with the total growing as it is read, like the same list', async () => {
     let readAhead = 0;
-    const events: IndexProgressEvent[] = [];
+    const events: IndexEvent[] = [];
     const indexed = () => events.filter((event) => event.type === 'file-indexed').length;
     async function* generate(): AsyncGenerator<LociDocument> {
       for (const [index, document] of documentsOf(10).entries()) {

@@ -261,6 +261,12 @@ export interface Store extends Partial<SelfRankingStore> {
   liveRowIds(): Promise<Int32Array>;
   /** Lexicon terms with id > afterId, as [id, term] pairs. */
   readLexicon(afterId: number): Promise<Array<[number, string]>>;
+  /**
+   * The whole lexicon in UTF-8 byte order of its terms (a segment's order), packed: the terms'
+   * bytes one after another, where each ends, and their ids. Optional: a store that can list its
+   * terms in that order (SQLite's index on them) spares the caller a list of pairs and a sort.
+   */
+  readLexiconSorted?(): Promise<{ bytes: Uint8Array; offsets: Uint32Array; ids: Uint32Array }>;
 
   /** Small named values kept with the index (e.g. the last run's summary), as JSON text. */
   readState(key: string): Promise<string | undefined>;

@@ -1,5 +1,5 @@
 import { closeSync, openSync, readSync, rmSync } from 'node:fs';
-import { type LexicalSnapshot, type MatrixPieces, removeAbandonedFiles, SegmentReader, type SegmentContents, sortTerms, writeSegment } from '../../store/segment-file.js';
+import { type LexicalSnapshot, type MatrixPieces, removeAbandonedFiles, SegmentReader, type SegmentContents, type SortedTerms, sortTerms, writeSegment } from '../../store/segment-file.js';
 import type { Store } from '../../store/spec.js';
 import { LexicalIndex } from './lexical-index.js';
 import { metaNumbering } from './lexical-snapshot.js';
@@ -62,8 +62,8 @@ export async function writeSegmentInParts(store: Store, options: WarmIndexOption
       rows += part.rows;
     }
     // After the rows: every term they use is in the lexicon now.
-    const lexicon = await store.readLexicon(0);
-    const lastLexiconId = lexicon.reduce((last, [id]) => Math.max(last, id), 0);
+    const lexicon = await sortedLexicon(store);
+    const lastLexiconId = lexicon.ids.reduce((last, id) => Math.max(last, id), 0);
     const header = {
       storeInstance: instance,
       embedderId: options.embedderId,
@@ -130,7 +130,7 @@ async function readPart(store: Store, options: WarmIndexOptions, afterRowId: num
  * postings gathered from the parts that have it (slots moved past the rows before them), row
  * metadata numbered in the order rows first use it, and the vector matrix a part at a time.
  */
-function merged(parts: Part[], header: SegmentContents['header'], lexicon: Array<[number, string]>): SegmentContents {
+function merged(parts: Part[], header: SegmentContents['header'], lexicon: SortedTerms): SegmentContents {
   const rows = parts.reduce((sum, part) => sum + part.reader.header.rows, 0);
   const rowIds = new Float64Array(rows);
   const lengths = new Float64Array(rows);
@@ -240,9 +240,16 @@ function merged(parts: Part[], header: SegmentContents['header'], lexicon: Array
     header,
     lexical,
     vectors,
-    lexicon: sortTerms(lexicon.map(([id, term]) => [term, id] as const)),
+    lexicon,
     pending: parts.flatMap((part) => part.reader.pending),
   };
+}
+
+/** The store's lexicon in a segment's order: packed by the store when it can list it so, else its pairs sorted here. */
+async function sortedLexicon(store: Store): Promise<SortedTerms> {
+  const packed = await store.readLexiconSorted?.();
+  if (packed) return { ...packed, bytes: Buffer.from(packed.bytes.buffer, packed.bytes.byteOffset, packed.bytes.byteLength) };
+  return sortTerms((await store.readLexicon(0)).map(([id, term]) => [term, id] as const));
 }
 
 /** Bytes read from a file at a time when copying a section (one part at a time). */

@@ -5,7 +5,7 @@ import { decodeTerms } from '../../lexical/codec.js';
 import type { CatalogEntry, ChunkRecord, FileWrite, IndexMeta, IndexRow, MentionQuery, ScanOptions, ScoredRow, Store, StoreCounts, VectorQuery } from '../spec.js';
 import { findMentionsSql } from './queries.js';
 import { sqliteLanguages } from './ranking-stats.js';
-import { deletionSpan, groupOutline, recordsInOrder, toCatalogEntry, toChunkRecord, tupleToChunkRecord, type CatalogRow, type ChunkRow, type ChunkTuple } from '../rows.js';
+import { deletionSpan, groupOutline, packedTerms, recordsInOrder, toCatalogEntry, toChunkRecord, tupleToChunkRecord, type CatalogRow, type ChunkRow, type ChunkTuple } from '../rows.js';
 import { prepareStatements, type Statements } from './statements.js';
 import { openDatabase, wrapSqliteError } from './open-database.js';
 import { assertQuickCheck } from './damaged-store.js';
@@ -280,6 +280,10 @@ class SqliteStore implements Store {
 
   async readLexicon(afterId: number): Promise<Array<[number, string]>> {
     return this.guard(() => this.statements.lexiconAfter.all(afterId) as Array<[number, string]>);
+  }
+
+  async readLexiconSorted(): Promise<{ bytes: Uint8Array; offsets: Uint32Array; ids: Uint32Array }> {
+    return this.guard(() => packedTerms(this.statements.lexiconCount.get() as number, this.statements.lexiconByTerm.iterate() as IterableIterator<[number, string]>));
   }
 
   async readState(key: string): Promise<string | undefined> {

@@ -22,6 +22,8 @@ export interface Statements {
   termId: Database.Statement;
   lastTermId: Database.Statement;
   lexiconAfter: Database.Statement;
+  lexiconByTerm: Database.Statement;
+  lexiconCount: Database.Statement;
   liveRowIds: Database.Statement;
   countChunks: Database.Statement;
   countFiles: Database.Statement;
@@ -74,6 +76,9 @@ export function prepareStatements(db: Database.Database): Statements {
     termId: db.prepare('SELECT id FROM lexicon WHERE term = ?').pluck(),
     lastTermId: db.prepare('SELECT max(id) FROM lexicon').pluck(),
     lexiconAfter: db.prepare('SELECT id, term FROM lexicon WHERE id > ? ORDER BY id').raw(),
+    // The UNIQUE index on term, walked: BINARY collation is UTF-8 byte order, no sort.
+    lexiconByTerm: db.prepare('SELECT id, term FROM lexicon ORDER BY term').raw(),
+    lexiconCount: db.prepare('SELECT count(*) FROM lexicon').pluck(),
     liveRowIds: db.prepare('SELECT id FROM chunks ORDER BY id').pluck(),
     countChunks: db.prepare('SELECT count(*) FROM chunks').pluck(),
     countFiles: db.prepare('SELECT count(*) FROM files').pluck(),
