@@ -160,7 +160,7 @@ describe('chat and rerank providers', () => {
     chat.faults.push('ignore-stream');
     const plain = await loci(['ask', 'who', 'renders', 'invoices', '--conversation', 'c-json'], chatEnv());
     expect(plain.code).toBe(0);
-    expect(plain.stdout).toMatch(/^Invoices are rendered by renderInvoiceTotal \[1\]\.\n\nSources:/);
+    expect(plain.stdout).toMatch(/^Invoices are rendered by renderInvoiceTotal \[1\]\.\n\nSources cited:\n\[1\] /);
     expect(chat.requests.at(-1)?.body.stream).toBe(true);
 
     chat.faults.push('empty-answer');
