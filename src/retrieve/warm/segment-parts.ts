@@ -15,7 +15,7 @@ import type { WarmIndexOptions } from './warm-options.js';
  * never in memory at once (at 1M rows, holding it to write the file took ~3 GB more than
  * the run itself), and the file is the very one a single index of every row would write.
  */
-export const PART_ROWS = 50_000;
+export const PART_ROWS = 25_000;
 /** Rows read from the store per step (a few milliseconds), giving the event loop a turn between steps. */
 const SLICE = 1_000;
 
