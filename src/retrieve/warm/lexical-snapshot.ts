@@ -33,7 +33,8 @@ export function metaNumbering(): { metas: SegmentRowMeta[]; idOf(meta: SegmentRo
         const first = metas[known] as SegmentRowMeta;
         if (first.language === meta.language) return known;
         const id = add(meta);
-        ids.set(meta.path, new Map([[first.language, known], [meta.language, id]]));
+        const byLanguage = new Map<string, number>().set(first.language, known).set(meta.language, id);
+        ids.set(meta.path, byLanguage);
         return id;
       }
       let id = known.get(meta.language);
