@@ -25,7 +25,7 @@ afterEach(async () => {
 const documentsOf = (count: number, from = 0): LociDocument[] =>
   Array.from({ length: count }, (_, index) => ({ id: `doc/${from + index}`, text: `Document ${from + index} is about topic ${(from + index) % 7}.` }));
 
-const run = (documents: DocumentSource, options: { prune?: boolean; events?: IndexEvent[] } = {}) =>
+const run = (documents: DocumentSource, options: { prune?: boolean; events?: IndexEvent[]; signal?: AbortSignal } = {}) =>
   indexDocuments({
     documents,
     store,
@@ -36,6 +36,7 @@ const run = (documents: DocumentSource, options: { prune?: boolean; events?: Ind
     prepareInWorker: false,
     windowSize: 4,
     ...(options.prune ? { prune: true } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
     ...(options.events ? { onProgress: (event: IndexEvent) => options.events?.push(event) } : {}),
   });
 
@@ -99,5 +100,23 @@ describe('indexDocuments from a stream', () => {
     await expect(run([...documentsOf(5), ...documentsOf(1)][Symbol.iterator]())).rejects.toThrow('Document id doc/0 appears twice');
     await expect(run('hello' as never)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('got string') });
     await expect(run(42 as never)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('got number') });
+  });
+
+  it('removes nothing when a pruning list repeats an id, and stops between windows when aborted', async () => {
+    await run(documentsOf(10));
+    await expect(run([...documentsOf(3), ...documentsOf(1)], { prune: true })).rejects.toThrow('Document id doc/0 appears twice');
+    expect((await store.listCatalog()).length).toBe(10);
+
+    const controller = new AbortController();
+    const events: IndexEvent[] = [];
+    async function* slow(): AsyncGenerator<LociDocument> {
+      for (const document of documentsOf(12, 200)) {
+        if (document.id === 'doc/205') controller.abort(); // while the second window is read
+        yield document;
+      }
+    }
+    await expect(run(slow(), { signal: controller.signal, events })).rejects.toMatchObject({ code: 'ABORTED' });
+    const written = (await store.listCatalog()).filter((entry) => /^doc\/2\d\d$/.test(entry.path)).length;
+    expect(written).toBe(4);
   });
 });

@@ -1,6 +1,6 @@
 import { sniffLanguage } from '../sources/language.js';
 import { emptySkipCounts } from '../sources/spec.js';
-import { LociError } from '../errors/index.js';
+import { LociError, throwIfAborted } from '../errors/index.js';
 import type { CatalogEntry } from '../store/spec.js';
 import { isWellFormed } from '../store/well-formed.js';
 import type { IndexSummary } from './events.js';
@@ -99,14 +99,16 @@ export async function indexDocuments(options: IndexDocumentsOptions): Promise<In
       tally.removed++;
     }
   };
-  // A list names every id before indexing: documents it dropped are removed first.
-  if (options.prune && list) {
-    for (const document of list) seen.add(document.id);
-    await removeUnseen((catalog as Map<string, CatalogEntry>).keys());
+  // A list's ids are checked before anything is written or removed; documents a pruning list
+  // dropped are removed first.
+  if (list) {
+    for (const document of list) checkId(document, seen);
+    if (options.prune) await removeUnseen((catalog as Map<string, CatalogEntry>).keys());
     seen.clear();
   }
   const progress = { done: 0, total: list?.length ?? 0 };
   for await (const window of windowsOf(options.documents, options.windowSize ?? DOCUMENT_WINDOW)) {
+    throwIfAborted(options.signal);
     if (!list) progress.total += window.length; // a stream's total: the documents read so far
     const previous = catalog ?? (await options.store.getCatalogEntries([...new Set(window.map((document) => document.id))]));
     const items = window.map((document) => itemOf(document, seen, previous));
@@ -120,7 +122,8 @@ export async function indexDocuments(options: IndexDocumentsOptions): Promise<In
   return summary;
 }
 
-function itemOf(document: LociDocument, seen: Set<string>, catalog: ReadonlyMap<string, CatalogEntry>): IndexItem {
+/** A document's id: non-empty, well-formed, not seen before (then it is). */
+function checkId(document: LociDocument, seen: Set<string>): void {
   if (!document.id) throw new LociError('INVALID_ARGUMENT', 'Every document needs a non-empty id.');
   if (seen.has(document.id)) throw new LociError('INVALID_ARGUMENT', `Document id ${document.id} appears twice.`);
   if (!isWellFormed(document.id)) {
@@ -130,6 +133,10 @@ function itemOf(document: LociDocument, seen: Set<string>, catalog: ReadonlyMap<
     );
   }
   seen.add(document.id);
+}
+
+function itemOf(document: LociDocument, seen: Set<string>, catalog: ReadonlyMap<string, CatalogEntry>): IndexItem {
+  checkId(document, seen);
   // The title is part of what is hashed, so a retitled document is re-indexed. Its bytes are
   // made when the run reaches it (a few hundred ahead), not for every document up front.
   const hashed = () => `${document.title ?? ''}\n${document.text}`;
