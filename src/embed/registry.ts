@@ -33,22 +33,22 @@ export function listEmbedders(): Array<{ provider: string; describe: string }> {
 export async function resolveEmbedder(spec: string, context: EmbedderFactoryContext): Promise<EmbeddingModel | undefined> {
   const trimmed = spec.trim();
   if (trimmed === '' || trimmed === 'none') return undefined;
-  const unknown = unknownEmbedder(trimmed);
-  if (unknown) throw unknown;
-  const separator = trimmed.indexOf(':');
-  const modelId = separator === -1 ? undefined : trimmed.slice(separator + 1) || undefined;
-  return (factories.get(providerOf(trimmed)) as { create: EmbedderFactory }).create(modelId, context);
+  const { provider, modelId } = specParts(trimmed);
+  const factory = factories.get(provider);
+  if (!factory) throw unknownEmbedder(trimmed) as LociError;
+  return factory.create(modelId, context);
 }
 
-function providerOf(spec: string): string {
+/** `provider:model` → its parts (`static` alone: no model id). */
+function specParts(spec: string): { provider: string; modelId: string | undefined } {
   const separator = spec.indexOf(':');
-  return separator === -1 ? spec : spec.slice(0, separator);
+  return separator === -1 ? { provider: spec, modelId: undefined } : { provider: spec.slice(0, separator), modelId: spec.slice(separator + 1) || undefined };
 }
 
 /** The error a spec naming no registered provider gets (`sttaic`), without setting anything up; undefined for a known one or `none`. */
 export function unknownEmbedder(spec: string): LociError | undefined {
   const trimmed = spec.trim();
-  if (trimmed === '' || trimmed === 'none' || factories.has(providerOf(trimmed))) return undefined;
+  if (trimmed === '' || trimmed === 'none' || factories.has(specParts(trimmed).provider)) return undefined;
   const known = ['none', ...factories.keys()].join(', ');
   return new LociError('EMBEDDER_UNKNOWN', `Unknown embedder "${spec}". Known providers: ${known}.`, { details: { spec, known } });
 }

@@ -57,7 +57,7 @@ export function toCatalogEntry(row: CatalogRow): CatalogEntry {
 }
 
 export function toChunkRecord(row: ChunkRow): ChunkRecord {
-  return chunkRecord(row.id, row.chunk_id, row.content_hash, row.path, row.start_line, row.end_line, row.language, row.kind, row.symbol, row.symbols, row.heading_path, row.text);
+  return tupleToChunkRecord([row.id, row.chunk_id, row.content_hash, row.path, row.start_line, row.end_line, row.language, row.kind, row.symbol, row.symbols, row.heading_path, row.text]);
 }
 
 /** A chunk row as an array, in CHUNK_COLUMNS' order (no object per row from the driver). */
@@ -66,24 +66,7 @@ export type ChunkTuple = [number, string, string, string, number, number, string
 /** The columns of a ChunkTuple, for a SELECT. */
 export const CHUNK_COLUMNS = 'id, chunk_id, content_hash, path, start_line, end_line, language, kind, symbol, symbols, heading_path, text';
 
-export function tupleToChunkRecord(row: ChunkTuple): ChunkRecord {
-  return chunkRecord(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8], row[9], row[10], row[11]);
-}
-
-function chunkRecord(
-  rowId: number,
-  chunkId: string,
-  contentHash: string,
-  path: string,
-  startLine: number,
-  endLine: number,
-  language: string,
-  kind: string,
-  symbol: string | null,
-  symbols: string,
-  headingPath: string,
-  text: string,
-): ChunkRecord {
+export function tupleToChunkRecord([rowId, chunkId, contentHash, path, startLine, endLine, language, kind, symbol, symbols, headingPath, text]: ChunkTuple): ChunkRecord {
   const record: ChunkRecord = {
     rowId,
     chunkId,
