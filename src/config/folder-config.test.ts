@@ -72,6 +72,20 @@ describe('a folder config (untrusted)', () => {
     expect(refusedPaths({ llm: { model: 'x' } })).toEqual(['llm.model']);
   });
 
+  it('names a misspelled embedder or ranker as a typo, not as a key to trust the folder with', () => {
+    for (const [values, meant] of [
+      [{ embedder: 'sttaic' }, 'static'],
+      [{ embedder: 'STATIC' }, 'static'],
+      [{ search: { ranker: 'defualt' } }, 'default'],
+    ] as const) {
+      write(values);
+      expect(() => loadConfig({ folder: root })).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID', message: expect.stringContaining(`did you mean "${meant}"?`) }));
+    }
+    // A remote provider is still a request for trust, however spelled.
+    write({ embedder: 'openai' });
+    expect(() => loadConfig({ folder: root })).toThrow(expect.objectContaining({ code: 'CONFIG_UNTRUSTED' }));
+  });
+
   it('leaves unknown keys to the schema check, which lists the known ones', () => {
     write({ search: { topk: 3 } });
     expect(() => loadConfig({ folder: root })).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID', message: expect.stringContaining('known keys: topK') }));

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { lstatSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join, relative, isAbsolute } from 'node:path';
 import { LociError } from '../errors/index.js';
-import { refusedFolderKeys, withoutPaths, type RefusedKey } from './folder-rules.js';
+import { misspelledFolderChoices, refusedFolderKeys, withoutPaths, type RefusedKey } from './folder-rules.js';
 import { leafPaths, parseConfigText } from './parse-file.js';
 
 /** The config file a folder carries; untrusted (see folder-rules.ts). */
@@ -73,10 +73,20 @@ export function folderConfigLayers(
   const values = withoutPaths(file.values, overridden);
   const trusted = typeof trust === 'function' ? trust(file) : trust === true;
   if (!trusted) {
+    const typos = misspelledFolderChoices(values);
+    if (typos.length > 0) throw misspelledError(file, typos);
     const refused = refusedFolderKeys(values);
     if (refused.length > 0) throw untrustedError(file, refused);
   }
   return [{ origin: file.path, values }];
+}
+
+function misspelledError(file: FolderConfigFile, typos: ReturnType<typeof misspelledFolderChoices>): LociError {
+  const lines = typos.map((typo) => `  ${typo.path} = ${shortJson(typo.value)} (from ${file.path}): did you mean ${JSON.stringify(typo.meant)}?`);
+  return new LociError('CONFIG_INVALID', `The folder's own config misspells ${typos.length === 1 ? 'a value' : `${typos.length} values`}:\n${lines.join('\n')}\n`, {
+    hint: `Fix the spelling in ${file.path} (values are case-sensitive).`,
+    details: { file: file.path, misspelled: typos.map(({ path, value, meant }) => ({ path, value: shortJson(value), meant })) },
+  });
 }
 
 function untrustedError(file: FolderConfigFile, refused: RefusedKey[]): LociError {

@@ -1,5 +1,6 @@
 import { isPlainObject } from './parse-file.js';
 import { schemaAt } from './schema-walk.js';
+import { meantKey } from '../errors/meant-key.js';
 
 /**
  * What a folder's own loci.config.json may set without the user's trust: local keys that
@@ -7,8 +8,8 @@ import { schemaAt } from './schema-walk.js';
  * is read outside the folder or how much of the machine loci uses. Anything not allowed here
  * (including keys added to the schema later) is refused: deny by default.
  */
-const allowed: Array<{ path: string; accepts?: (value: unknown) => boolean }> = [
-  { path: 'embedder', accepts: (value) => value === 'none' || value === 'static' },
+const allowed: Array<{ path: string; accepts?: (value: unknown) => boolean; choices?: readonly string[] }> = [
+  { path: 'embedder', choices: ['none', 'static'] },
   { path: 'sources.exclude' },
   { path: 'sources.respectGitignore', accepts: (value) => value === true },
   { path: 'sources.maxFileBytes', accepts: (value) => typeof value !== 'number' || value <= 10_000_000 },
@@ -24,7 +25,7 @@ const allowed: Array<{ path: string; accepts?: (value: unknown) => boolean }> = 
   { path: 'search.rolePriorDepth' },
   { path: 'search.candidatePool' },
   { path: 'search.definitionsFirst' },
-  { path: 'search.ranker', accepts: (value) => value === 'default' || value === 'none' },
+  { path: 'search.ranker', choices: ['default', 'none'] },
   { path: 'memory.weights' },
   { path: 'memory.recencyHalfLifeDays' },
   { path: 'memory.contextWindow' },
@@ -75,7 +76,7 @@ export function refusedFolderKeys(values: Record<string, unknown>, overridden: R
       // Overridden by the user, or unknown (the schema check then names it with the known keys).
       if (overridden.has(path) || !schemaAt([...prefix, key])) continue;
       const rule = allowed.find((candidate) => covers(candidate.path, path));
-      if (rule && (!rule.accepts || rule.accepts(value))) continue;
+      if (rule && accepted(rule, value)) continue;
       // An object under a refused key is reported leaf by leaf, unless a rule covers it whole.
       if (!rule && isPlainObject(value)) {
         visit(value, [...prefix, key]);
@@ -86,6 +87,24 @@ export function refusedFolderKeys(values: Record<string, unknown>, overridden: R
   };
   visit(values, []);
   return refused;
+}
+
+const accepted = (rule: (typeof allowed)[number], value: unknown) => (rule.choices ? typeof value === 'string' && rule.choices.includes(value) : !rule.accepts || rule.accepts(value));
+
+/**
+ * Values of a folder config's closed choices that misspell an allowed one (`"sttaic"`, `"STATIC"`
+ * for the embedder): a typo to name, not a request to trust the folder with a remote embedder.
+ */
+export function misspelledFolderChoices(values: Record<string, unknown>): Array<{ path: string; value: string; meant: string }> {
+  const found: Array<{ path: string; value: string; meant: string }> = [];
+  for (const rule of allowed) {
+    if (!rule.choices) continue;
+    const value = rule.path.split('.').reduce<unknown>((node, key) => (isPlainObject(node) ? node[key] : undefined), values);
+    if (typeof value !== 'string' || rule.choices.includes(value) || value.includes(':')) continue;
+    const meant = meantKey(value.trim(), rule.choices);
+    if (meant !== undefined) found.push({ path: rule.path, value, meant });
+  }
+  return found;
 }
 
 /** A copy of `values` without the given paths (keys a later layer overrides). */

@@ -1,16 +1,44 @@
+/** What an answer cites of the numbered context it was given. */
+export interface Citations {
+  /** The context numbers cited, within 1..`count`, ascending, once each. */
+  cited: number[];
+  /** Numbers written as citations that name no context (`[0]`, `[99]` of 6), ascending, once each. */
+  unknown: number[];
+}
+
+const CITATION = /\[(\d{1,4}(?:\s*(?:[,;]|-|–)\s*\d{1,4})*)\]/g;
+
 /**
- * The context numbers an answer cites: `[2]`, `[1, 3]`, `[1][4]`, `[2-4]`, within 1..`count`
- * (the prompt asks the model to cite the numbered context it uses as [n]). Ascending, once each.
+ * The context numbers an answer cites: `[2]`, `[1, 3]`, `[1][4]`, `[2-4]` (the prompt asks the model
+ * to cite the numbered context it uses as [n]). Code is not prose: brackets inside fenced blocks and
+ * inline code spans (`argv[2]`) are never read as citations.
  */
-export function citedNumbers(answer: string, count: number): number[] {
+export function readCitations(answer: string, count: number): Citations {
   const cited = new Set<number>();
-  for (const match of answer.matchAll(/\[(\d{1,4}(?:\s*(?:[,;]|-|–)\s*\d{1,4})*)\]/g)) {
+  const unknown = new Set<number>();
+  for (const match of withoutCode(answer).matchAll(CITATION)) {
     for (const part of (match[1] as string).split(/\s*[,;]\s*/)) {
       const [first, last = first] = part.split(/\s*[-–]\s*/).map(Number) as [number, number?];
       // A range is read only when short and ascending ([2-4]); [2020-2024] is not a citation.
       if (last < first || last - first > 20) continue;
-      for (let n = first; n <= last; n++) if (n >= 1 && n <= count) cited.add(n);
+      for (let n = first; n <= last; n++) (n >= 1 && n <= count ? cited : unknown).add(n);
     }
   }
-  return [...cited].sort((a, b) => a - b);
+  const ascending = (numbers: Set<number>) => [...numbers].sort((a, b) => a - b);
+  return { cited: ascending(cited), unknown: ascending(unknown) };
+}
+
+/** The context numbers an answer cites, within 1..`count`, ascending, once each. */
+export function citedNumbers(answer: string, count: number): number[] {
+  return readCitations(answer, count).cited;
+}
+
+/**
+ * The answer with its code blanked: fenced blocks (``` or ~~~, to their closing fence or the end)
+ * and inline spans (`…`, any run of backticks closed by the same run). Lengths are kept.
+ */
+function withoutCode(text: string): string {
+  const blank = (code: string) => code.replace(/[^\n]/g, ' ');
+  const unfenced = text.replace(/^ {0,3}(`{3,}|~{3,})[^\n]*\n[\s\S]*?(?:^ {0,3}\1[`~]*[ \t]*$|(?![\s\S]))/gm, blank);
+  return unfenced.replace(/(`+)[\s\S]*?[^`]\1(?!`)/g, blank);
 }

@@ -7,7 +7,7 @@ import { createOpenAICompatibleEmbedder } from './remote/openai-compatible.js';
 import { createVertexEmbedder } from './remote/vertex.js';
 import { createVoyageEmbedder } from './remote/voyage.js';
 import type { EmbeddingModel } from './spec.js';
-import { createStaticEmbedder } from './static/static-embedder.js';
+import { createStaticEmbedder, DEFAULT_STATIC_MODEL_ID } from './static/static-embedder.js';
 import { createTransformersEmbedder } from './local/transformers.js';
 
 /** Output sizes of well-known models, so no request is needed to learn them. */
@@ -88,7 +88,16 @@ async function withProbedDimensions(create: (dimensions: number) => EmbeddingMod
 }
 
 export function registerBuiltInEmbedders(): void {
-  registerEmbedder('static', 'offline default, shipped with loci (no network, no download)', async (modelId) => createStaticEmbedder(modelId && modelId !== 'loci-static-v1' ? { file: modelId } : {}));
+  registerEmbedder('static', 'offline default, shipped with loci (no network, no download)', async (modelId) => {
+    if (!modelId || modelId === DEFAULT_STATIC_MODEL_ID) return createStaticEmbedder();
+    // `static:<file>` loads a model file; a bare name that is not the shipped model's is a mistake, not a file in the current folder.
+    if (!/[/\\]|\.bin$/i.test(modelId)) {
+      throw new LociError('EMBEDDER_UNKNOWN', `"static:${modelId}" names no static model: the model shipped with loci is "${DEFAULT_STATIC_MODEL_ID}".`, {
+        hint: `Use "static" (or "static:${DEFAULT_STATIC_MODEL_ID}") for the shipped model, or "static:./<model-file>" for a model file written by scripts/embedder/train.py.`,
+      });
+    }
+    return createStaticEmbedder({ file: modelId });
+  });
 
   for (const [provider, preset] of Object.entries(compatiblePresets)) {
     registerEmbedder(provider, preset.describe, async (modelId, context) => {

@@ -1,4 +1,5 @@
 import { LociError } from '../errors/index.js';
+import { meantKey } from '../errors/meant-key.js';
 import type { LociConfig } from '../config/schema.js';
 import type { EmbeddingModel } from './spec.js';
 
@@ -49,8 +50,12 @@ function specParts(spec: string): { provider: string; modelId: string | undefine
 export function unknownEmbedder(spec: string): LociError | undefined {
   const trimmed = spec.trim();
   if (trimmed === '' || trimmed === 'none' || factories.has(specParts(trimmed).provider)) return undefined;
-  const known = ['none', ...factories.keys()].join(', ');
-  return new LociError('EMBEDDER_UNKNOWN', `Unknown embedder "${spec}". Known providers: ${known}.`, { details: { spec, known } });
+  const providers = ['none', ...factories.keys()];
+  const known = providers.join(', ');
+  const { provider, modelId } = specParts(trimmed);
+  const meant = meantKey(provider, providers);
+  const suggestion = meant === undefined ? '' : ` Did you mean "${modelId === undefined || meant === 'none' ? meant : `${meant}:${modelId}`}"?`;
+  return new LociError('EMBEDDER_UNKNOWN', `Unknown embedder "${spec}".${suggestion} Known providers: ${known}.`, { details: { spec, known, ...(meant ? { meant } : {}) } });
 }
 
 /**

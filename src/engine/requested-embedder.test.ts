@@ -24,7 +24,9 @@ describe('an embedder the config names that does not exist', () => {
     try {
       const response = await loci.search('refund the charge');
       expect(response.results[0]?.path).toBe('refund.py');
-      expect(response.warnings).toContainEqual(expect.stringMatching(/^Unknown embedder "sttaic"\. Known providers: none, static.*Searches use the embedder the index was built with/));
+      expect(response.warnings).toContainEqual(
+        expect.stringMatching(/^Unknown embedder "sttaic"\. Did you mean "static"\? Known providers: none, static.*Searches use the embedder the index was built with/),
+      );
       await expect(loci.index()).rejects.toMatchObject({ code: 'EMBEDDER_UNKNOWN' });
     } finally {
       await loci.close();

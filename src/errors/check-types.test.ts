@@ -2,13 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { checkKeys, LIBRARY_OPTION_KEYS } from './check-types.js';
 
 describe('checkKeys', () => {
-  it('names the key a misspelling meant: case, a letter or two for longer keys, one for short ones', () => {
+  it('names the key a misspelling meant: case, a letter or two for longer keys, one for short ones, swapped letters', () => {
     const keys = ['topK', 'languages', 'pathPrefixes', 'mode'];
     expect(() => checkKeys({ TOPK: 1 }, keys, 'search options')).toThrow('did you mean "topK"?');
+    expect(() => checkKeys({ top_k: 1 }, keys, 'search options')).toThrow('did you mean "topK"?');
+    expect(() => checkKeys({ 'path-prefixes': 1 }, keys, 'search options')).toThrow('did you mean "pathPrefixes"?');
     expect(() => checkKeys({ lanugages: [] }, keys, 'search options')).toThrow('did you mean "languages"?');
     expect(() => checkKeys({ pathPrefix: [] }, keys, 'search options')).toThrow('did you mean "pathPrefixes"?');
     expect(() => checkKeys({ mods: 'x' }, keys, 'search options')).toThrow('did you mean "mode"?');
-    expect(() => checkKeys({ mdoe: 'x' }, keys, 'search options')).not.toThrow(); // a transposition is two edits; under seven letters one is allowed
+    expect(() => checkKeys({ mdoe: 'x' }, keys, 'search options')).toThrow('did you mean "mode"?'); // two edits, but the same letters swapped
+    expect(() => checkKeys({ moed: 'x', dome: 'x' }, ['model', 'mode'], 'search options')).toThrow('did you mean "mode"?');
     expect(() => checkKeys({ mod: 'x' }, keys, 'search options')).toThrow('did you mean "mode"?'); // a key's start
     expect(() => checkKeys({ ttl: 1 }, ['namespace', 'text', 'ttlMs'], 'memory input', { shared: false })).toThrow('did you mean "ttlMs"?');
     expect(() => checkKeys({ mo: 'x', tpk: 1 }, keys, 'search options')).not.toThrow(); // too short to guess, or no key's start

@@ -30,9 +30,10 @@ describe('withMeantKeys', () => {
     const result = schema.safeParse({ query: 'x', topk: 1, filter: { language: ['go'] }, zzz: 1 });
     expect(result.success).toBe(false);
     const message = describeIssues(withMeantKeys(result.success ? [] : result.error.issues, schema), '(body)');
-    expect(message).toContain('did you mean "topK" for "topk"?');
-    expect(message).toContain('filter: Unrecognized key: "language"; did you mean "languages" for "language"?');
+    expect(message).toContain('Unrecognized keys: "topk", "zzz"; for "topk", did you mean "topK"?');
+    expect(message).toContain('filter: Unrecognized key: "language"; did you mean "languages"?');
     expect(message).not.toContain('for "zzz"');
+    expect(message).not.toContain('for "language"');
   });
 });
 
@@ -45,7 +46,8 @@ describe('unknownKeysError', () => {
   };
 
   it('names the key an unknown one meant, or the keys there are, and leaves other issues to zod', () => {
-    expect(messageOf({ query: 'x', topk: 1 })).toBe('Unrecognized key: "topk"; did you mean "topK" for "topk"?');
+    expect(messageOf({ query: 'x', topk: 1 })).toBe('Unrecognized key: "topk"; did you mean "topK"?');
+    expect(messageOf({ query: 'x', top_k: 1 })).toBe('Unrecognized key: "top_k"; did you mean "topK"?');
     expect(messageOf({ query: 'x', colour: 1, zz: 2 })).toBe('Unrecognized keys: "colour", "zz"; the keys are "query", "topK"');
     expect(messageOf({ query: 3 })).toMatch(/expected string/);
     expect(messageOf(7)).toMatch(/expected object/);

@@ -44,11 +44,15 @@ export function withMeantKeys(issues: readonly Issue[], schema: z.ZodType): Issu
   });
 }
 
-/** `did you mean "topK" for "topk"?` for each unknown key with a likely meaning; undefined for none. */
+/**
+ * `did you mean "topK"?` for one unknown key, `for "topk", did you mean "topK"?` for each of
+ * several with a likely meaning; undefined for none.
+ */
 function meantKeyHints(keys: readonly string[], known: readonly string[]): string | undefined {
   const hints = keys.flatMap((key) => {
     const meant = meantKey(key, known);
-    return meant ? [`did you mean "${meant}" for "${key}"?`] : [];
+    if (!meant) return [];
+    return [keys.length === 1 ? `did you mean "${meant}"?` : `for "${key}", did you mean "${meant}"?`];
   });
   return hints.length > 0 ? hints.join('; ') : undefined;
 }

@@ -97,21 +97,35 @@ describe('indexDocuments from a stream', () => {
         })(),
       ),
     ).rejects.toThrow('Document 5 needs `text` as a string');
-    await expect(run([...documentsOf(5), ...documentsOf(1)][Symbol.iterator]())).rejects.toThrow('Document id doc/0 appears twice');
+    await expect(run([...documentsOf(5), ...documentsOf(1)][Symbol.iterator]())).rejects.toThrow('Document id "doc/0" appears twice');
     await expect(run('hello' as never)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('got string') });
     await expect(run(42 as never)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('got number') });
   });
 
-  it('removes nothing when a pruning list repeats an id, and stops between windows when aborted', async () => {
+  it('removes nothing when a pruning list repeats an id or a pruning source is empty, and tells each removal', async () => {
     await run(documentsOf(10));
-    await expect(run([...documentsOf(3), ...documentsOf(1)], { prune: true })).rejects.toThrow('Document id doc/0 appears twice');
+    await expect(run([...documentsOf(3), ...documentsOf(1)], { prune: true })).rejects.toThrow('Document id "doc/0" appears twice');
     expect((await store.listCatalog()).length).toBe(10);
+    // No documents with prune would empty the index: refused, nothing removed.
+    for (const empty of [[], [][Symbol.iterator](), (async function* () {})()] as DocumentSource[]) {
+      await expect(run(empty, { prune: true })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('would remove all 10 indexed documents') });
+    }
+    expect((await store.listCatalog()).length).toBe(10);
+    const events: IndexEvent[] = [];
+    await run(documentsOf(7), { prune: true, events });
+    expect(events.flatMap((event) => (event.type === 'file-removed' ? [event.path] : [])).sort()).toEqual(['doc/7', 'doc/8', 'doc/9']);
+  });
 
+  it('stops a stream as soon as it is aborted, even while its source is waiting', async () => {
     const controller = new AbortController();
     const events: IndexEvent[] = [];
     async function* slow(): AsyncGenerator<LociDocument> {
       for (const document of documentsOf(12, 200)) {
-        if (document.id === 'doc/205') controller.abort(); // while the second window is read
+        if (document.id === 'doc/206') {
+          // The second window is being read when the source stalls (a cursor waiting on its server).
+          setTimeout(() => controller.abort(), 20);
+          await new Promise(() => {});
+        }
         yield document;
       }
     }

@@ -53,7 +53,7 @@ function checkDocument(document: unknown, index: number): asserts document is Lo
 }
 
 /** The source's documents a window at a time: a list (checked already) as one window, a stream in windows of `size`. */
-async function* windowsOf(source: unknown, size: number): AsyncGenerator<readonly LociDocument[]> {
+async function* windowsOf(source: unknown, size: number, signal: AbortSignal | undefined): AsyncGenerator<readonly LociDocument[]> {
   if (Array.isArray(source)) {
     yield source as LociDocument[];
     return;
@@ -65,15 +65,47 @@ async function* windowsOf(source: unknown, size: number): AsyncGenerator<readonl
   }
   let window: LociDocument[] = [];
   let index = 0;
-  for await (const document of source as AsyncIterable<unknown>) {
-    checkDocument(document, index++);
-    window.push(document);
-    if (window.length >= size) {
-      yield window;
-      window = [];
+  const iterator = (stream as () => Iterator<unknown> | AsyncIterator<unknown>).call(source);
+  let finished = false;
+  try {
+    for (;;) {
+      // Each read races the signal: a slow source (a network cursor) stops when aborted, not a window later.
+      const next = await untilAborted(Promise.resolve(iterator.next()), signal);
+      if (next.done) break;
+      // A plain iterable's items may be promises, which for-await would have awaited.
+      const document: unknown = isThenable(next.value) ? await untilAborted(Promise.resolve(next.value), signal) : next.value;
+      checkDocument(document, index++);
+      window.push(document);
+      if (window.length >= size) {
+        yield window;
+        window = [];
+      }
     }
+    finished = true;
+  } finally {
+    // A source left early (an abort, a bad document, a failed run) is closed; one still reading is not awaited.
+    if (!finished) Promise.resolve(iterator.return?.()).catch(() => undefined);
   }
   if (window.length > 0) yield window;
+}
+
+const isThenable = (value: unknown): value is PromiseLike<unknown> => typeof (value as { then?: unknown } | null)?.then === 'function';
+
+/** `pending`, or ABORTED as soon as `signal` is. */
+async function untilAborted<T>(pending: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  throwIfAborted(signal);
+  if (!signal) return pending;
+  let onAbort = () => {};
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(new LociError('ABORTED', 'The operation was cancelled.', { cause: signal.reason }));
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  pending.catch(() => undefined); // a read that fails after the abort is not an unhandled rejection
+  try {
+    return await Promise.race([pending, aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
 }
 
 /**
@@ -93,10 +125,13 @@ export async function indexDocuments(options: IndexDocumentsOptions): Promise<In
   const seen = new Set<string>();
   const tally = emptyTally();
   const removeUnseen = async (paths: Iterable<string>) => {
-    for (const path of paths) {
-      if (seen.has(path)) continue;
+    const removed = [...paths].filter((path) => !seen.has(path));
+    if (seen.size === 0 && removed.length > 0) throw emptyPrune(removed.length);
+    for (const path of removed) {
+      throwIfAborted(options.signal);
       await options.store.deleteFile(path);
       tally.removed++;
+      options.onProgress?.({ type: 'file-removed', path });
     }
   };
   // A list's ids are checked before anything is written or removed; documents a pruning list
@@ -107,7 +142,7 @@ export async function indexDocuments(options: IndexDocumentsOptions): Promise<In
     seen.clear();
   }
   const progress = { done: 0, total: list?.length ?? 0 };
-  for await (const window of windowsOf(options.documents, options.windowSize ?? DOCUMENT_WINDOW)) {
+  for await (const window of windowsOf(options.documents, options.windowSize ?? DOCUMENT_WINDOW, options.signal)) {
     throwIfAborted(options.signal);
     if (!list) progress.total += window.length; // a stream's total: the documents read so far
     const previous = catalog ?? (await options.store.getCatalogEntries([...new Set(window.map((document) => document.id))]));
@@ -122,10 +157,21 @@ export async function indexDocuments(options: IndexDocumentsOptions): Promise<In
   return summary;
 }
 
+/** A pruning run given no documents would empty the index: far more often an empty file or a failed query than the intent. */
+function emptyPrune(indexed: number): LociError {
+  return new LociError('INVALID_ARGUMENT', `indexDocuments was given no documents with prune: true, which would remove all ${indexed} indexed documents; nothing was removed.`, {
+    hint: 'Check that the source yields documents (an empty file, or a query that matched nothing). To start over on purpose, delete the store folder.',
+  });
+}
+
 /** A document's id: non-empty, well-formed, not seen before (then it is). */
 function checkId(document: LociDocument, seen: Set<string>): void {
   if (!document.id) throw new LociError('INVALID_ARGUMENT', 'Every document needs a non-empty id.');
-  if (seen.has(document.id)) throw new LociError('INVALID_ARGUMENT', `Document id ${document.id} appears twice.`);
+  if (seen.has(document.id)) {
+    throw new LociError('INVALID_ARGUMENT', `Document id ${JSON.stringify(document.id)} appears twice in the documents.`, {
+      hint: 'Ids name documents in results and filters, so each must be unique: give the second its own id (add a part number, e.g. "faq/1#2"), or merge the two texts.',
+    });
+  }
   if (!isWellFormed(document.id)) {
     throw new LociError(
       'INVALID_ARGUMENT',

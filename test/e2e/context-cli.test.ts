@@ -83,9 +83,13 @@ describe('loci ask', () => {
     expect(server.requests.at(-1)?.body.messages?.map((message) => message.role)).toEqual(['system', 'system', 'user', 'assistant', 'user']);
     expect(followUp.sources.length).toBeGreaterThanOrEqual(3);
     expect(followUp.cited).toEqual([2, 3]);
-    server.answer = () => 'I cannot tell from the context.';
+    // A number no source has is warned about, never silently dropped.
+    expect(followUp.warnings).toContainEqual(expect.stringMatching(/^The answer cites \[99\], which is not among the \d+ numbered sources/));
+    // Code in the answer is not a citation: the answer cites none of its sources.
+    server.answer = () => 'I cannot tell from the context; it reads `argv[2]`.\n```\nlimit = limits[1]\n```';
     const uncited = await runLoci(['ask', 'what', 'is', 'the', 'refund', 'limit', '--root', repo], { cwd: workspace, env });
     expect(uncited.stdout).toMatch(/\n\nSources packed \(the answer cites none of them\):\n\[1\] /);
+    expect(uncited.stderr).toBe('');
 
     server.faults.push('unauthorized');
     const refused = await runLoci(['ask', 'anything', '--root', repo], { cwd: workspace, env });

@@ -217,7 +217,7 @@ describe('MCP', () => {
     expect(JSON.stringify(misspelled.content)).toMatch(/namespace/);
     expect(JSON.stringify(misspelled.content)).toMatch(/[Uu]nrecognized/);
     // … and the key meant is named, as the HTTP API and the library do.
-    expect(JSON.stringify(misspelled.content)).toContain('did you mean \\"namespaces\\" for \\"namespace\\"?');
+    expect(JSON.stringify(misspelled.content)).toContain('Unrecognized key: \\"namespace\\"; did you mean \\"namespaces\\"?');
     const unknown = await client.callTool({ name: 'search_code', arguments: { query: 'refund', colour: 'red' } }).catch((error: Error) => ({ isError: true, content: error.message }));
     expect(JSON.stringify(unknown.content)).toMatch(/Unrecognized key: \\"colour\\"; the keys are \\"query\\", \\"topK\\"/);
     expect((search.structuredContent as { results: unknown[] }).results.length).toBeGreaterThan(0);

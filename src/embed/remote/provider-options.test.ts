@@ -183,3 +183,21 @@ describe("the seed agents' variable names", () => {
     expect(() => loadConfig({ env: { SIMILARITY_LIMIT: 'high' } })).toThrow(/memory\.knowledgeThreshold \(from SIMILARITY_LIMIT \(alias of LOCI_MEMORY_KNOWLEDGE_THRESHOLD\)\)/);
   });
 });
+
+describe('an embedder spec that names nothing', () => {
+  it('suggests the provider a typo meant, and tells a static model name from a model file', async () => {
+    const context = { config: config(), env: {} };
+    await expect(resolveEmbedder('sttaic', context)).rejects.toMatchObject({ code: 'EMBEDDER_UNKNOWN', message: expect.stringContaining('Did you mean "static"?') });
+    await expect(resolveEmbedder('OpenAI:text-embedding-3-small', context)).rejects.toMatchObject({ message: expect.stringContaining('Did you mean "openai:text-embedding-3-small"?') });
+    await expect(resolveEmbedder('static:loci-static-v2', context)).rejects.toMatchObject({
+      code: 'EMBEDDER_UNKNOWN',
+      message: expect.stringContaining('the model shipped with loci is "loci-static-v1"'),
+      hint: expect.stringContaining('static:./<model-file>'),
+    });
+    await expect(resolveEmbedder(`static:${join(workspace, 'missing.bin')}`, context)).rejects.toMatchObject({
+      code: 'EMBEDDER_UNAVAILABLE',
+      hint: expect.stringContaining('written by scripts/embedder/train.py'),
+    });
+    expect((await resolveEmbedder('static:loci-static-v1', context))?.modelId).toBe('loci-static-v1');
+  });
+});

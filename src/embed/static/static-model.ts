@@ -160,19 +160,21 @@ interface Table {
   row(id: number): { rows: Int8Array; base: number };
 }
 
+const NOT_A_MODEL_HINT = '`static:<file>` loads a model file written by scripts/embedder/train.py (a relative path is read from the current folder); `static` alone uses the model shipped with loci.';
+
 /** Where a model file's parts lie, from its first bytes (throws EMBEDDER_UNAVAILABLE when they are not a model's). */
 function layoutOf(file: string, front: Buffer, size: number): { header: Header; vocabularyStart: number; vocabularyLength: number; tables: number } {
   if (front.length < 16 || front.toString('latin1', 0, 8) !== MAGIC) {
-    throw new LociError('EMBEDDER_UNAVAILABLE', `${file} is not a loci static embedding model.`);
+    throw new LociError('EMBEDDER_UNAVAILABLE', `${file} is not a loci static embedding model.`, { hint: NOT_A_MODEL_HINT });
   }
   const headerLength = front.readUInt32LE(8);
   const vocabularyLength = front.readUInt32LE(12);
-  if (16 + headerLength > front.length) throw new LociError('EMBEDDER_UNAVAILABLE', `${file} is truncated or inconsistent.`);
+  if (16 + headerLength > front.length) throw new LociError('EMBEDDER_UNAVAILABLE', `${file} is truncated or inconsistent.`, { hint: NOT_A_MODEL_HINT });
   let header: Header;
   try {
     header = JSON.parse(front.toString('utf8', 16, 16 + headerLength)) as Header;
   } catch {
-    throw new LociError('EMBEDDER_UNAVAILABLE', `${file} has an unreadable static model header.`);
+    throw new LociError('EMBEDDER_UNAVAILABLE', `${file} has an unreadable static model header.`, { hint: NOT_A_MODEL_HINT });
   }
   if (header.format !== 'loci-static-embedder' || header.version !== 2 || header.quantization !== 'int8-rowwise') {
     throw new LociError('EMBEDDER_UNAVAILABLE', `${file} has an unsupported static model format (${header.format} v${header.version}).`);
@@ -182,19 +184,19 @@ function layoutOf(file: string, front: Buffer, size: number): { header: Header; 
   tables += (4 - (tables % 4)) % 4;
   const { dimensions, vocabularySize } = header;
   if (!(Number.isSafeInteger(dimensions) && dimensions > 0 && Number.isSafeInteger(vocabularySize) && vocabularySize > 0) || size !== tables + vocabularySize * 12 + vocabularySize * dimensions) {
-    throw new LociError('EMBEDDER_UNAVAILABLE', `${file} is truncated or inconsistent.`);
+    throw new LociError('EMBEDDER_UNAVAILABLE', `${file} is truncated or inconsistent.`, { hint: NOT_A_MODEL_HINT });
   }
   return { header, vocabularyStart, vocabularyLength, tables };
 }
 
 function vocabulary(file: string, bytes: Buffer, start: number, length: number, size: number): string[] {
   const tokens = bytes.toString('utf8', start, start + length).split('\n');
-  if (tokens.length !== size) throw new LociError('EMBEDDER_UNAVAILABLE', `${file} is truncated or inconsistent.`);
+  if (tokens.length !== size) throw new LociError('EMBEDDER_UNAVAILABLE', `${file} is truncated or inconsistent.`, { hint: NOT_A_MODEL_HINT });
   return tokens;
 }
 
 function unreadable(file: string, error: unknown): LociError {
-  return new LociError('EMBEDDER_UNAVAILABLE', `Cannot read the static embedding model at ${file}: ${(error as Error).message}.`, { cause: error });
+  return new LociError('EMBEDDER_UNAVAILABLE', `Cannot read the static embedding model at ${file}: ${(error as Error).message}.`, { cause: error, hint: NOT_A_MODEL_HINT });
 }
 
 /** The whole file read and hashed at once. */

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { buildContext, type BuiltContext, type ContextOptions } from '../../../context/build-context.js';
-import { citedNumbers } from '../../../context/citations.js';
+import { readCitations } from '../../../context/citations.js';
 import { apiReranker } from '../../../context/rerank/api-reranker.js';
 import { crossEncoderReranker } from '../../../context/rerank/cross-encoder.js';
 import { llmYesNoReranker } from '../../../context/rerank/llm-yes-no.js';
@@ -124,9 +124,11 @@ export function registerContextCommands(program: Command, io: CliIo): void {
           return undefined;
         });
         if (turn?.warnings) logWarnings.push(...turn.warnings.filter((warning) => !logWarnings.includes(warning)));
-        writeWarnings(io, logWarnings);
         const sources = numbered(built);
-        const cited = citedNumbers(answer, built.items.length).filter((n) => sources.some((source) => source.n === n));
+        const citations = readCitations(answer, built.items.length);
+        const cited = citations.cited.filter((n) => sources.some((source) => source.n === n));
+        if (citations.unknown.length > 0) logWarnings.push(unknownCitations(citations.unknown, built.items.length));
+        writeWarnings(io, logWarnings);
         if (flags.json) {
           io.stdout.write(
             `${JSON.stringify({ answer, sources, cited, tokens: built.tokens, conversationId, warnings: [...built.warnings, ...logWarnings], degraded: built.degraded, degradedParts: built.degradedParts })}\n`,
@@ -215,6 +217,14 @@ function sourcesList(sources: ReturnType<typeof numbered>, cited: readonly numbe
   const more = uncited > 0 ? `\n(${uncited} more packed, not cited; --json lists every source)` : '';
   const listed = sources.filter((source) => cited.includes(source.n)).map(line);
   return `Sources cited:\n${listed.join('\n')}${more}`;
+}
+
+/** A citation the answer made up is told: what it names is not among what the model was given. */
+function unknownCitations(unknown: readonly number[], count: number): string {
+  const listed = unknown.map((n) => `[${n}]`).join(', ');
+  const which = unknown.length === 1 ? `cites ${listed}, which is` : `cites ${listed}, which are`;
+  if (count === 0) return `The answer ${which} not a source: it was given none; check those claims.`;
+  return `The answer ${which} not among the ${count} numbered sources it was given (1 to ${count}); check those claims against the sources.`;
 }
 
 function numbered(built: BuiltContext) {
