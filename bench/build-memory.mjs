@@ -2,7 +2,8 @@
 // default), RSS sampled every 5 s (the event loop's stalls show as gaps), the peak and a timeline.
 // Usage: node --expose-gc --max-old-space-size=16384 bench/build-memory.mjs [--build DIR] [--n 1000000] [--keep DIR] [--stream] [--json]
 //   baseRssMb: the process holding the documents before the build; maxRssAllThreadsMb: every thread's peak;
-//   settledRssMb: after one search, a collection and a second's quiet; keptRssMb: settled less base.
+//   settledRssMb: after one search, a collection and a second's quiet; keptRssMb: settled less base;
+//   peakWatched: the highest RSS a sampler process saw every 100 ms during the build, with its anonymous and file-backed parts.
 //   --stream: the documents are written to a JSONL file by a child process (kept in the temp folder
 //   for the next run) and read line by line as an async iterable, as a caller with a file would:
 //   the measuring process never holds them all.
@@ -16,6 +17,48 @@ import { realChunks, sizeTo } from './lib/dataset.mjs';
 import { argument, createReporter } from './lib/report.mjs';
 
 const n = Number(argument('n', '1000000'));
+const watchPid = argument('watch-pid', '');
+if (watchPid) {
+  // The sampler's one job: the measured process's RSS every 100 ms from outside it (its own
+  // timer stalls while a synchronous save runs), split into anonymous and file-backed pages,
+  // and at its highest; printed as JSON when the sampler is told to stop.
+  const { readFileSync } = await import('node:fs');
+  const field = (text, name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0) / 1024;
+  let highest = { rssMb: 0 };
+  const perSecond = [];
+  const started = performance.now();
+  const timer = setInterval(() => {
+    let text;
+    try {
+      text = readFileSync(`/proc/${watchPid}/status`, 'utf8');
+    } catch {
+      return;
+    }
+    const rssMb = field(text, 'VmRSS');
+    const second = Math.floor((performance.now() - started) / 1000);
+    perSecond[second] = Math.max(perSecond[second] ?? 0, Math.round(rssMb));
+    if (rssMb > highest.rssMb)
+      highest = {
+        rssMb: Math.round(rssMb),
+        anonMb: Math.round(field(text, 'RssAnon')),
+        fileMb: Math.round(field(text, 'RssFile')),
+        shmemMb: Math.round(field(text, 'RssShmem')),
+        atS: Math.round((performance.now() - started) / 100) / 10,
+      };
+  }, 100);
+  process.on('SIGTERM', () => {
+    clearInterval(timer);
+    // Each second's highest, for where the peak falls against the build's events.
+    process.stderr.write(
+      `RSS MB, highest each second from outside: ${perSecond
+        .map((mb, at) => (mb === undefined ? '' : `${at}s:${mb}`))
+        .filter(Boolean)
+        .join(' ')}\n`,
+    );
+    process.stdout.write(`${JSON.stringify(highest)}\n`, () => process.exit(0));
+  });
+  await new Promise(() => {});
+}
 const jsonlOut = argument('jsonl-out', '');
 if (jsonlOut) {
   // The child's one job: the documents as JSONL, written through a rename.
@@ -69,17 +112,32 @@ const sample = () => {
   timeline.push(`${seconds()}s:${mb(rss)}`);
 };
 const timer = setInterval(sample, 5000);
+// Sampled from outside as well: the peak a synchronous save reaches between the timer's ticks.
+const { spawn } = await import('node:child_process');
+const watcher = spawn(process.execPath, [fileURLToPath(import.meta.url), '--watch-pid', String(process.pid)], { stdio: ['ignore', 'pipe', 'inherit'] });
+let watched = '';
+watcher.stdout.on('data', (data) => {
+  watched += data;
+});
+const watchedPeak = () =>
+  new Promise((done) => {
+    watcher.once('exit', () => done(watched.trim() ? JSON.parse(watched) : undefined));
+    watcher.kill('SIGTERM');
+  });
 let indexFinishedS = 0;
 try {
   const loci = createLoci({ root: dir, store: join(dir, 'loci-store') });
   await loci.indexDocuments(documents, {
     onProgress: (event) => {
       if (event.type === 'index-finished') indexFinishedS = seconds();
+      if (event.type === 'save-started' || event.type === 'phase-finished' || event.type === 'index-finished')
+        process.stderr.write(`${event.type}${event.phase ? ` ${event.phase}` : ''} at ${seconds()} s\n`);
     },
   });
   const buildS = seconds();
   sample();
   clearInterval(timer);
+  const outside = await watchedPeak();
   globalThis.gc?.();
   const afterRssMb = mb(process.memoryUsage().rss);
   // What a long-lived process keeps once settled: a search answered, a collection, a second's
@@ -95,6 +153,8 @@ try {
     buildS,
     indexFinishedS,
     peakSampledRssMb: mb(peak),
+    // The highest RSS seen from outside every 100 ms, split into anonymous and file-backed pages (RssFile: mapped files, reclaimable).
+    peakWatched: outside,
     afterRssMb,
     settledRssMb,
     keptRssMb: settledRssMb - baseRssMb,
@@ -105,6 +165,7 @@ try {
   process.stderr.write(`RSS MB over time: ${timeline.join(' ')}\n`);
 } finally {
   clearInterval(timer);
+  if (watcher.exitCode === null) watcher.kill('SIGKILL');
   if (!keep) rmSync(dir, { recursive: true, force: true });
 }
 reporter.done();

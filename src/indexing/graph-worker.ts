@@ -5,8 +5,8 @@
 // list (each through a rename) and answers `saved`. A stopped worker saves nothing.
 import { availableParallelism } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { createGraph, loadUsearch, normalized, writeGraphFiles } from '../retrieve/warm/usearch-graph.js';
-import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
+import { createGraph, loadUsearch, writeGraphFiles } from '../retrieve/warm/usearch-graph.js';
+import { VectorRowReader } from '../store/sqlite/vector-rows.js';
 import type { GraphWorkerData, GraphWorkerReply } from './background-graph.js';
 
 const port = parentPort;
@@ -35,42 +35,48 @@ async function build(): Promise<number> {
   const module = loadUsearch();
   if (!module) throw new Error('usearch is not installed');
   const graph = createGraph(module, job.dimensions, job.hnsw);
-  const store = openSqliteStore({ file: job.storeFile, keepCatalogEntries: 0, quickCheck: false });
-  const keys: number[] = [];
+  // Only ids and vectors are read: no chunk text or term lists (this thread is a big run's last step).
+  const reader = new VectorRowReader(job.storeFile);
+  const keys: Int32Array[] = [];
+  let count = 0;
   try {
     let after = 0;
     for (;;) {
       // Finishing: the run has committed its last row and waits for this worker alone.
       const last = finishing;
-      const rows = await store.scanIndexRows({ embedderId: job.embedderId, afterRowId: after, limit: last ? ROWS_PER_STEP_FINISHING : ROWS_PER_STEP });
-      if (rows.length > 0) {
-        after = rows.at(-1)?.rowId ?? after;
-        const withVectors = rows.filter((row) => row.vector && row.vector.length === job.dimensions);
-        if (withVectors.length > 0) {
-          const matrix = new Float32Array(withVectors.length * job.dimensions);
-          withVectors.forEach((row, index) => matrix.set(normalized(row.vector as Float32Array), index * job.dimensions));
+      const step = reader.read(job.embedderId, after, last ? ROWS_PER_STEP_FINISHING : ROWS_PER_STEP, job.dimensions);
+      if (step.last !== after) {
+        after = step.last;
+        if (step.rowIds.length > 0) {
           // One thread while the run that writes these rows has the other core; all once it is done.
           // An add that grows the graph reserves room for as many threads as it is given, and later
           // adds may use no more: those few adds get them all, so the last ones can use them.
-          const grows = graph.size() + withVectors.length >= graph.capacity();
+          const grows = graph.size() + step.rowIds.length >= graph.capacity();
           graph.add(
-            BigUint64Array.from(withVectors, (row) => BigInt(row.rowId)),
-            matrix,
+            BigUint64Array.from(step.rowIds, (rowId) => BigInt(rowId)),
+            step.matrix,
             last || grows ? THREADS_FINISHING : 1,
           );
-          for (const row of withVectors) keys.push(row.rowId);
+          keys.push(step.rowIds);
+          count += step.rowIds.length;
         }
-        reply({ type: 'progress', rows: keys.length });
+        reply({ type: 'progress', rows: count });
         await pause(0);
         continue;
       }
       if (finishing) break;
       await pause(POLL_MS);
     }
-    writeGraphFiles(graph, Int32Array.from(keys), job.graphFile);
-    return keys.length;
+    const all = new Int32Array(count);
+    let at = 0;
+    for (const part of keys) {
+      all.set(part, at);
+      at += part.length;
+    }
+    writeGraphFiles(graph, all, job.graphFile);
+    return count;
   } finally {
-    await store.close();
+    reader.close();
   }
 }
 

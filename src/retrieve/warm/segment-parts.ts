@@ -180,7 +180,6 @@ function merged(parts: Part[], header: SegmentContents['header'], lexicon: Sorte
   for (let term = smallest(); term >= 0; term = smallest(), terms++) advance(term);
   cursors.fill(0);
   const postingTerms = new Uint32Array(terms);
-  const inPart = parts.map(() => new Int32Array(terms).fill(-1));
   const postingOffsets = new Uint32Array(terms + 1);
   const postingMax = new Float32Array(terms);
   for (let term = 0; term < terms; term++) {
@@ -188,20 +187,30 @@ function merged(parts: Part[], header: SegmentContents['header'], lexicon: Sorte
     let count = 0;
     advance(postingTerms[term] as number, (index, at) => {
       const base = (parts[index] as Part).reader.lexical;
-      (inPart[index] as Int32Array)[term] = at;
       count += (base.postingOffsets[at + 1] as number) - (base.postingOffsets[at] as number);
       if ((base.postingMax[at] as number) > (postingMax[term] as number)) postingMax[term] = base.postingMax[at] as number;
     });
     postingOffsets[term + 1] = (postingOffsets[term] as number) + count;
   }
+  // Where each part is in its own term list. The writer asks for terms in ascending order (twice),
+  // so each part's place is found by walking forward from the last one: no table of every term's
+  // place in every part (parts × terms entries, ~0.3 GB at 1M rows).
+  const partAt = new Int32Array(parts.length);
+  let lastAsked = -1;
   const postings = (term: number): { slots: Int32Array; weighted: Float32Array } => {
+    if (term < lastAsked) partAt.fill(0);
+    lastAsked = term;
+    const wanted = postingTerms[term] as number;
     const count = (postingOffsets[term + 1] as number) - (postingOffsets[term] as number);
     const slots = new Int32Array(count);
     const weighted = new Float32Array(count);
     let at = 0;
     parts.forEach((part, index) => {
-      const local = (inPart[index] as Int32Array)[term] as number;
-      if (local < 0) return;
+      const own = part.reader.lexical.postingTerms;
+      let local = partAt[index] as number;
+      while (local < own.length && (own[local] as number) < wanted) local++;
+      partAt[index] = local;
+      if (local >= own.length || own[local] !== wanted) return;
       const offsets = part.reader.lexical.postingOffsets;
       const start = offsets[local] as number;
       const length = (offsets[local + 1] as number) - start;
