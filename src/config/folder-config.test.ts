@@ -77,13 +77,18 @@ describe('a folder config (untrusted)', () => {
       [{ embedder: 'sttaic' }, 'static'],
       [{ embedder: 'STATIC' }, 'static'],
       [{ search: { ranker: 'defualt' } }, 'default'],
+      [{ embedder: 'static:loci-static-v2' }, 'static:loci-static-v1'],
     ] as const) {
       write(values);
       expect(() => loadConfig({ folder: root })).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID', message: expect.stringContaining(`did you mean "${meant}"?`) }));
     }
-    // A remote provider is still a request for trust, however spelled.
-    write({ embedder: 'openai' });
-    expect(() => loadConfig({ folder: root })).toThrow(expect.objectContaining({ code: 'CONFIG_UNTRUSTED' }));
+    // A remote provider, or a model file, is still a request for trust.
+    for (const embedder of ['openai', 'static:./model.bin']) {
+      write({ embedder });
+      expect(() => loadConfig({ folder: root })).toThrow(expect.objectContaining({ code: 'CONFIG_UNTRUSTED' }));
+    }
+    // The shipped model by its full name is a local choice.
+    expect(refusedPaths({ embedder: 'static:loci-static-v1' })).toEqual([]);
   });
 
   it('leaves unknown keys to the schema check, which lists the known ones', () => {

@@ -82,10 +82,12 @@ export function folderConfigLayers(
 }
 
 function misspelledError(file: FolderConfigFile, typos: ReturnType<typeof misspelledFolderChoices>): LociError {
-  const lines = typos.map((typo) => `  ${typo.path} = ${shortJson(typo.value)} (from ${file.path}): did you mean ${JSON.stringify(typo.meant)}?`);
-  return new LociError('CONFIG_INVALID', `The folder's own config misspells ${typos.length === 1 ? 'a value' : `${typos.length} values`}:\n${lines.join('\n')}\n`, {
+  // The shape of any invalid configuration (one problem per value), which the CLI prints a line each.
+  const problems = typos.map((typo) => ({ path: typo.path, origin: file.path, message: `${shortJson(typo.value)} is not a choice; did you mean ${JSON.stringify(typo.meant)}?` }));
+  const lines = problems.map((problem) => `  ${problem.path} (from ${problem.origin}): ${problem.message}`);
+  return new LociError('CONFIG_INVALID', `Invalid configuration, ${problems.length} ${problems.length === 1 ? 'problem' : 'problems'}:\n${lines.join('\n')}\n`, {
     hint: `Fix the spelling in ${file.path} (values are case-sensitive).`,
-    details: { file: file.path, misspelled: typos.map(({ path, value, meant }) => ({ path, value: shortJson(value), meant })) },
+    details: { problems, misspelled: typos.map(({ path, value, meant }) => ({ path, value: value.slice(0, 200), meant })) },
   });
 }
 

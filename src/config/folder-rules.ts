@@ -9,7 +9,8 @@ import { meantKey } from '../errors/meant-key.js';
  * (including keys added to the schema later) is refused: deny by default.
  */
 const allowed: Array<{ path: string; accepts?: (value: unknown) => boolean; choices?: readonly string[] }> = [
-  { path: 'embedder', choices: ['none', 'static'] },
+  // The shipped static model, by name or in full (a file path would be read: only the user picks one).
+  { path: 'embedder', choices: ['none', 'static', 'static:loci-static-v1'] },
   { path: 'sources.exclude' },
   { path: 'sources.respectGitignore', accepts: (value) => value === true },
   { path: 'sources.maxFileBytes', accepts: (value) => typeof value !== 'number' || value <= 10_000_000 },
@@ -100,7 +101,8 @@ export function misspelledFolderChoices(values: Record<string, unknown>): Array<
   for (const rule of allowed) {
     if (!rule.choices) continue;
     const value = rule.path.split('.').reduce<unknown>((node, key) => (isPlainObject(node) ? node[key] : undefined), values);
-    if (typeof value !== 'string' || rule.choices.includes(value) || value.includes(':')) continue;
+    // A path (`static:./model.bin`) is not a typo: it asks to read a file, which needs trust.
+    if (typeof value !== 'string' || rule.choices.includes(value) || /[/\\]|\.bin$/i.test(value)) continue;
     const meant = meantKey(value.trim(), rule.choices);
     if (meant !== undefined) found.push({ path: rule.path, value, meant });
   }

@@ -15,7 +15,8 @@ describe('unknownVariables', () => {
       SEARCH_TOPK: '1',
     };
     expect(unknownVariables(env)).toEqual([{ name: 'LOCI_CACH_DIR', meant: 'LOCI_CACHE_DIR' }, { name: 'LOCI_SEARCH_TOPK', meant: 'LOCI_SEARCH_TOP_K' }, { name: 'LOCI_WHATEVER' }]);
-    expect(describeUnknownVariable({ name: 'LOCI_SEARCH_TOPK', meant: 'LOCI_SEARCH_TOP_K' })).toBe('loci: LOCI_SEARCH_TOPK is not a loci variable and is ignored; did you mean LOCI_SEARCH_TOP_K?');
+    expect(unknownVariables({ LOCI_LLM_KEY: 'k' })).toEqual([{ name: 'LOCI_LLM_KEY', meant: 'LOCI_LLM_API_KEY' }]);
+    expect(describeUnknownVariable({ name: 'LOCI_SEARCH_TOPK', meant: 'LOCI_SEARCH_TOP_K' })).toBe('warning: LOCI_SEARCH_TOPK is not a loci variable and is ignored; did you mean LOCI_SEARCH_TOP_K?');
   });
 
   it('knows every config key and the API-key variable the config names', () => {

@@ -41,12 +41,22 @@ export function unknownVariables(env: Record<string, string | undefined>, config
     .filter((name) => !knownSet.has(name))
     .sort()
     .map((name) => {
-      const meant = meantKey(name, known);
+      const meant = meantKey(name, known) ?? withWordsOf(name, known);
       return meant ? { name, meant } : { name };
     });
 }
 
+/** The one known name holding every word of `name` and one more (LOCI_LLM_API_KEY for LOCI_LLM_KEY). */
+function withWordsOf(name: string, known: readonly string[]): string | undefined {
+  const words = name.split('_');
+  const holding = known.filter((candidate) => {
+    const theirs = candidate.split('_');
+    return theirs.length === words.length + 1 && words.every((word) => theirs.includes(word));
+  });
+  return holding.length === 1 ? holding[0] : undefined;
+}
+
 /** One line per unknown variable, for a command's stderr. */
 export function describeUnknownVariable({ name, meant }: UnknownVariable): string {
-  return `loci: ${name} is not a loci variable and is ignored${meant ? `; did you mean ${meant}?` : ' (README "Configuration" lists them)'}`;
+  return `warning: ${name} is not a loci variable and is ignored${meant ? `; did you mean ${meant}?` : ' (README "Configuration" lists them)'}`;
 }

@@ -24,6 +24,13 @@ describe('citedNumbers', () => {
       'an unclosed fence [4] runs to the end',
     ].join('\n');
     expect(citedNumbers(answer, 6)).toEqual([1, 3]);
+    const indented = ['It reads the list:', '', '    b = a[2]', '\tc = d[4]', '', 'and retries [3].', '', '    - a nested item citing [5]'].join('\n');
+    expect(citedNumbers(indented, 6)).toEqual([3, 5]);
+  });
+
+  it('reads no citation in a bracket right after a name: items[3], sys.argv[1], args[0][2]', () => {
+    expect(readCitations('items[3] holds it; in sys.argv[1] the name; Use ctx.args[0][2] here [5].', 6)).toEqual({ cited: [5], unknown: [] });
+    expect(readCitations('Retries live in the gateway [2][4] (see the tests)[1].', 6)).toEqual({ cited: [1, 2, 4], unknown: [] });
   });
 });
 

@@ -7,6 +7,7 @@ import type { Store } from '../store/spec.js';
 import { NO_VECTOR_GRAPH_WARNING, vectorGraphAvailable } from '../retrieve/warm/usearch-graph.js';
 import type { IndexStatus } from './status-types.js';
 import { LAST_RUN_STATE } from '../indexing/run-state.js';
+import { storeContent } from '../indexing/store-content.js';
 import { failedRunStatus } from './failed-run.js';
 import { currentRun, interruptedRun } from './run-lease.js';
 import { indexFileBytes } from './index-files.js';
@@ -56,7 +57,9 @@ export async function collectStatus(collect: CollectStatusOptions): Promise<Inde
   if (options.lastFailure) status.lastFailure = options.lastFailure;
   // No vectors yet although an embedder was asked for (a first index that failed): say which.
   if (meta.embedderId === 'none' && options.requestedEmbedder && options.requestedEmbedder !== 'none') status.requestedEmbedder = options.requestedEmbedder;
-  if (!options.checkChanges) return status;
+  // Documents are no files: nothing on disk to compare them with.
+  if ((await storeContent(store)) === 'documents') status.content = 'documents';
+  if (!options.checkChanges || status.content === 'documents') return status;
 
   throwIfAborted(options.signal);
   const walk = await walkFolder({

@@ -3,6 +3,7 @@ import type { LociConfig } from '../config/schema.js';
 import { embedderIdOf, type EmbeddingModel } from '../embed/spec.js';
 import type { IndexSummary } from '../indexing/events.js';
 import { indexDocuments, type DocumentSource } from '../indexing/index-documents.js';
+import { claimStoreContent } from '../indexing/store-content.js';
 import { lazyWarmIndex, saveWhileGraphFinishes, withBackgroundGraph } from '../indexing/index-job.js';
 import { SEGMENT_REWRITE_MIN, type WarmIndex } from '../retrieve/warm/warm-index.js';
 import { ensureStoreInstance } from '../retrieve/warm/warm-segment.js';
@@ -28,6 +29,8 @@ export interface DocumentsRun {
  */
 export async function runDocuments(run: DocumentsRun): Promise<IndexSummary> {
   const { store, model, config, cacheFiles, runOptions } = run;
+  // A folder's store never takes documents (one whose id is a file's path would replace its chunks).
+  await claimStoreContent(store, 'documents');
   // The segment file written after the run is checked against this id.
   await ensureStoreInstance(store);
   const embedderId = model ? embedderIdOf(model) : 'none';

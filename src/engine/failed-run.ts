@@ -17,6 +17,8 @@ export async function noteFailedRun<T>(openStore: () => Promise<Store>, requeste
     if (await store.readState(FAILED_RUN_STATE)) await store.writeState(FAILED_RUN_STATE, '');
     return result;
   } catch (error) {
+    // A run refused as asked (a misspelled embedder, a store of the other kind) did nothing: no failed run to show.
+    if ((error as { category?: unknown }).category === 'usage') throw error;
     try {
       const store = await openStore();
       if (typeof requested === 'string' && (await store.getMeta()).embedderId === 'none') await store.writeState(EMBEDDER_SPEC_STATE, requested);

@@ -27,6 +27,8 @@ export interface IndexStatus {
   interrupted?: { pid: number; host: string; since: number };
   /** The summary of the last completed `index` run, if any. */
   lastRun?: IndexSummary & { finishedAt: number };
+  /** `documents` for a store of documents indexed with indexDocuments (never compared with a folder: no `changes`). */
+  content?: 'documents';
   /** Differences between the folder now and the index (only when checked). */
   changes?: {
     modified: string[];

@@ -14,7 +14,7 @@ export type ErrorCategory =
 export const errorCodes = {
   CONFIG_INVALID: { category: 'usage', hint: 'Fix each listed value where it comes from: the config file, LOCI_* variable or flag named in parentheses.' },
   INVALID_ARGUMENT: { category: 'usage', hint: 'Check the value against the documented form.' },
-  QUERY_EMPTY: { category: 'usage', hint: 'Pass a non-empty query, e.g. loci search "parse config".' },
+  QUERY_EMPTY: { category: 'usage', hint: 'Pass a non-empty query, e.g. loci search "parse config" or loci ask "how is the config parsed?".' },
   ROOT_NOT_FOUND: { category: 'not-found', hint: 'Pass an existing folder, e.g. loci index ./my-project.' },
   INDEX_NOT_FOUND: { category: 'not-found', hint: 'Run `loci index <dir>` first, or pass --store/--root pointing at an existing index.' },
   RECORD_NOT_FOUND: { category: 'not-found', hint: 'List what exists first (e.g. `loci memory list`).' },

@@ -97,6 +97,8 @@ describe('indexDocuments from a stream', () => {
         })(),
       ),
     ).rejects.toThrow('Document 5 needs `text` as a string');
+    await expect(run([{ id: 'a', text: 'x', tittle: 'T' } as LociDocument])).rejects.toThrow('Unknown key "tittle" in the document 0: did you mean "title"?');
+    expect((await run([{ id: 'b', text: 'x', url: 'https://example.com', _source: 'beir' } as LociDocument])).files.added).toBe(1);
     await expect(run([...documentsOf(5), ...documentsOf(1)][Symbol.iterator]())).rejects.toThrow('Document id "doc/0" appears twice');
     await expect(run('hello' as never)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('got string') });
     await expect(run(42 as never)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('got number') });

@@ -1,6 +1,7 @@
 import { sniffLanguage } from '../sources/language.js';
 import { emptySkipCounts } from '../sources/spec.js';
 import { LociError, throwIfAborted } from '../errors/index.js';
+import { checkKeys } from '../errors/check-types.js';
 import type { CatalogEntry } from '../store/spec.js';
 import { isWellFormed } from '../store/well-formed.js';
 import type { IndexSummary } from './events.js';
@@ -40,11 +41,15 @@ export const DOCUMENT_WINDOW = 20_000;
 
 const sourceHint = 'Pass a list of documents, or an iterable or async iterable of them, each { id: string, text: string, title?: string, language?: string }.';
 
+const DOCUMENT_KEYS = ['id', 'title', 'text', 'language'];
+
 /** One document's shape (`index`: its place in the source), before anything is read or written (a JavaScript caller's `[{ id }]` failed deep inside with a TypeError). */
 function checkDocument(document: unknown, index: number): asserts document is LociDocument {
   const fields = (typeof document === 'object' && document !== null ? document : {}) as Record<string, unknown>;
   const wrong: string[] = ['id', 'text'].filter((key) => typeof fields[key] !== 'string');
   for (const key of ['title', 'language']) if (fields[key] !== undefined && typeof fields[key] !== 'string') wrong.push(key);
+  // A misspelled field (`tittle`) is named, not dropped; other extra fields of a richer record are left alone.
+  checkKeys(document, DOCUMENT_KEYS, `document ${index}`, { shared: false });
   if (wrong.length > 0) {
     throw new LociError('INVALID_ARGUMENT', `Document ${index} needs ${wrong.map((key) => `\`${key}\``).join(' and ')} as a string; got ${JSON.stringify(Object.keys(fields))}.`, {
       hint: 'Each document is { id: string, text: string, title?: string, language?: string }.',

@@ -1,4 +1,5 @@
 import { CHUNKER_FINGERPRINT } from '../chunk/index.js';
+import { claimStoreContent } from './store-content.js';
 import type { LociConfig } from '../config/schema.js';
 import { embedderIdOf, type EmbeddingModel } from '../embed/spec.js';
 import { defaultHnswOptions } from '../retrieve/warm/exact-or-graph-vector-index.js';
@@ -75,6 +76,8 @@ export async function runIndexJob(spec: IndexJobSpec, resources: IndexJobResourc
   const { store, model } = resources;
   const embedderId = model ? embedderIdOf(model) : 'none';
   const { config } = spec;
+  // A store of documents is never walked as a folder (every document would be removed).
+  await claimStoreContent(store, 'folder');
   await recordEmbedder(store, model, spec.embedderSpec);
   if (spec.segmentFile) await ensureStoreInstance(store);
   const base = {

@@ -51,7 +51,7 @@ describe('loci index / search / status on a real repository', () => {
   it('names a misspelled LOCI_* variable instead of ignoring it without a word', async () => {
     const run = await runLoci(['search', 'refund the charge', '--root', repo], { cwd: workspace, env: { LOCI_SEARCH_TOPK: '1', LOCI_TOKEN: 'known' } });
     expect(run.code).toBe(0);
-    expect(run.stderr).toContain('loci: LOCI_SEARCH_TOPK is not a loci variable and is ignored; did you mean LOCI_SEARCH_TOP_K?');
+    expect(run.stderr).toContain('warning: LOCI_SEARCH_TOPK is not a loci variable and is ignored; did you mean LOCI_SEARCH_TOP_K?');
     expect(run.stderr.match(/is not a loci variable/g)).toHaveLength(1);
   });
 

@@ -195,7 +195,7 @@ describe('an embedder spec that names nothing', () => {
       hint: expect.stringContaining('static:./<model-file>'),
     });
     await expect(resolveEmbedder(`static:${join(workspace, 'missing.bin')}`, context)).rejects.toMatchObject({
-      code: 'EMBEDDER_UNAVAILABLE',
+      code: 'EMBEDDER_UNKNOWN',
       hint: expect.stringContaining('written by scripts/embedder/train.py'),
     });
     expect((await resolveEmbedder('static:loci-static-v1', context))?.modelId).toBe('loci-static-v1');

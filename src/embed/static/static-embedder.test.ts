@@ -99,7 +99,7 @@ describe('static embedder', () => {
     try {
       await writeFile(join(folder, 'bad.bin'), 'not a model at all');
       expect(() => loadStaticModel(join(folder, 'bad.bin'))).toThrow(expect.objectContaining({ code: 'EMBEDDER_UNAVAILABLE' }));
-      expect(() => loadStaticModel(join(folder, 'missing.bin'))).toThrow(expect.objectContaining({ code: 'EMBEDDER_UNAVAILABLE' }));
+      expect(() => loadStaticModel(join(folder, 'missing.bin'))).toThrow(expect.objectContaining({ code: 'EMBEDDER_UNKNOWN' }));
     } finally {
       await rm(folder, { recursive: true, force: true });
     }

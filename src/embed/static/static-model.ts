@@ -196,7 +196,12 @@ function vocabulary(file: string, bytes: Buffer, start: number, length: number, 
 }
 
 function unreadable(file: string, error: unknown): LociError {
-  return new LociError('EMBEDDER_UNAVAILABLE', `Cannot read the static embedding model at ${file}: ${(error as Error).message}.`, { cause: error, hint: NOT_A_MODEL_HINT });
+  // A model file that is not there is a wrong setting (exit 2), not a missing capability.
+  const missing = ['ENOENT', 'ENOTDIR', 'EISDIR'].includes(String((error as { code?: unknown }).code));
+  return new LociError(missing ? 'EMBEDDER_UNKNOWN' : 'EMBEDDER_UNAVAILABLE', `Cannot read the static embedding model at ${file}: ${(error as Error).message}.`, {
+    cause: error,
+    hint: NOT_A_MODEL_HINT,
+  });
 }
 
 /** The whole file read and hashed at once. */

@@ -108,6 +108,7 @@ describe('ranker model files', () => {
     expect(() => parseRanker(JSON.stringify(unknown), 'x.json')).toThrow(/groups\.code\.weights/);
     expect(() => parseRanker(JSON.stringify({ ...valid, version: 2 }), 'x.json')).toThrow(/version/);
     expect(() => loadRanker('/nonexistent/ranker.json')).toThrow(/Cannot read the ranker model/);
+    expect(() => loadRanker('defualt')).toThrow(/Did you mean "default"\?/);
   });
 
   it('ships a default model that knows every feature it weighs, and "none" turns it off', () => {

@@ -92,7 +92,7 @@ export function registerContextCommands(program: Command, io: CliIo): void {
   contextOptions(program.command('ask'))
     .description('Answer a question with a chat model over the packed context (LOCI_LLM_BASE_URL, LOCI_LLM_MODEL, LOCI_LLM_API_KEY).')
     .argument('<question...>', 'the question')
-    .option('--json', 'print {"answer","sources","cited","tokens","conversationId"} instead of streaming')
+    .option('--json', 'print {"answer","sources","cited","tokens","conversationId","warnings","degraded","degradedParts"} instead of streaming')
     .action(async (words: string[], flags: ContextFlags) => {
       const question = words.join(' ');
       await withEngine(io, flags, async (loci) => {
@@ -117,6 +117,8 @@ export function registerContextCommands(program: Command, io: CliIo): void {
           log.response = text;
           return text;
         });
+        // The streamed answer ends its line before any warning (stderr) or the sources are written.
+        if (!flags.json && !answer.endsWith('\n')) io.stdout.write('\n');
         const logWarnings = [...(interaction?.warnings ?? [])];
         const turn = await memory.addTurn({ conversationId, userQuery: question, assistantResponse: answer, metadata: { sources: built.sources } }).catch((error: unknown) => {
           // The answer is the caller's result: a failure to record the turn is told, never put in its place.
@@ -134,7 +136,7 @@ export function registerContextCommands(program: Command, io: CliIo): void {
             `${JSON.stringify({ answer, sources, cited, tokens: built.tokens, conversationId, warnings: [...built.warnings, ...logWarnings], degraded: built.degraded, degradedParts: built.degradedParts })}\n`,
           );
         } else {
-          io.stdout.write(`\n\n${sourcesList(sources, cited)}\n`);
+          io.stdout.write(`\n${sourcesList(sources, cited)}\n`);
         }
       });
     });

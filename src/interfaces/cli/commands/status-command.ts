@@ -57,13 +57,14 @@ function formatStatus(status: IndexStatus): string {
     lines.push(`  skipped:  ${formatSkips(status.lastRun.skipped)}`);
   }
   for (const warning of status.warnings) lines.push(`  warning:  ${printable(warning)}`);
+  if (status.content === 'documents') lines.push('  content:  documents (indexDocuments), not a folder: `loci index` refuses this store');
   const changes = status.changes;
   if (changes) {
     const total = changes.modified.length + changes.added.length + changes.deleted.length + changes.excluded.length;
     lines.push(
       total === 0
         ? '  changes:  none since the last index'
-        : `  changes:  ${changes.modified.length} stale (modified), ${changes.added.length} new, ${changes.deleted.length} missing (deleted)${changes.excluded.length > 0 ? `, ${changes.excluded.length} now excluded (ignored or skipped)` : ''} (run \`loci index\` to update)`,
+        : `  changes:  ${changes.modified.length} stale (size or time changed), ${changes.added.length} new, ${changes.deleted.length} missing (deleted)${changes.excluded.length > 0 ? `, ${changes.excluded.length} now excluded (ignored or skipped)` : ''} (run \`loci index\` to update)`,
     );
     for (const [label, paths] of [
       ['stale', changes.modified],
