@@ -8,7 +8,9 @@ import type { CreateLociOptions, RunOptions } from './engine-types.js';
 /** createLoci's one required option, checked for JavaScript callers (`createLoci()` was a TypeError on `root`). */
 export function checkCreateOptions(options: CreateLociOptions): void {
   if (typeof options !== 'object' || options === null || typeof options.root !== 'string' || options.root === '') {
-    throw new LociError('INVALID_ARGUMENT', 'createLoci needs the folder to work on: createLoci({ root: "./my-project" }).');
+    throw new LociError('INVALID_ARGUMENT', 'createLoci needs the folder to work on: createLoci({ root: "./my-project" }).', {
+      hint: 'root is the folder index() reads and results are relative to. For documents only (indexDocuments), any existing folder will do, with store where the index goes: createLoci({ root: ".", store: "./docs-index" }).',
+    });
   }
   // Nobody shares these: a misspelled `store` or `inMemory` would put the index somewhere else.
   checkKeys(options, CREATE_KEYS, 'createLoci options', { strict: true });

@@ -21,3 +21,9 @@ export function meantKey(key: string, keys: readonly string[]): string | undefin
   const letters = (word: string) => [...word.toLowerCase()].sort().join('');
   return keys.find((known) => known.length === key.length && letters(known) === letters(key));
 }
+
+/** ` Did you mean "python"?` for the choice `value` most likely misspells, else ''. */
+export function meantChoice(value: string, choices: readonly string[]): string {
+  const meant = meantKey(value.trim(), choices);
+  return meant === undefined ? '' : ` Did you mean "${meant}"?`;
+}

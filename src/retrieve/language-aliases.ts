@@ -1,4 +1,5 @@
 import { LociError } from '../errors/index.js';
+import { meantChoice } from '../errors/meant-key.js';
 import { knownLanguages } from '../sources/language.js';
 
 /**
@@ -76,7 +77,9 @@ export function checkLanguageNames(typed: readonly string[], indexed: readonly s
   const present = new Set([...knownLanguages(), ...indexed]);
   const unknown = typed.filter((name) => name.trim() !== '' && !expandLanguages([name]).some((id) => present.has(id)));
   if (unknown.length === 0) return;
-  throw new LociError('INVALID_ARGUMENT', `Unknown language ${unknown.map((name) => `"${name}"`).join(', ')}.`, {
+  const choices = [...present, ...languageAliasNames()];
+  const meant = unknown.length === 1 ? meantChoice(unknown[0] as string, choices) : '';
+  throw new LociError('INVALID_ARGUMENT', `Unknown language ${unknown.map((name) => `"${name}"`).join(', ')}.${meant}`, {
     hint: `Use a language id (${[...new Set([...indexed, 'typescript', 'python', 'go', 'rust'])].slice(0, 12).join(', ')}, …) or an alias (${languageAliasNames().slice(0, 10).join(', ')}, …).`,
     details: { languages: unknown },
   });

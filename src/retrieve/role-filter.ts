@@ -1,4 +1,5 @@
 import { LociError } from '../errors/index.js';
+import { meantChoice } from '../errors/meant-key.js';
 import { fileRoles, type FileRole } from '../sources/file-role.js';
 import type { Store } from '../store/spec.js';
 import { roleOfEntry } from './role-priors.js';
@@ -14,7 +15,8 @@ export function parseRoles(names: readonly string[] | undefined, flag: string): 
     .filter(Boolean);
   const unknown = roles.filter((role) => !known.has(role));
   if (unknown.length > 0) {
-    throw new LociError('INVALID_ARGUMENT', `Unknown ${flag} "${unknown.join('", "')}".`, { hint: `Roles are ${fileRoles.join(', ')}.`, details: { unknown, roles: fileRoles } });
+    const meant = unknown.length === 1 ? meantChoice(unknown[0] as string, fileRoles) : '';
+    throw new LociError('INVALID_ARGUMENT', `Unknown ${flag} "${unknown.join('", "')}".${meant}`, { hint: `Roles are ${fileRoles.join(', ')}.`, details: { unknown, roles: fileRoles } });
   }
   return [...new Set(roles)] as FileRole[];
 }

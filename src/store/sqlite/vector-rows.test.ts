@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { catalogEntry, chunk } from '../test-support/store-contract.js';
 import { openSqliteStore } from './sqlite-store.js';
-import { VectorRowReader } from './vector-rows.js';
+import Database from 'better-sqlite3';
+import { VECTOR_ROWS_SQL, VectorRowReader } from './vector-rows.js';
 
 describe('VectorRowReader (the vector graph worker’s read)', () => {
   it('reads ids and unit vectors in row order, skipping rows without a vector of the size asked, and resumes after the last row read', async () => {
@@ -24,6 +25,12 @@ describe('VectorRowReader (the vector graph worker’s read)', () => {
         ],
       });
       const ids = (await store.scanIndexRows({})).map((row) => row.rowId);
+      // Walked by row id from where the last step ended, never every vector sorted again.
+      const db = new Database(file, { readonly: true });
+      const plan = (db.prepare(`EXPLAIN QUERY PLAN ${VECTOR_ROWS_SQL}`).all('test@3', 0, 10) as Array<{ detail: string }>).map((step) => step.detail);
+      db.close();
+      expect(plan[0]).toMatch(/^SEARCH c USING INTEGER PRIMARY KEY \(rowid>\?\)/);
+      expect(plan.join('\n')).not.toMatch(/TEMP B-TREE/);
       const reader = new VectorRowReader(file);
       try {
         const first = reader.read('test@3', 0, 3, 3);

@@ -2,6 +2,14 @@ import type Database from 'better-sqlite3';
 import { openDatabase } from './open-database.js';
 import { viewVector } from './vector-codec.js';
 
+/**
+ * A LEFT JOIN keeps the chunks as the outer loop, walked by row id from `after`: with an inner
+ * join SQLite walked every vector of the embedder and sorted them, each step (quadratic in a run).
+ */
+export const VECTOR_ROWS_SQL = `SELECT c.id, e.vector FROM chunks c
+  LEFT JOIN embeddings e ON e.embedder = ? AND e.content_hash = c.content_hash
+  WHERE c.id > ? ORDER BY c.id LIMIT ?`;
+
 /** A step of rows with vectors: their ids and their vectors, scaled to unit length, one after another. */
 export interface VectorStep {
   rowIds: Int32Array;
@@ -21,21 +29,17 @@ export class VectorRowReader {
 
   constructor(file: string) {
     this.db = openDatabase({ file, create: false, readonly: true, quickCheck: false });
-    this.statement = this.db
-      .prepare(`SELECT c.id, e.vector FROM chunks c
-      JOIN embeddings e ON e.embedder = ? AND e.content_hash = c.content_hash
-      WHERE c.id > ? ORDER BY c.id LIMIT ?`)
-      .raw(true);
+    this.statement = this.db.prepare(VECTOR_ROWS_SQL).raw(true);
   }
 
-  /** Up to `limit` rows after `after` whose vector has `dimensions` values (others are skipped). */
+  /** The rows with a vector of `dimensions` values among the `limit` rows after `after` (the others are passed over). */
   read(embedderId: string, after: number, limit: number, dimensions: number): VectorStep {
-    const rows = this.statement.all(embedderId, after, limit) as Array<[number, Buffer]>;
+    const rows = this.statement.all(embedderId, after, limit) as Array<[number, Buffer | null]>;
     const matrix = new Float32Array(rows.length * dimensions);
     const rowIds = new Int32Array(rows.length);
     let kept = 0;
     for (const [rowId, blob] of rows) {
-      if (blob.byteLength !== dimensions * 4) continue;
+      if (!blob || blob.byteLength !== dimensions * 4) continue;
       const vector = viewVector(blob, dimensions);
       let norm = 0;
       for (let index = 0; index < dimensions; index++) norm += (vector[index] as number) ** 2;
@@ -44,7 +48,7 @@ export class VectorRowReader {
       for (let index = 0; index < dimensions; index++) matrix[base + index] = (vector[index] as number) * scale;
       rowIds[kept++] = rowId;
     }
-    const last = rows.length > 0 ? (rows[rows.length - 1] as [number, Buffer])[0] : after;
+    const last = rows.length > 0 ? (rows[rows.length - 1] as [number, Buffer | null])[0] : after;
     // Copies only when a row was skipped: a native add reads whole arrays.
     if (kept === rows.length) return { rowIds, matrix, last };
     return { rowIds: rowIds.slice(0, kept), matrix: matrix.slice(0, kept * dimensions), last };

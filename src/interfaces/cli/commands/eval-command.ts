@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { meantChoice } from '../../../errors/meant-key.js';
 import { searchModes, type SearchMode } from '../../../config/schema.js';
 import { LociError } from '../../../errors/index.js';
 import { runEval, type EvalReport } from '../../../eval/run-eval.js';
@@ -33,7 +34,9 @@ export function registerEvalCommand(program: Command, io: CliIo): void {
     .option('--json', 'print {"ndcg@10","mrr@10","recall@10","recall@100","queries"}')
     .action(async (datasetDir: string, flags: EvalFlags) => {
       if (flags.mode && !(searchModes as readonly string[]).includes(flags.mode)) {
-        throw new LociError('INVALID_ARGUMENT', `--mode must be one of ${searchModes.join(', ')}; got "${flags.mode}".`);
+        throw new LociError('INVALID_ARGUMENT', `--mode must be one of ${searchModes.join(', ')}; got "${flags.mode}".${meantChoice(flags.mode, searchModes)}`, {
+          hint: `Pass --mode ${searchModes.join(', --mode ')}.`,
+        });
       }
       if (flags.target !== 'knowledge' && flags.target !== 'memory') {
         throw new LociError('INVALID_ARGUMENT', `--target must be knowledge or memory; got "${flags.target}".`);

@@ -1,4 +1,5 @@
 import { readFile, writeFile } from 'node:fs/promises';
+import { meantChoice } from '../../../errors/meant-key.js';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { LociError } from '../../../errors/index.js';
@@ -170,7 +171,8 @@ export function registerMemoryCommand(program: Command, io: CliIo): void {
     .option('--out <file>', 'write to this file instead of stdout')
     .option('--format <format>', `loci (default), unity (memory_log.json) or go-agent ({name}_vector_store.json); \`loci memory import\` reads all three back`, 'loci')
     .action(async (flags: CommonFlags & { out?: string; format: string }) => {
-      if (!(exportFormats as readonly string[]).includes(flags.format)) throw new LociError('INVALID_ARGUMENT', `--format must be one of ${exportFormats.join(', ')}; got "${flags.format}".`);
+      if (!(exportFormats as readonly string[]).includes(flags.format))
+        throw new LociError('INVALID_ARGUMENT', `--format must be one of ${exportFormats.join(', ')}; got "${flags.format}".${meantChoice(flags.format, exportFormats)}`);
       const data = await withMemory(io, flags, (store) => store.export(flags.namespace ? { namespaces: flags.namespace, includeExpired: false } : {}));
       const formatted = formatExport(data, flags.format as ExportFormat);
       for (const warning of formatted.warnings) io.stderr.write(`warning: ${warning}\n`);
@@ -269,13 +271,14 @@ function addInput(text: string, flags: CommonFlags & AddFlags): RecordInput {
 function kinds(values: string[]): MemoryKind[] {
   const out = values.flatMap((value) => value.split(','));
   for (const kind of out) {
-    if (!(memoryKinds as readonly string[]).includes(kind)) throw new LociError('INVALID_ARGUMENT', `--kind must be one of ${memoryKinds.join(', ')}; got "${kind}".`);
+    if (!(memoryKinds as readonly string[]).includes(kind)) throw new LociError('INVALID_ARGUMENT', `--kind must be one of ${memoryKinds.join(', ')}; got "${kind}".${meantChoice(kind, memoryKinds)}`);
   }
   return out as MemoryKind[];
 }
 
 function outcome(value: string): InteractionOutcome {
-  if (!(interactionOutcomes as readonly string[]).includes(value)) throw new LociError('INVALID_ARGUMENT', `--outcome must be one of ${interactionOutcomes.join(', ')}; got "${value}".`);
+  if (!(interactionOutcomes as readonly string[]).includes(value))
+    throw new LociError('INVALID_ARGUMENT', `--outcome must be one of ${interactionOutcomes.join(', ')}; got "${value}".${meantChoice(value, interactionOutcomes)}`);
   return value as InteractionOutcome;
 }
 

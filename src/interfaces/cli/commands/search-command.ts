@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { meantChoice } from '../../../errors/meant-key.js';
 import { searchModes, type SearchMode } from '../../../config/schema.js';
 import { createLoci } from '../../../engine/create-loci.js';
 import { LociError } from '../../../errors/index.js';
@@ -52,7 +53,9 @@ export function registerSearchCommand(program: Command, io: CliIo): void {
       if (flags.symbol === undefined && query.trim() === '')
         throw new LociError('QUERY_EMPTY', 'The search query is empty.', { hint: 'loci search "how are requests retried", or loci search --symbol NAME.' });
       if (flags.mode && !(searchModes as readonly string[]).includes(flags.mode)) {
-        throw new LociError('INVALID_ARGUMENT', `--mode must be one of ${searchModes.join(', ')}; got "${flags.mode}".`);
+        throw new LociError('INVALID_ARGUMENT', `--mode must be one of ${searchModes.join(', ')}; got "${flags.mode}".${meantChoice(flags.mode, searchModes)}`, {
+          hint: `Pass --mode ${searchModes.join(', --mode ')}.`,
+        });
       }
       const root = resolveIndexedRoot(io, flags.root, { store: flags.store });
       const config = loadCliConfig(
