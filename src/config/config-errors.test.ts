@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LociError } from '../errors/index.js';
 import { resolveConfig } from './load.js';
+import { parseConfigText } from './parse-file.js';
 
 function problemsOf(values: Record<string, unknown>): Array<{ path: string; message: string }> {
   try {
@@ -36,5 +37,13 @@ describe('configuration errors', () => {
     }
     expect(message).toContain('serch (from /work/shop/loci.config.json): unknown key (did you mean "search"? known keys:');
     expect(message).toContain('chunking.tokenBudgett (from /work/shop/loci.config.json): unknown key (did you mean "tokenBudget"?');
+  });
+});
+
+describe('a config file that is not JSON', () => {
+  it('is named with the line and column of the mistake', () => {
+    expect(() => parseConfigText('{\n  "embedder": "none",\n}\n', '/x/loci.config.json')).toThrow(
+      expect.objectContaining({ code: 'CONFIG_INVALID', message: expect.stringMatching(/is not valid JSON: .* \(line 3, column 1\)\.$/), hint: expect.stringContaining('no trailing commas') }),
+    );
   });
 });

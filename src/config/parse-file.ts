@@ -7,12 +7,26 @@ export function parseConfigText(text: string, path: string): Record<string, unkn
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new LociError('CONFIG_INVALID', `Config file ${path} is not valid JSON: ${(error as Error).message}.`, { cause: error });
+    const message = (error as Error).message;
+    // Node says where as a character offset; a person editing the file wants the line and column.
+    const offset = /at position (\d+)/.exec(message)?.[1];
+    const where = offset === undefined ? '' : ` (line ${lineColumn(text, Number(offset))})`;
+    throw new LociError('CONFIG_INVALID', `Config file ${path} is not valid JSON: ${message}${where}.`, {
+      cause: error,
+      hint: `Fix the JSON in ${path}: one object of keys and values, e.g. {"embedder": "none"} (no comments, no trailing commas).`,
+    });
   }
   if (!isPlainObject(value)) {
     throw new LociError('CONFIG_INVALID', `Config file ${path} must hold a JSON object, e.g. {"embedder": "none"}.`);
   }
   return value;
+}
+
+/** `3, column 14` for a character offset into `text`. */
+function lineColumn(text: string, offset: number): string {
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  return `${line}, column ${offset - before.lastIndexOf('\n')}`;
 }
 
 export { isPlainObject };
