@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { invalidConfigError } from './config-problems.js';
 import { lstatSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join, relative, isAbsolute } from 'node:path';
 import { LociError } from '../errors/index.js';
@@ -84,10 +85,9 @@ export function folderConfigLayers(
 function misspelledError(file: FolderConfigFile, typos: ReturnType<typeof misspelledFolderChoices>): LociError {
   // The shape of any invalid configuration (one problem per value), which the CLI prints a line each.
   const problems = typos.map((typo) => ({ path: typo.path, origin: file.path, message: `${shortJson(typo.value)} is not a choice; did you mean ${JSON.stringify(typo.meant)}?` }));
-  const lines = problems.map((problem) => `  ${problem.path} (from ${problem.origin}): ${problem.message}`);
-  return new LociError('CONFIG_INVALID', `Invalid configuration, ${problems.length} ${problems.length === 1 ? 'problem' : 'problems'}:\n${lines.join('\n')}\n`, {
+  return invalidConfigError(problems, {
     hint: `Fix the spelling in ${file.path} (values are case-sensitive).`,
-    details: { problems, misspelled: typos.map(({ path, value, meant }) => ({ path, value: value.slice(0, 200), meant })) },
+    details: { misspelled: typos.map(({ path, value, meant }) => ({ path, value: value.slice(0, 200), meant })) },
   });
 }
 

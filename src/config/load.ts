@@ -1,4 +1,5 @@
 import { isPlainObject } from '../errors/check-types.js';
+import { invalidConfigError } from './config-problems.js';
 import { meantKey } from '../errors/meant-key.js';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
@@ -100,10 +101,7 @@ function configError(error: z.ZodError, origins: Map<string, Origin>): LociError
     const path = issue.path.map(String).join('.') || '(root)';
     return [{ path, origin: originFor(path, origins), message: issue.message }];
   });
-  const lines = problems.map((p) => `  ${p.path} (from ${p.origin}): ${p.message}`);
-  return new LociError('CONFIG_INVALID', `Invalid configuration, ${problems.length} ${problems.length === 1 ? 'problem' : 'problems'}:\n${lines.join('\n')}\n`, {
-    details: { problems },
-  });
+  return invalidConfigError(problems);
 }
 
 function originFor(path: string, origins: Map<string, Origin>): Origin {

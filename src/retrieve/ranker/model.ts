@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { meantKey } from '../../errors/meant-key.js';
+import { meantChoice } from '../../errors/meant-key.js';
 import { z } from 'zod';
 import { LociError } from '../../errors/index.js';
 import { featureNames, type FeatureName, type FeatureVector } from './features.js';
@@ -124,8 +124,8 @@ export function loadRanker(setting: string): Ranker | undefined {
     text = readFileSync(file, 'utf8');
   } catch (error) {
     // A bare word is more likely a misspelled choice ("defualt") than a model file in the current folder.
-    const meant = /[/\\.]/.test(setting) ? undefined : meantKey(setting, ['default', 'none']);
-    throw new LociError('CONFIG_INVALID', `Cannot read the ranker model ${file}: ${(error as Error).message}.${meant ? ` Did you mean "${meant}"?` : ''}`, {
+    const meant = /[/\\.]/.test(setting) ? '' : meantChoice(setting, ['default', 'none']);
+    throw new LociError('CONFIG_INVALID', `Cannot read the ranker model ${file}: ${(error as Error).message}.${meant}`, {
       hint: 'Set search.ranker to "default", "none" or the path of a model file.',
     });
   }
