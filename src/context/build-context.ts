@@ -123,7 +123,8 @@ export async function buildContext(loci: ContextSource, rawQuestion: string, opt
     const paths = files.filter((file) => !includes.includes(file.path)).map((file) => file.path);
     const whole = (await reader.readMany(paths, { ...signal, skipRefused: true })).files.map((file) => ({ ...wholeFile(file), origin: 'small-project' as const }));
     const size = await boundedCost(counter, whole, soft - overhead - pinnedCost);
-    if (overhead + pinnedCost + size <= soft) {
+    // Indexed documents are no files to read (nothing read): the retrieved chunks hold them.
+    if (whole.length > 0 && overhead + pinnedCost + size <= soft) {
       mode = 'small-project';
       // Still ranked by the question, so the model reads the likeliest files first.
       const ranking = question ? await rankFiles(loci, question, options, notes) : new Map<string, number>();

@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildContext } from '../context/build-context.js';
 import { createLoci } from './create-loci.js';
 
 let dir: string;
@@ -28,6 +29,10 @@ describe('a store holds a folder or documents, never both', () => {
       expect(status.changes).toBeUndefined();
       expect(status.files).toBe(2);
       expect((await loci.search('refunds gateway')).results[0]?.path).toBe('faq/1');
+      // Context from documents is retrieved: there are no files of theirs to read whole (it packed none).
+      const built = await buildContext(loci, 'how do refunds work', { maxTokens: 2000 });
+      expect(built.mode).toBe('retrieved');
+      expect(built.sources.map((source) => source.path)).toContain('faq/1');
     } finally {
       await loci.close();
     }
