@@ -53,7 +53,7 @@ export interface PoolQuery {
 
 export interface PoolSources {
   store: Store;
-  retriever: Pick<Retriever, 'lexical' | 'vector' | 'termStatistics' | 'vectorOffThread'>;
+  retriever: Pick<Retriever, 'lexical' | 'vector' | 'termStatistics' | 'vectorOffThread' | 'takeVectorReplies'>;
   defaults: RankingDefaults;
 }
 
@@ -97,6 +97,7 @@ export async function rankPool(sources: PoolSources, query: PoolQuery, limit: nu
         lexicalRows.slice(0, ranker.depth).map((row) => row.rowId),
         featureContext(features),
         (rowIds) => sources.store.getChunks(rowIds),
+        sources.retriever.takeVectorReplies?.bind(sources.retriever),
       )
     : undefined;
   const vectorRows = vectorSearch ? await vectorSearch : [];

@@ -21,6 +21,8 @@ export interface Retriever {
    * while it is out (the ranker then prepares the BM25 head meanwhile: rank-pool.ts).
    */
   vectorOffThread?: boolean;
+  /** Handles what that thread has answered so far, now, without waiting for the event loop (a caller busy between rows calls it). */
+  takeVectorReplies?(): void;
   /** Document frequencies for the ranker's IDF (absent: no learned ranking). */
   termStatistics?(terms: string[]): Promise<TermStatistics>;
   /** The index's languages and their chunk counts, for language names in queries (absent: none are hints). */

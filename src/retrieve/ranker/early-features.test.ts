@@ -62,6 +62,34 @@ describe('features gathered while the vector search is out', () => {
     expect(none.records.size).toBe(0);
   });
 
+  it("take the search's reply between rows when told how, without waiting for an event loop turn", async () => {
+    const context = featureContext({ terms, sequence: ['pars', 'config', 'file'], statistics });
+    // The reply "arrives" once three rows are measured; it is seen only through takeReplies.
+    let answered = false;
+    let taken = 0;
+    let turns = 0;
+    let counting = true;
+    const countTurns = (): void => {
+      if (!counting) return;
+      turns++;
+      setImmediate(countTurns);
+    };
+    setImmediate(countTurns);
+    const early = await featuresWhile(
+      () => !answered,
+      records.map((record) => record.rowId),
+      context,
+      async (rowIds) => rowIds.map((rowId) => byId.get(rowId) as ChunkRecord),
+      () => {
+        if (++taken > 3) answered = true;
+      },
+    );
+    counting = false;
+    expect(early.text.size).toBe(3);
+    expect(taken).toBe(4); // once before the first row, then after each
+    expect(turns).toBe(0); // no turn of the event loop was waited for
+  });
+
   /** The ranked hybrid query both tests ask. */
   const poolQuery = (explain: boolean): PoolQuery => ({
     query: 'parse config file',

@@ -87,6 +87,11 @@ export class GraphSearchThread {
     });
   }
 
+  /** Handles the replies already sent, now: a caller busy between steps need not wait for the event loop to deliver them. */
+  takeReplies(): void {
+    this.receiveWaiting();
+  }
+
   /**
    * The caller searches no mapped file now (its graph was read into memory, or it has none):
    * the worker is let go, and the file it mapped with it (a replaced file's disk space stays

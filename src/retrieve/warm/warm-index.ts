@@ -155,8 +155,7 @@ export class WarmIndex {
     if (!options.withoutGraph) this.persistGraph();
     const damaged = this.saveSegment(options.pastThresholdOnly ? this.rewriteThreshold() : (options.minChanges ?? 0));
     if (damaged) {
-      // The file this index was read from is damaged where the save read it (a lexicon or path
-      // block no search had needed): rebuilt from the store, then saved whole.
+      // The file read from is damaged where the save read it (a block no search had needed): rebuilt from the store, then saved whole.
       this.reset(damaged);
       await this.refresh();
       if (!options.withoutGraph) this.persistGraph();
@@ -295,6 +294,11 @@ export class WarmIndex {
     return this.vectors ? this.vectors.search(vector, limit, compileFilter(filter)) : [];
   }
 
+  /** Handles the graph thread's replies already sent, without waiting for the event loop (rank-pool.ts, between rows). */
+  takeVectorReplies(): void {
+    this.graphThread?.takeReplies();
+  }
+
   /** searchVectors, the graph walked on a second thread when the graph is a mapped file (graph-search-thread.ts): the caller may score BM25 meanwhile. */
   async searchVectorsBeside(vector: Float32Array, limit: number, filter: SearchFilter | undefined): Promise<ScoredRow[]> {
     const vectors = this.vectors; // reset meanwhile (damage the lexical search found): the index now held answers
@@ -341,8 +345,7 @@ export class WarmIndex {
         if (!current()) return false;
       }
     }
-    // New rows in slices, giving the event loop a turn between them: a catch-up after a big
-    // write never holds other requests for long.
+    // New rows in slices, giving the event loop a turn between them: a catch-up after a big write never holds other requests for long.
     for (;;) {
       const fresh = await this.store.scanIndexRows({ afterRowId: this.watermark, limit: CATCH_UP_SLICE, ...(this.vectors ? { embedderId: this.options.embedderId } : {}) });
       if (!current()) return false;
@@ -359,8 +362,7 @@ export class WarmIndex {
       await new Promise<void>((resolve) => setImmediate(resolve));
       if (!current()) return false;
     }
-    // After the rows: a term is committed with the first row that uses it, so every term id
-    // just read is in the lexicon now.
+    // After the rows: a term is committed with the first row that uses it, so every term id just read is in the lexicon now.
     const lexicon = await this.store.readLexicon(this.lastLexiconId);
     if (!current()) return false;
     for (const [id, term] of lexicon) {

@@ -14,6 +14,7 @@ export function warmRetriever(warm: WarmIndex, embedderId: string, options: { fo
     // guard(): a part of the segment file read on demand that is damaged rebuilds the index from the store.
     lexical: (terms, limit, filter) => warm.guard(() => warm.searchLexical(terms, limit, filter)),
     vectorOffThread: true,
+    takeVectorReplies: () => warm.takeVectorReplies(),
     vector: (vector, limit, filter, options) => warm.guard(() => (options?.beside ? warm.searchVectorsBeside(vector, limit, filter) : warm.searchVectors(vector, limit, filter))),
     ...(options.forRanker ? { termStatistics: (terms: string[]) => warm.guard(() => warm.termStatistics(terms)), languages: async () => warm.languages() } : {}),
   };

@@ -124,6 +124,46 @@ describe('sqlite store: refusing what is not ours', () => {
     });
   });
 
+  it("moves a schema-4 store's vectors to a table in write order, keyed by a unique index, every vector kept", async () => {
+    await withFolder(async (folder) => {
+      const file = join(folder, 'index.db');
+      const first = openSqliteStore({ file, create: true });
+      await first.setEmbedder('static:test@2', 2);
+      await first.writeFile({ entry: catalogEntry('a.ts'), chunks: [chunk('a.ts', 1, 'alpha'), chunk('a.ts', 3, 'beta')] });
+      await first.close();
+      // What schema 4 had: the vectors in a WITHOUT ROWID table keyed by (embedder, content_hash).
+      const old = new Database(file);
+      old.exec(`DROP TABLE embeddings;
+        CREATE TABLE embeddings (embedder TEXT NOT NULL, content_hash TEXT NOT NULL, vector BLOB NOT NULL, created_at INTEGER NOT NULL, PRIMARY KEY (embedder, content_hash)) WITHOUT ROWID;
+        UPDATE meta SET value = '4' WHERE key = 'schema_version';`);
+      const insert = old.prepare('INSERT INTO embeddings VALUES (?, ?, ?, ?)');
+      const hashes = (old.prepare('SELECT content_hash FROM chunks ORDER BY id').pluck().all() as string[]).concat('unreferenced');
+      hashes.forEach((hash, index) => insert.run('static:test@2', hash, Buffer.from(Float32Array.of(index, 1).buffer), index));
+      old.close();
+      const store = openSqliteStore({ file });
+      try {
+        const found = await store.getCachedVectors('static:test@2', hashes);
+        expect(hashes.map((hash) => [...(found.get(hash) ?? [])])).toEqual(hashes.map((_, index) => [index, 1]));
+        expect((await store.scanIndexRows({ embedderId: 'static:test@2' })).map((row) => [...(row.vector ?? [])])).toEqual([
+          [0, 1],
+          [1, 1],
+        ]);
+        // The unique key still turns a second write of a vector into nothing.
+        await store.putCachedVectors('static:test@2', new Map([[hashes[0] as string, Float32Array.of(9, 9)]]));
+        expect([...((await store.getCachedVectors('static:test@2', [hashes[0] as string])).get(hashes[0] as string) ?? [])]).toEqual([0, 1]);
+        expect((await store.collectGarbage({ keepUnreferenced: 0 })).removedVectors).toBe(1);
+      } finally {
+        await store.close();
+      }
+      const db = new Database(file);
+      const table = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'embeddings'").pluck().get() as string;
+      expect(table).not.toMatch(/WITHOUT ROWID/i);
+      expect(db.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'embeddings_by_key'").pluck().get()).toBe(1);
+      expect(db.prepare('SELECT count(*) FROM embeddings').pluck().get()).toBe(2);
+      db.close();
+    });
+  });
+
   it("keeps the deletion log to its newest TOMBSTONES_KEPT: trimmed by an indexing open and by a writer as it deletes, never by a search's open", async () => {
     await withFolder(async (folder) => {
       const file = join(folder, 'index.db');

@@ -14,6 +14,7 @@ import { scanVectors } from './vector-scan.js';
 import { TokenCache } from '../token-cache.js';
 import { RowWriter } from './row-writer.js';
 import { FileIdentity } from './file-identity.js';
+import { endBulk, ensureContentIndex, startBulk } from './bulk-mode.js';
 
 export interface SqliteStoreOptions {
   /** Path of the database file. */
@@ -25,14 +26,6 @@ export interface SqliteStoreOptions {
   /** Run PRAGMA quick_check on open (default: when `create`, i.e. opening to write). */
   quickCheck?: boolean;
 }
-
-/**
- * Write-ahead log pages between automatic checkpoints: SQLite's default, and during a bulk
- * run (256 MB). Writing 100k chunks in groups of 2,048: 23.7 s with the default, 19.3 s at
- * 64 MB, 16.0 s at 256 MB, 18.3 s never checkpointing until the end (a 1.7 GB log).
- */
-const DEFAULT_CHECKPOINT_PAGES = 1000;
-const BULK_CHECKPOINT_PAGES = 65_536;
 
 export function openSqliteStore(options: SqliteStoreOptions): Store {
   const database = openDatabase({ file: options.file, create: options.create ?? false, ...(options.quickCheck !== undefined ? { quickCheck: options.quickCheck } : {}) });
@@ -163,11 +156,7 @@ class SqliteStore implements Store {
     const before = this.bulkRuns;
     this.bulkRuns = Math.max(0, before + (active ? 1 : -1));
     if ((before === 0) === (this.bulkRuns === 0)) return;
-    this.guard(() => {
-      this.db.pragma(`wal_autocheckpoint = ${active ? BULK_CHECKPOINT_PAGES : DEFAULT_CHECKPOINT_PAGES}`);
-      // What the runs left in the log goes to the database now, without waiting on readers.
-      if (!active) this.db.pragma('wal_checkpoint(PASSIVE)');
-    });
+    this.guard(() => (active ? startBulk(this.db, this.statements.countChunks.get() as number) : endBulk(this.db)));
   }
 
   async touchFile(path: string, size: number, mtimeMs: number): Promise<void> {
@@ -355,6 +344,7 @@ class SqliteStore implements Store {
       this.db
         .transaction(() => {
           const embedder = (this.statements.getMeta.get('embedder') as string | undefined) ?? 'none';
+          ensureContentIndex(this.db); // a bulk run's, dropped (bulk-mode.ts)
           const removedVectors = this.statements.deleteUnreferenced.run(embedder, Math.max(0, options.keepUnreferenced)).changes;
           if (removedVectors > 0) this.writes++;
           return { removedVectors, keptUnreferenced: this.statements.countUnreferenced.get(embedder) as number };
