@@ -64,7 +64,7 @@ export class GraphSearchThread {
     }
     // A caller that never yields to the event loop between searches (a loop of awaited searches
     // that finish within their microtasks) would never see the ready message as an event.
-    if (!this.ready) this.receiveWaiting();
+    if (!this.ready) this.takeReplies();
     if (!this.ready || this.pending.size >= MAX_IN_FLIGHT) return undefined;
     if (this.refused.has(file)) return undefined;
     const id = this.nextId++;
@@ -85,11 +85,6 @@ export class GraphSearchThread {
       if (this.pending.size === 1) worker.ref();
       worker.postMessage({ id, file, vector, k } satisfies GraphSearchRequest);
     });
-  }
-
-  /** Handles the replies already sent, now: a caller busy between steps need not wait for the event loop to deliver them. */
-  takeReplies(): void {
-    this.receiveWaiting();
   }
 
   /**
@@ -142,7 +137,7 @@ export class GraphSearchThread {
     replies.unref();
     // Answers the worker sent before it failed are taken first (Node drains a worker's own port before 'exit', not this one).
     const failed = (): void => {
-      this.receiveWaiting();
+      this.takeReplies();
       void this.stop();
     };
     worker.on('error', failed);
@@ -167,8 +162,8 @@ export class GraphSearchThread {
     }
   }
 
-  /** Handles the replies already sent, now, without waiting for the event loop to deliver them. */
-  private receiveWaiting(): void {
+  /** Handles the replies already sent, now, without waiting for the event loop to deliver them (a caller busy between steps calls it: rank-pool.ts). */
+  takeReplies(): void {
     const replies = this.replies;
     if (!replies) return;
     for (let received = receiveMessageOnPort(replies); received; received = this.replies === replies ? receiveMessageOnPort(replies) : undefined) {
