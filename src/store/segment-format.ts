@@ -23,16 +23,24 @@ export interface LexicalSnapshot {
   rowTerms(row: number): { termIds: Uint32Array; weighted: Float32Array };
   /** Every row's terms as the file lays them out (per row: ids, then weights), in pieces read again for each pass; when given, used instead of rowTerms. */
   forwardPieces?(): Iterable<Uint8Array>;
-  /** Row r's metadata is metas[metaIndex[r]] (one entry per distinct path and language). */
+  /** Row r's metadata is metas[metaIndex[r]] (one entry per distinct path and language): objects, or packed as the file holds them (a merge of parts). */
   metaIndex: Uint32Array;
-  metas: SegmentRowMeta[];
+  metas: SegmentRowMeta[] | PackedMetas;
   /** Term postingTerms[t] has postingOffsets[t + 1] − postingOffsets[t] postings. */
   postingTerms: Uint32Array;
   postingOffsets: Uint32Array;
-  /** Term postingTerms[t]'s postings: ascending rows and their weighted frequencies. */
+  /** Term postingTerms[t]'s postings: ascending rows and their weighted frequencies (views that may be reused by the next call: read them first). */
   postings(index: number): { slots: Int32Array; weighted: Float32Array };
   /** The largest weighted frequency in each term's postings (its MaxScore bound). */
   postingMax: Float32Array;
+}
+
+/** Row metadata packed as a segment file holds it: entry m's path is the UTF-8 bytes paths[ends[m − 1] .. ends[m]] (from 0 for m = 0), its language languages[languageIds[m]]. */
+export interface PackedMetas {
+  paths: Uint8Array;
+  ends: Uint32Array;
+  languageIds: Uint32Array;
+  languages: string[];
 }
 
 /** A lexicon as a table sorted by the terms' UTF-8 bytes: term i is bytes[offsets[i] .. offsets[i + 1]], its id ids[i]. */
@@ -133,7 +141,7 @@ export interface VectorSnapshot {
   matrix: Float32Array | MatrixPieces;
   /** Row r's metadata is metas[metaIndex[r]]. */
   metaIndex: Uint32Array;
-  metas: SegmentRowMeta[];
+  metas: SegmentRowMeta[] | PackedMetas;
 }
 
 /**
@@ -144,6 +152,8 @@ export interface MetaTable {
   readonly count: number;
   get(index: number): SegmentRowMeta;
   language(index: number): string;
+  /** Entry `index`'s path as UTF-8 bytes, without decoding it (a view, valid while the table is open). */
+  pathBytes?(index: number): Uint8Array;
   /** Each entry's language as an index into `languages`, when the table has them so (a start counts rows per language without a map lookup per entry). */
   languageIds?: Uint32Array;
   languages?: readonly string[];

@@ -188,6 +188,12 @@ export function blockMetaTable(read: ReadBytes, section: { offset: number }, end
       decoded.set(index, meta);
       return meta;
     },
+    pathBytes(index) {
+      if (!(index >= 0 && index < ends.length)) throw new SegmentError(`no row metadata ${index}`, { damaged: false });
+      const at = Math.floor(index / PATH_BLOCK);
+      const [start] = pathBlockRange(ends, at);
+      return block(at).subarray((index > 0 ? (ends[index - 1] as number) : 0) - start, (ends[index] as number) - start);
+    },
     language: languageOf,
   };
 }

@@ -1,6 +1,7 @@
 import { closeSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { processAlive } from './process-alive.js';
+import { packMetas } from './segment-metas.js';
 import { lexiconBlocks, pathBlockCrc } from './segment-tables.js';
 import { align, ARRAY_TYPES, type ArrayName, type Arrays, bytesOf, crc32, MAGIC, PREFIX, SEGMENT_VERSION, type SegmentContents, type SegmentHeader, type Strings } from './segment-format.js';
 
@@ -38,31 +39,9 @@ class Output {
 /** Writes a segment to `file` (mode 0600) through a temporary file (`<file>.<pid>.<random>.tmp`) and a rename; returns its size in bytes. */
 export function writeSegment(file: string, contents: SegmentContents): number {
   const { lexical, vectors } = contents;
-  const languages: string[] = [];
-  const languageIndex = new Map<string, number>();
-  const metaPathEnds = new Uint32Array(lexical.metas.length);
-  const metaLanguage = new Uint32Array(lexical.metas.length);
-  const joined = lexical.metas.map((meta) => meta.path).join('');
-  let metaPaths = Buffer.from(joined, 'utf8');
-  // Every path ASCII (nearly always): a byte per character, so ends count characters. Else each
-  // path is encoded alone (two paths' halves of a surrogate pair must not join into one character).
-  const ascii = metaPaths.length === joined.length;
-  if (!ascii) {
-    metaPaths = Buffer.allocUnsafe(lexical.metas.reduce((bytes, meta) => bytes + Buffer.byteLength(meta.path, 'utf8'), 0));
-    lexical.metas.reduce((at, meta) => at + metaPaths.write(meta.path, at, 'utf8'), 0);
-  }
-  let pathsLength = 0;
-  lexical.metas.forEach((meta, index) => {
-    let language = languageIndex.get(meta.language);
-    if (language === undefined) {
-      language = languages.length;
-      languages.push(meta.language);
-      languageIndex.set(meta.language, language);
-    }
-    metaLanguage[index] = language;
-    pathsLength += ascii ? meta.path.length : Buffer.byteLength(meta.path, 'utf8');
-    metaPathEnds[index] = pathsLength;
-  });
+  // Packed already by a merge of parts; else packed here.
+  const metas = Array.isArray(lexical.metas) ? packMetas(lexical.metas) : lexical.metas;
+  const { paths: metaPaths, ends: metaPathEnds, languageIds: metaLanguage, languages } = metas;
   const strings: Strings = {
     languages,
     pending: contents.pending.map(({ rowId, meta, contentHash }) => [rowId, meta.path, meta.language, contentHash]),

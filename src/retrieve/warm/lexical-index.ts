@@ -1,7 +1,7 @@
 import type { EncodedTerms } from '../../lexical/codec.js';
 import type { LexicalWeights, ScoredRow, TermStatistics } from '../../store/spec.js';
 import type { RowFilter } from '../../store/filter-match.js';
-import type { LexicalBase, LexicalSnapshot } from '../../store/segment-file.js';
+import type { LexicalBase, LexicalSnapshot, SegmentRowMeta } from '../../store/segment-file.js';
 import { scoreSlots, scoreTopK, type QueryTerm, type RowScore, type ScoringView } from './bm25-scoring.js';
 import { WINDOW_SHIFT } from './posting-blocks.js';
 import { FolderSlots } from './folder-slots.js';
@@ -66,7 +66,7 @@ export class LexicalIndex {
   }
 
   /** The live rows as flat arrays (see LexicalSnapshot); the index itself is not changed. */
-  snapshot(): LexicalSnapshot {
+  snapshot(): LexicalSnapshot & { metas: SegmentRowMeta[] } {
     this.rowTerms.materialize();
     this.lists.materializeAll();
     return snapshotRows({

@@ -50,7 +50,7 @@ export function metaNumbering(): { metas: SegmentRowMeta[]; idOf(meta: SegmentRo
  * time, as views of the index's arrays when no slot is dead (a fresh build: nothing copied),
  * else as renumbered copies of one term's postings at a time. Valid until the index changes.
  */
-export function snapshotRows(state: SnapshotSource): LexicalSnapshot {
+export function snapshotRows(state: SnapshotSource): LexicalSnapshot & { metas: SegmentRowMeta[] } {
   let rows = 0;
   let entries = 0;
   for (let slot = 0; slot < state.slotCount; slot++) {

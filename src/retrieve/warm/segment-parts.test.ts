@@ -37,7 +37,8 @@ function options(segmentFile: string, extra: Partial<WarmIndexOptions> = {}): Wa
 async function randomStore(seed: number, files: number): Promise<void> {
   const next = random(seed);
   for (let file = 0; file < files; file++) {
-    const path = `src/${file % 7}/file${file}.${file % 5 === 0 ? 'py' : 'ts'}`;
+    // A few paths not ASCII (merged parts pack paths as bytes), one with a character past 16 bits.
+    const path = file % 13 === 4 ? `src/ünï/😀${file}.md` : `src/${file % 7}/file${file}.${file % 5 === 0 ? 'py' : 'ts'}`;
     const chunks = Array.from({ length: 1 + Math.floor(next() * 3) }, (_, index) => {
       const words = Array.from({ length: 3 + Math.floor(next() * 40) }, () => pick(next));
       const vector = Float32Array.from({ length: DIMENSIONS }, () => next() - 0.5);

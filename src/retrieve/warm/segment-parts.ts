@@ -1,8 +1,18 @@
 import { closeSync, openSync, readSync, rmSync } from 'node:fs';
-import { type LexicalSnapshot, type MatrixPieces, removeAbandonedFiles, SegmentReader, type SegmentContents, type SortedTerms, sortTerms, writeSegment } from '../../store/segment-file.js';
+import {
+  type LexicalSnapshot,
+  type MatrixPieces,
+  removeAbandonedFiles,
+  SegmentReader,
+  type SegmentContents,
+  type SortedTerms,
+  sortTerms,
+  type VectorBase,
+  writeSegment,
+} from '../../store/segment-file.js';
+import { MetaPacker, metaPathBytes } from '../../store/segment-metas.js';
 import type { Store } from '../../store/spec.js';
 import { LexicalIndex } from './lexical-index.js';
-import { metaNumbering } from './lexical-snapshot.js';
 import { Lexicon } from './lexicon.js';
 import { FlatVectorIndex } from './vector-index.js';
 import { STORE_INSTANCE_STATE } from './warm-segment.js';
@@ -136,10 +146,17 @@ function merged(parts: Part[], header: SegmentContents['header'], lexicon: Sorte
   const lengths = new Float64Array(rows);
   const termOffsets = new Uint32Array(rows + 1);
   const metaIndex = new Uint32Array(rows);
-  const { metas, idOf } = metaNumbering();
+  // Numbered in the order rows first use them, as one index of every row numbers them.
+  const packer = new MetaPacker(
+    parts.reduce((sum, part) => sum + part.reader.lexical.metas.count, 0),
+    parts.reduce((sum, part) => sum + part.reader.header.paths.bytes, 0),
+  );
   const mergedMeta = (part: Part, local: number): number => {
     let id = part.metaIds[local] as number;
-    if (id < 0) part.metaIds[local] = id = idOf(part.reader.lexical.metas.get(local));
+    if (id < 0) {
+      const table = part.reader.lexical.metas;
+      part.metaIds[local] = id = packer.idOf(metaPathBytes(table, local), table.language(local));
+    }
     return id;
   };
   for (const part of parts) {
@@ -197,13 +214,22 @@ function merged(parts: Part[], header: SegmentContents['header'], lexicon: Sorte
   // place in every part (parts × terms entries, ~0.3 GB at 1M rows).
   const partAt = new Int32Array(parts.length);
   let lastAsked = -1;
+  // One pair of arrays for every term, as big as the longest list asked for so far: the writer
+  // reads each term's postings before it asks for the next (two passes over 440 MB of postings
+  // at 1M rows: ~0.9 GB of short-lived arrays otherwise).
+  let scratchSlots = new Int32Array(0);
+  let scratchWeighted = new Float32Array(0);
   const postings = (term: number): { slots: Int32Array; weighted: Float32Array } => {
     if (term < lastAsked) partAt.fill(0);
     lastAsked = term;
     const wanted = postingTerms[term] as number;
     const count = (postingOffsets[term + 1] as number) - (postingOffsets[term] as number);
-    const slots = new Int32Array(count);
-    const weighted = new Float32Array(count);
+    if (count > scratchSlots.length) {
+      scratchSlots = new Int32Array(count);
+      scratchWeighted = new Float32Array(count);
+    }
+    const slots = scratchSlots.subarray(0, count);
+    const weighted = scratchWeighted.subarray(0, count);
     let at = 0;
     parts.forEach((part, index) => {
       const own = part.reader.lexical.postingTerms;
@@ -229,22 +255,31 @@ function merged(parts: Part[], header: SegmentContents['header'], lexicon: Sorte
   };
   // The rows' terms and the vectors are the parts' sections one after another, copied a block at a time.
   const forwardPieces = () => sections(parts, (header) => header.forward);
-  const lexical: LexicalSnapshot = { rowIds, lengths, termOffsets, rowTerms, forwardPieces, metaIndex, metas, postingTerms, postingOffsets, postings, postingMax };
   const partVectors = parts.map((part) => part.reader.vectors);
-  const vectors =
-    header.dimensions > 0 && partVectors.every((base) => base !== undefined)
-      ? {
-          rowIds: concatenated(partVectors.map((base) => base.rowIds)),
-          metaIndex: Uint32Array.from(parts.flatMap((part, index) => Array.from((partVectors[index] as NonNullable<(typeof partVectors)[number]>).metaIndex, (local) => mergedMeta(part, local)))),
-          matrix: {
-            byteLength: parts.reduce((sum, part) => sum + part.reader.header.matrix.bytes, 0),
-            *pieces() {
-              for (const piece of sections(parts, (header) => header.matrix)) yield new Float32Array(piece.buffer, piece.byteOffset, piece.length / 4);
-            },
-          } satisfies MatrixPieces,
-          metas,
-        }
-      : undefined;
+  const withVectors = header.dimensions > 0 && partVectors.every((base) => base !== undefined);
+  const vectorMetaIndex = new Uint32Array(withVectors ? partVectors.reduce((sum, base) => sum + (base?.metaIndex.length ?? 0), 0) : 0);
+  if (withVectors) {
+    let at = 0;
+    parts.forEach((part, index) => {
+      for (const local of (partVectors[index] as VectorBase).metaIndex) vectorMetaIndex[at++] = mergedMeta(part, local);
+    });
+  }
+  // Every entry numbered (the vectors' too): the table as the file packs it.
+  const metas = packer.packed();
+  const lexical: LexicalSnapshot = { rowIds, lengths, termOffsets, rowTerms, forwardPieces, metaIndex, metas, postingTerms, postingOffsets, postings, postingMax };
+  const vectors = withVectors
+    ? {
+        rowIds: concatenated(partVectors.map((base) => (base as VectorBase).rowIds)),
+        metaIndex: vectorMetaIndex,
+        matrix: {
+          byteLength: parts.reduce((sum, part) => sum + part.reader.header.matrix.bytes, 0),
+          *pieces() {
+            for (const piece of sections(parts, (header) => header.matrix)) yield new Float32Array(piece.buffer, piece.byteOffset, piece.length / 4);
+          },
+        } satisfies MatrixPieces,
+        metas,
+      }
+    : undefined;
   return {
     header,
     lexical,
