@@ -2,6 +2,8 @@ import { isPlainObject } from '../errors/check-types.js';
 import { invalidConfigError } from './config-problems.js';
 import { meantKey } from '../errors/meant-key.js';
 import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { withPathsFrom } from './file-paths.js';
 import { z } from 'zod';
 import { LociError } from '../errors/index.js';
 import { tightestIssues } from '../errors/zod-issues.js';
@@ -48,12 +50,13 @@ export function loadConfig(options: LoadConfigOptions = {}): LociConfig {
   const layers: ConfigLayer[] = options.env ? [seedAliasLayer(options.env)] : [];
   if (options.configFile) {
     const fromFile = readConfigFile(options.configFile, options.requireFile ?? false);
-    if (fromFile) layers.push({ origin: options.configFile, values: fromFile });
+    if (fromFile) layers.push({ origin: options.configFile, values: withPathsFrom(fromFile, dirname(resolve(options.configFile))) });
   }
   const later: ConfigLayer[] = [];
   if (options.env) later.push(environmentLayer(options.env));
   if (options.flags) later.push({ origin: 'flags', values: options.flags });
-  if (options.folder) layers.push(...folderConfigLayers(options.folder, options.trustFolderConfig, later));
+  if (options.folder)
+    layers.push(...folderConfigLayers(options.folder, options.trustFolderConfig, later).map((layer) => ({ ...layer, values: withPathsFrom(layer.values, resolve(options.folder as string)) })));
   return resolveConfig([...layers, ...later]);
 }
 
