@@ -85,6 +85,18 @@ async function untilRunning(index: VectorIndex, thread: GraphSearchThread): Prom
   expect(thread.running).toBe(true);
 }
 
+/**
+ * Starts the thread's worker (startAfter 0: the first search does), then waits for it without
+ * searching: on a loaded machine a search could find it ready just then and go to it, and a
+ * worker that never answers would count that search as a late reply.
+ */
+async function untilRunningUnasked(index: VectorIndex, thread: GraphSearchThread): Promise<void> {
+  await index.searchOn(thread, queries[0] as Float32Array, 10);
+  const deadline = Date.now() + 10_000;
+  while (!thread.running && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  expect(thread.running).toBe(true);
+}
+
 describe('graph search thread', () => {
   it('answers exactly what the calling thread answers, filtered or not, from the mapped file', async () => {
     const { mapped, thread } = await load();
@@ -216,7 +228,7 @@ describe('graph search thread', () => {
     // One late reply is answered here and the worker kept (a busy calling thread makes replies
     // late too); three in a row stop it.
     const silent = thread({ workerFile: script('hangs.mjs', "parentPort.on('message', () => {});"), replyTimeoutMs: 200 });
-    await untilRunning(mapped, silent.thread);
+    await untilRunningUnasked(mapped, silent.thread);
     for (let late = 1; late <= 3; late++) {
       expect(silent.thread.running).toBe(true);
       expect(await mapped.searchOn(silent.thread, query, 10)).toEqual(expected);
