@@ -72,7 +72,7 @@ class SqliteStore implements Store {
         createdAt: Number(meta.get('created_at') ?? 0),
         createdBy: meta.get('created_by') ?? 'unknown',
       };
-    });
+    }, true);
   }
 
   async setEmbedder(embedderId: string, dimensions: number): Promise<void> {
@@ -116,7 +116,7 @@ class SqliteStore implements Store {
       }
       for (const path of missing) if (!found.has(path)) cache.set(path, null);
       return found;
-    });
+    }, true);
   }
 
   async getCatalogEntry(path: string): Promise<CatalogEntry | undefined> {
@@ -195,12 +195,12 @@ class SqliteStore implements Store {
 
   /** The cold path: one streaming pass over the stored vectors (warm engines keep them in memory). */
   async searchVectors(query: VectorQuery): Promise<ScoredRow[]> {
-    return this.guard(() => scanVectors(this.statements, query));
+    return this.guard(() => scanVectors(this.statements, query), true);
   }
 
   async getChunks(rowIds: number[]): Promise<ChunkRecord[]> {
     if (rowIds.length === 0) return [];
-    const rows = this.guard(() => this.statements.chunksByIds.all(JSON.stringify(rowIds)) as ChunkTuple[]);
+    const rows = this.guard(() => this.statements.chunksByIds.all(JSON.stringify(rowIds)) as ChunkTuple[], true);
     return recordsInOrder(rowIds, rows.map(tupleToChunkRecord));
   }
 
@@ -223,11 +223,11 @@ class SqliteStore implements Store {
   }
 
   async findMentions(query: MentionQuery): Promise<ScoredRow[]> {
-    return this.guard(() => findMentionsSql(this.db, query));
+    return this.guard(() => findMentionsSql(this.db, query), true);
   }
 
   async changeToken(): Promise<string> {
-    return this.guard(() => this.version());
+    return this.guard(() => this.version(), true);
   }
 
   /** Moves with every commit, this connection's (writes) or another's (SQLite's data_version). */
@@ -373,10 +373,11 @@ class SqliteStore implements Store {
     this.db.close();
   }
 
-  private guard<T>(action: () => T): T {
+  /** `reading`: a read on a search's path, which shares the file check of calls just before it (file-identity.ts). */
+  private guard<T>(action: () => T, reading = false): T {
     // A Memory or a search kept past its engine's close() gets a typed error, not "The database connection is not open".
     if (!this.db.open) throw new LociError('ENGINE_CLOSED', 'This store was closed with its engine; a closed store answers nothing.');
-    this.identity.check(this.location);
+    this.identity.check(this.location, reading);
     try {
       return action();
     } catch (error) {
