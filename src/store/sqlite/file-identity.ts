@@ -4,7 +4,7 @@ import { LociError } from '../../errors/index.js';
 
 /**
  * A read this soon after a check that passed reads without a new one. A ranked search makes ~10
- * store calls: a stat each took ~2.4 % of it at 100k chunks (in-process A/B, docs/benchmarks.md).
+ * store calls: a stat each took ~1.5 % of it at 100k chunks (in-process A/B, docs/benchmarks.md).
  * A read of a file deleted meanwhile still reads the open file, as it was a moment before.
  */
 const READ_RECHECK_MS = 100;
