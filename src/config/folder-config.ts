@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { invalidConfigError } from './config-problems.js';
 import { lstatSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import { join, relative, isAbsolute } from 'node:path';
+import { join, relative, isAbsolute, resolve } from 'node:path';
+import { withPathsFrom } from './file-paths.js';
 import { LociError } from '../errors/index.js';
 import { misspelledFolderChoices, refusedFolderKeys, withoutPaths, type RefusedKey } from './folder-rules.js';
 import { leafPaths, parseConfigText } from './parse-file.js';
@@ -79,7 +80,8 @@ export function folderConfigLayers(
     const refused = refusedFolderKeys(values);
     if (refused.length > 0) throw untrustedError(file, refused);
   }
-  return [{ origin: file.path, values }];
+  // A relative file it names (once trusted) is read from the folder (file-paths.ts).
+  return [{ origin: file.path, values: withPathsFrom(values, resolve(root)) }];
 }
 
 function misspelledError(file: FolderConfigFile, typos: ReturnType<typeof misspelledFolderChoices>): LociError {

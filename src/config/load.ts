@@ -50,13 +50,12 @@ export function loadConfig(options: LoadConfigOptions = {}): LociConfig {
   const layers: ConfigLayer[] = options.env ? [seedAliasLayer(options.env)] : [];
   if (options.configFile) {
     const fromFile = readConfigFile(options.configFile, options.requireFile ?? false);
-    if (fromFile) layers.push({ origin: options.configFile, values: withPathsFrom(fromFile, dirname(resolve(options.configFile))) });
+    if (fromFile) layers.push({ origin: options.configFile, values: fromFile });
   }
   const later: ConfigLayer[] = [];
   if (options.env) later.push(environmentLayer(options.env));
   if (options.flags) later.push({ origin: 'flags', values: options.flags });
-  if (options.folder)
-    layers.push(...folderConfigLayers(options.folder, options.trustFolderConfig, later).map((layer) => ({ ...layer, values: withPathsFrom(layer.values, resolve(options.folder as string)) })));
+  if (options.folder) layers.push(...folderConfigLayers(options.folder, options.trustFolderConfig, later));
   return resolveConfig([...layers, ...later]);
 }
 
@@ -138,7 +137,8 @@ export function readConfigFile(path: string, required: boolean): Raw | undefined
             : 'Make the file readable by this user, or pass another file with --config.',
     });
   }
-  return parseConfigText(text, path);
+  // A relative file it names is read from beside it (file-paths.ts).
+  return withPathsFrom(parseConfigText(text, path), dirname(resolve(path)));
 }
 
 /**

@@ -1,6 +1,7 @@
-import { mkdir, mkdtemp, rm, unlink, utimes, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm, unlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLoci } from '../support/run-cli.js';
 import { writeSampleRepo } from '../support/sample-repo.js';
@@ -160,6 +161,22 @@ describe('user errors: one clear line, documented exit code, no stack trace', ()
     expectCleanError(missing, 2, /Cannot read config file .*no-such-config\.json.*Check the path given to --config/);
     expect(missing.stderr).not.toMatch(/Fix each listed value/);
     expectCleanError(await runLoci(['search', 'x', '--root', repo, '--config', workspace], { cwd: workspace }), 2, /Pass --config a JSON file, not a folder/);
+  });
+
+  it('a file a --config file names is read from beside that file, not from the current folder', async () => {
+    const conf = join(workspace, 'conf');
+    const small = join(workspace, 'small');
+    await mkdir(conf, { recursive: true });
+    await mkdir(small, { recursive: true });
+    await copyFile(fileURLToPath(new URL('../../models/loci-static-v1.bin', import.meta.url)), join(conf, 'mine.bin'));
+    await writeFile(join(small, 'parse.js'), 'export function parseConfig(text) {\n  return JSON.parse(text);\n}\n');
+    await writeFile(join(conf, 'loci.json'), JSON.stringify({ embedder: 'static:./mine.bin' }));
+    const indexed = await runLoci(['index', small, '--config', join('conf', 'loci.json'), '--json'], { cwd: workspace });
+    expect(indexed.stderr).toBe('');
+    expect(JSON.parse(indexed.stdout).embedder).toContain(join(conf, 'mine.bin'));
+    await writeFile(join(conf, 'ranked.json'), JSON.stringify({ embedder: 'static:./mine.bin', search: { ranker: 'rankers/mine.json' } }));
+    const ranked = await runLoci(['search', 'parse config', '--root', small, '--config', join('conf', 'ranked.json')], { cwd: workspace });
+    expectCleanError(ranked, 2, new RegExp(`Cannot read the ranker model ${join(conf, 'rankers', 'mine.json').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
   });
 
   it('bad config lists every bad key with where it came from → 2', async () => {

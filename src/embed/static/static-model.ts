@@ -160,7 +160,8 @@ interface Table {
   row(id: number): { rows: Int8Array; base: number };
 }
 
-const NOT_A_MODEL_HINT = '`static:<file>` loads a model file written by scripts/embedder/train.py (a relative path is read from the current folder); `static` alone uses the model shipped with loci.';
+const NOT_A_MODEL_HINT =
+  '`static:<file>` loads a model file written by scripts/embedder/train.py (a relative path in a config file is read from beside that file, in a flag or variable from the current folder); `static` alone uses the model shipped with loci.';
 
 /** Where a model file's parts lie, from its first bytes (throws EMBEDDER_UNAVAILABLE when they are not a model's). */
 function layoutOf(file: string, front: Buffer, size: number): { header: Header; vocabularyStart: number; vocabularyLength: number; tables: number } {
