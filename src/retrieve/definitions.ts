@@ -1,6 +1,6 @@
 import type { FileRole } from '../sources/file-role.js';
 import type { ChunkRecord } from '../store/spec.js';
-import type { FusionCandidate } from './fusion.js';
+import { rescoredCandidate, type FusionCandidate } from './fusion.js';
 
 /** A query that is nothing but a name: the spellings a definition of it may carry. */
 export interface NameQuery {
@@ -123,11 +123,9 @@ export function definitionsFirst(candidates: FusionCandidate[], records: Map<num
   // the top of the scale (1, or the best score when that is higher), evenly, best first.
   const ceiling = Math.max(1, top, ...definitions.map(({ candidate }) => candidate.score));
   const count = definitions.length;
-  const lifted = definitions.map(({ candidate, match }, index) => ({
-    ...candidate,
-    score: top + ((ceiling - top) * (count - index)) / (count + 1),
-    adjustments: { ...candidate.adjustments, definition: match },
-  }));
+  const lifted = definitions.map(({ candidate, match }, index) =>
+    rescoredCandidate(candidate, top + ((ceiling - top) * (count - index)) / (count + 1), { adjustments: { ...candidate.adjustments, definition: match } }),
+  );
   return [...lifted, ...rest];
 }
 

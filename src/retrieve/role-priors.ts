@@ -1,7 +1,7 @@
 import { classifyFileRole, fileStem, testSubjectStem, type FileRole } from '../sources/file-role.js';
 import { decodeFileAttributes } from '../store/file-attributes.js';
 import type { CatalogEntry, Store } from '../store/spec.js';
-import type { FusionCandidate, ScoreAdjustments } from './fusion.js';
+import { rescoredCandidate, type FusionCandidate, type ScoreAdjustments } from './fusion.js';
 
 /** How much each role is scaled down, what a test lends its subject, and how many results the priors order (config `search.*`). */
 export interface RolePriorWeights {
@@ -77,7 +77,7 @@ export function applyRolePriors(candidates: FusionCandidate[], roles: Map<string
     if (capped === undefined) adjustments.role = { role, factor: 1 - penalty };
     if (lent > 0 && capped === undefined) adjustments.fromTests = subjectShare * Math.min(lent, 1);
     if (capped !== undefined) adjustments.capped = capped;
-    return { ...candidate, score, adjustments };
+    return rescoredCandidate(candidate, score, { adjustments });
   });
 }
 

@@ -9,7 +9,7 @@ import { bestDefined, definitionLine, nameQuery } from './definitions.js';
 import { checkLanguageNames } from './language-aliases.js';
 import { parseRoles, pathsWithRoles } from './role-filter.js';
 import { rolesOf } from './role-priors.js';
-import type { FusionCandidate } from './fusion.js';
+import { rescoredCandidate, type FusionCandidate } from './fusion.js';
 import { CANDIDATE_POOL, MAX_POOL, rankPool, type PoolQuery, type PoolSources } from './rank-pool.js';
 import type { RankingDefaults, Retriever, SearchOptions, SearchResponse, SearchResult } from './search-types.js';
 
@@ -130,7 +130,7 @@ export async function searchIndex(context: SearchContext, query: string, options
       if (chosen.length >= topK) break;
       if (seenRows.has(candidate.rowId) || (options.files && seenPaths.has(candidate.path))) continue;
       // A deeper pool's results go below the ones already chosen, scores capped so they never rise.
-      const shown = candidate.score > ceiling ? { ...candidate, score: ceiling } : candidate;
+      const shown = candidate.score > ceiling ? rescoredCandidate(candidate, ceiling) : candidate;
       if (shown.score < threshold) {
         belowThreshold = true; // the displayed score: what people see is what they filter on
         break;

@@ -1,6 +1,6 @@
 import { decodeFileAttributes } from '../../store/file-attributes.js';
 import type { CatalogEntry, ChunkRecord } from '../../store/spec.js';
-import type { FusionCandidate } from '../fusion.js';
+import { rescoredCandidate, type FusionCandidate } from '../fusion.js';
 import type { EarlyFeatures } from './early-features.js';
 import { computeFeatures, FILE_HITS_DEPTH, type QueryFeatures } from './features.js';
 import { rankerGroupOf, type Ranker, type RankingExplanation } from './model.js';
@@ -56,14 +56,14 @@ export async function rerankCandidates(input: RerankInput): Promise<RerankOutput
     return { candidate, score: ranker.score(vector, group), order: index };
   });
   scored.sort((a, b) => b.score - a.score || a.order - b.order);
-  const ranked: FusionCandidate[] = scored.map(({ candidate, score }) => ({ ...candidate, score: ranker.calibrate(score), fusedScore: candidate.score }));
+  const ranked: FusionCandidate[] = scored.map(({ candidate, score }) => rescoredCandidate(candidate, ranker.calibrate(score), { fusedScore: candidate.score }));
   // Below the window the fused order stands, each scored a little under the one above.
   let floor = ranked.length > 0 ? (ranked[ranked.length - 1] as FusionCandidate).score : 1;
   const inWindow = new Set(window.map((candidate) => candidate.rowId));
   for (const candidate of fused) {
     if (inWindow.has(candidate.rowId)) continue;
     floor *= 0.999;
-    ranked.push({ ...candidate, score: floor, fusedScore: candidate.score });
+    ranked.push(rescoredCandidate(candidate, floor, { fusedScore: candidate.score }));
   }
   return { ranked, records, explanations };
 }

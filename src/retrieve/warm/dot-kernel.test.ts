@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DOT_KERNEL_BYTES, KERNEL_MAX_FLOATS, kernelDots } from './dot-kernel.js';
+import { DOT_KERNEL_BYTES, KERNEL_MAX_FLOATS, kernelDots, kernelGatherDots } from './dot-kernel.js';
 import { compileFilter } from '../../store/filter-match.js';
 import { loopDot } from './exact-scan.js';
 import { FlatVectorIndex } from './vector-index.js';
@@ -46,6 +46,50 @@ describe('the exact scan kernel', () => {
     expect([...(kernelDots(matrix, 1, 2, query, 8) ?? [])]).toEqual([10]); // fewer rows
     expect(kernelDots(new Float32Array(KERNEL_MAX_FLOATS + 4), KERNEL_MAX_FLOATS / 4 + 1, 4, new Float32Array(4), 0)).toBeUndefined();
     expect(kernelDots(matrix, 2, 2, Float32Array.of(1), 8)).toBeUndefined(); // a query of another length
+  });
+
+  it("gathers scattered rows and sums them as the JavaScript loop does, without disturbing the scan kernel's copy", () => {
+    const next = random(11);
+    const dims = 384;
+    const rows = 1000;
+    const matrix = Float32Array.from({ length: rows * dims }, () => next() - 0.5);
+    const query = Float32Array.from({ length: dims }, () => next() * 2 - 1);
+    const scanned = [...(kernelDots(matrix, rows, dims, query, 3) ?? [])];
+    const slots = [999, 0, 500, 500, 17, 998];
+    const dots = kernelGatherDots(matrix, slots, slots.length, dims, query);
+    expect(dots).toBeDefined();
+    slots.forEach((slot, at) => expect(Object.is(dots?.[at], loopDot(matrix, slot * dims, query, dims)), `slot ${slot}`).toBe(true));
+    // The scan kernel's copy of the matrix is still its own (same version: not copied again, still right).
+    expect([...(kernelDots(matrix, rows, dims, query, 3) ?? [])]).toEqual(scanned);
+    expect(kernelGatherDots(matrix, [rows], 1, dims, query)).toBeUndefined(); // a slot past the matrix
+    expect(kernelGatherDots(matrix, [-1], 1, dims, query)).toBeUndefined();
+    expect(kernelGatherDots(matrix, [0], 1, dims, Float32Array.of(1))).toBeUndefined(); // a query of another length
+    const tooMany = Math.floor(KERNEL_MAX_FLOATS / dims) + 1;
+    expect(kernelGatherDots(matrix, new Array<number>(tooMany).fill(0), tooMany, dims, query)).toBeUndefined();
+  });
+
+  it("scores a graph's candidates with the kernel's sums, as an exact scan ranks them", () => {
+    const next = random(13);
+    const dims = 64;
+    const index = new FlatVectorIndex(dims, 8);
+    for (let rowId = 0; rowId < 300; rowId++)
+      index.add(
+        rowId,
+        Float32Array.from({ length: dims }, () => next() - 0.5),
+        { path: `f${rowId}.ts`, language: 'typescript' },
+      );
+    const query = Float32Array.from({ length: dims }, () => next() - 0.5);
+    let norm = 0;
+    for (const value of query) norm += value * value;
+    const unit = query.map((value) => value / Math.sqrt(norm));
+    const exact = new Map(index.search(query, 300).map((row) => [row.rowId, row.score]));
+    const candidates = BigUint64Array.from([7n, 250n, 3n, 299n, 1000n]); // 1000: not held, skipped
+    const scored = index.scoreRows(candidates, unit, undefined);
+    expect(scored.map((row) => row.rowId)).toEqual([7, 250, 3, 299]);
+    for (const row of scored) {
+      expect(Object.is(row.score, loopDot(index.vectorOf(row.rowId) as Float32Array, 0, unit, dims))).toBe(true);
+      expect(row.score).toBeCloseTo(exact.get(row.rowId) as number, 7); // the scan scales the raw query's dot product (f64), this dots an f32 unit query
+    }
   });
 
   it('leaves an exact vector search exact through adds, replacements and removals', () => {

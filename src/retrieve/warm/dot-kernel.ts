@@ -151,6 +151,8 @@ interface Kernel {
 }
 
 let kernel: Kernel | null | undefined;
+/** A second instance for gathered rows, so the exact scan's copy of its matrix stays in the first. */
+let gatherKernel: Kernel | null | undefined;
 
 function instantiate(): Kernel | null {
   try {
@@ -193,4 +195,32 @@ export function kernelDots(matrix: Float32Array, rows: number, dims: number, que
   new Float32Array(memory.buffer, 0, dims).set(query);
   kernel.dots(0, matrixAt, outAt, rows, dims);
   return new Float64Array(memory.buffer, outAt, rows);
+}
+
+/**
+ * The dot product with `query` of row `slots[i]` of `matrix` (row-major, `dims` wide) for each
+ * of the first `count` slots, summed as kernelDots sums (bit-identical to `loopDot`); undefined
+ * without WebAssembly SIMD or past KERNEL_MAX_FLOATS. The rows are copied into the kernel's own
+ * memory at each call (a graph's few hundred candidates: far less than the dot products cost in
+ * JavaScript). The result is a view valid until the next call.
+ */
+export function kernelGatherDots(matrix: Float32Array, slots: ArrayLike<number>, count: number, dims: number, query: Float32Array): Float64Array | undefined {
+  const floats = count * dims;
+  if (count <= 0 || dims <= 0 || floats > KERNEL_MAX_FLOATS || query.length !== dims) return undefined;
+  if (gatherKernel === undefined) gatherKernel = instantiate();
+  if (gatherKernel === null) return undefined;
+  const matrixAt = Math.ceil((dims * 4) / 16) * 16;
+  const outAt = Math.ceil((matrixAt + floats * 4) / 8) * 8;
+  const bytes = outAt + count * 8;
+  const { memory } = gatherKernel;
+  if (memory.buffer.byteLength < bytes) memory.grow(Math.ceil((bytes - memory.buffer.byteLength) / 65_536));
+  const rows = new Float32Array(memory.buffer, matrixAt, floats);
+  for (let index = 0; index < count; index++) {
+    const from = (slots[index] as number) * dims;
+    if (from < 0 || from + dims > matrix.length) return undefined;
+    rows.set(matrix.subarray(from, from + dims), index * dims);
+  }
+  new Float32Array(memory.buffer, 0, dims).set(query);
+  gatherKernel.dots(0, matrixAt, outAt, count, dims);
+  return new Float64Array(memory.buffer, outAt, count);
 }

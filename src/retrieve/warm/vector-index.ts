@@ -5,8 +5,9 @@ import { FolderSlots, folderOf } from './folder-slots.js';
 import { TopK } from '../../store/top-k.js';
 import { SegmentError, type VectorBase, type VectorSnapshot } from '../../store/segment-file.js';
 import { MetaSlots } from './meta-slots.js';
+import { kernelGatherDots } from './dot-kernel.js';
 import { RowSlots } from './row-slots.js';
-import { scanInto, type ScanSource } from './exact-scan.js';
+import { loopDot, scanInto, type ScanSource } from './exact-scan.js';
 
 export interface VectorRowMeta {
   path: string;
@@ -257,19 +258,30 @@ export class FlatVectorIndex {
    * in `skip`, and nothing is returned.
    */
   scoreRows(rowIds: ArrayLike<number | bigint>, unit: Float32Array, accept: RowFilter | undefined, into?: { top: TopK; skip: ReadonlySet<number> }): ScoredRow[] {
-    const rows: ScoredRow[] = [];
     const dimensions = this.dimensions;
+    const ids: number[] = [];
+    const slots: number[] = [];
     for (let index = 0; index < rowIds.length; index++) {
       const rowId = Number(rowIds[index]);
       const slot = this.slotOfRow.get(rowId);
       if (slot === undefined || into?.skip.has(rowId)) continue;
       if (accept && !this.metas.accepts(slot, accept)) continue;
-      // The matrix itself when it is read (no view made per row); rowVector may read it meanwhile.
-      const pending = this.pendingMatrix !== undefined;
-      const vector = pending ? this.rowVector(slot) : this.stored;
-      const offset = pending ? 0 : slot * dimensions;
-      let score = 0;
-      for (let dimension = 0; dimension < dimensions; dimension++) score += (unit[dimension] as number) * (vector[offset + dimension] as number);
+      ids.push(rowId);
+      slots.push(slot);
+    }
+    // A read matrix: every row's dot product in one call of the SIMD kernel (the same sums as loopDot).
+    const dots = this.pendingMatrix === undefined ? kernelGatherDots(this.stored, slots, slots.length, dimensions, unit) : undefined;
+    const rows: ScoredRow[] = [];
+    for (let index = 0; index < ids.length; index++) {
+      const rowId = ids[index] as number;
+      let score: number;
+      if (dots) score = dots[index] as number;
+      else {
+        // The matrix itself when it is read (no view made per row); rowVector may read it meanwhile.
+        const slot = slots[index] as number;
+        const pending = this.pendingMatrix !== undefined;
+        score = loopDot(pending ? this.rowVector(slot) : this.stored, pending ? 0 : slot * dimensions, unit, dimensions);
+      }
       // No path yet: the caller keeps the best and asks for theirs (pathOf).
       if (!into) rows.push({ rowId, score, path: '' });
       else if (score >= into.top.floor) into.top.push(rowId, score);
