@@ -51,6 +51,8 @@ export function rescoredCandidate(candidate: FusionCandidate, score: number, cha
   if (adjustments !== undefined) out.adjustments = adjustments;
   return out;
 }
+/** Does not compile once FusionCandidate has a field rescoredCandidate does not copy. */
+const _copiesEveryField: Record<Exclude<keyof FusionCandidate, 'rowId' | 'path' | 'score' | 'signals' | 'contributions' | 'fusedScore' | 'adjustments'>, never> = {};
 
 export interface ScoreAdjustments {
   /** The file's role and the factor its score was scaled by (1 when the query asked for it). */
