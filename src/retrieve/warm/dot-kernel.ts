@@ -165,6 +165,17 @@ function instantiate(): Kernel | null {
   }
 }
 
+/** Where a call's rows and results go in `kernel`'s memory (the query first), grown to hold them. */
+function layout(kernel: Kernel, rows: number, dims: number): { matrixAt: number; outAt: number; grown: boolean } {
+  const matrixAt = Math.ceil((dims * 4) / 16) * 16;
+  const outAt = Math.ceil((matrixAt + rows * dims * 4) / 8) * 8;
+  const bytes = outAt + rows * 8;
+  const { memory } = kernel;
+  if (memory.buffer.byteLength >= bytes) return { matrixAt, outAt, grown: false };
+  memory.grow(Math.ceil((bytes - memory.buffer.byteLength) / 65_536));
+  return { matrixAt, outAt, grown: true };
+}
+
 /**
  * The unscaled dot product of each of the first `rows` rows of `matrix` with `query`, or
  * undefined (the caller scans in JavaScript) without WebAssembly SIMD or past KERNEL_MAX_FLOATS.
@@ -177,14 +188,9 @@ export function kernelDots(matrix: Float32Array, rows: number, dims: number, que
   if (rows <= 0 || dims <= 0 || floats > KERNEL_MAX_FLOATS || query.length !== dims || matrix.length < floats) return undefined;
   if (kernel === undefined) kernel = instantiate();
   if (kernel === null) return undefined;
-  const matrixAt = Math.ceil((dims * 4) / 16) * 16;
-  const outAt = Math.ceil((matrixAt + floats * 4) / 8) * 8;
-  const bytes = outAt + rows * 8;
+  const { matrixAt, outAt, grown } = layout(kernel, rows, dims);
   const { memory } = kernel;
-  if (memory.buffer.byteLength < bytes) {
-    memory.grow(Math.ceil((bytes - memory.buffer.byteLength) / 65_536));
-    kernel.copied = undefined; // grown: copied again (cheap next to a growth)
-  }
+  if (grown) kernel.copied = undefined; // grown: copied again (cheap next to a growth)
   if (kernel.copied?.deref() !== matrix || kernel.version !== version || kernel.rows !== rows || kernel.dims !== dims) {
     new Float32Array(memory.buffer, matrixAt, floats).set(matrix.subarray(0, floats));
     kernel.copied = new WeakRef(matrix);
@@ -209,11 +215,8 @@ export function kernelGatherDots(matrix: Float32Array, slots: ArrayLike<number>,
   if (count <= 0 || dims <= 0 || floats > KERNEL_MAX_FLOATS || query.length !== dims) return undefined;
   if (gatherKernel === undefined) gatherKernel = instantiate();
   if (gatherKernel === null) return undefined;
-  const matrixAt = Math.ceil((dims * 4) / 16) * 16;
-  const outAt = Math.ceil((matrixAt + floats * 4) / 8) * 8;
-  const bytes = outAt + count * 8;
+  const { matrixAt, outAt } = layout(gatherKernel, count, dims);
   const { memory } = gatherKernel;
-  if (memory.buffer.byteLength < bytes) memory.grow(Math.ceil((bytes - memory.buffer.byteLength) / 65_536));
   const rows = new Float32Array(memory.buffer, matrixAt, floats);
   for (let index = 0; index < count; index++) {
     const from = (slots[index] as number) * dims;
