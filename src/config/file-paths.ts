@@ -3,10 +3,15 @@ import { isPlainObject } from '../errors/check-types.js';
 
 type Raw = Record<string, unknown>;
 
-/** `static:<file>`: a model file, as the static provider tells one from a model's name (providers.ts). */
-const STATIC_FILE = /^static:(.*(?:[/\\].*|\.bin))$/i;
-/** A ranker setting that names a file rather than "default" or "none" (as loadRanker tells them apart). */
-const RANKER_FILE = /[/\\.]/;
+/** Whether the model id of `static:<id>` names a model file (a path, or a `.bin`) rather than a model: the static provider reads it so (providers.ts). */
+export function namesStaticModelFile(modelId: string): boolean {
+  return /[/\\]|\.bin$/i.test(modelId);
+}
+
+/** Whether a `search.ranker` setting names a model file rather than "default" or "none": loadRanker reads it so (ranker/model.ts). */
+export function namesRankerFile(setting: string): boolean {
+  return /[/\\.]/.test(setting);
+}
 
 /**
  * A config file's values with the files they name made absolute against `folder`, the folder
@@ -17,9 +22,9 @@ const RANKER_FILE = /[/\\.]/;
 export function withPathsFrom(values: Raw, folder: string): Raw {
   const out: Raw = { ...values };
   const embedder = values.embedder;
-  const file = typeof embedder === 'string' ? STATIC_FILE.exec(embedder)?.[1] : undefined;
-  if (file !== undefined && !isAbsolute(file)) out.embedder = `static:${resolve(folder, file)}`;
+  const file = typeof embedder === 'string' ? /^static:(.*)$/i.exec(embedder)?.[1] : undefined;
+  if (file !== undefined && namesStaticModelFile(file) && !isAbsolute(file)) out.embedder = `static:${resolve(folder, file)}`;
   const search = values.search;
-  if (isPlainObject(search) && typeof search.ranker === 'string' && RANKER_FILE.test(search.ranker) && !isAbsolute(search.ranker)) out.search = { ...search, ranker: resolve(folder, search.ranker) };
+  if (isPlainObject(search) && typeof search.ranker === 'string' && namesRankerFile(search.ranker) && !isAbsolute(search.ranker)) out.search = { ...search, ranker: resolve(folder, search.ranker) };
   return out;
 }

@@ -8,6 +8,7 @@ import { createVertexEmbedder } from './remote/vertex.js';
 import { createVoyageEmbedder } from './remote/voyage.js';
 import type { EmbeddingModel } from './spec.js';
 import { createStaticEmbedder, DEFAULT_STATIC_MODEL_ID } from './static/static-embedder.js';
+import { namesStaticModelFile } from '../config/file-paths.js';
 import { createTransformersEmbedder } from './local/transformers.js';
 
 /** Output sizes of well-known models, so no request is needed to learn them. */
@@ -91,7 +92,7 @@ export function registerBuiltInEmbedders(): void {
   registerEmbedder('static', 'offline default, shipped with loci (no network, no download)', async (modelId) => {
     if (!modelId || modelId === DEFAULT_STATIC_MODEL_ID) return createStaticEmbedder();
     // `static:<file>` loads a model file; a bare name that is not the shipped model's is a mistake, not a file in the current folder.
-    if (!/[/\\]|\.bin$/i.test(modelId)) {
+    if (!namesStaticModelFile(modelId)) {
       throw new LociError('EMBEDDER_UNKNOWN', `"static:${modelId}" names no static model: the model shipped with loci is "${DEFAULT_STATIC_MODEL_ID}".`, {
         hint: `Use "static" (or "static:${DEFAULT_STATIC_MODEL_ID}") for the shipped model, or "static:./<model-file>" for a model file written by scripts/embedder/train.py.`,
       });

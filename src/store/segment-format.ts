@@ -139,9 +139,8 @@ export interface VectorSnapshot {
   rowIds: Float64Array;
   /** rowIds.length × dimensions: whole, or its pieces in order (a merge of parts hands them over one at a time). */
   matrix: Float32Array | MatrixPieces;
-  /** Row r's metadata is metas[metaIndex[r]]. */
+  /** Row r's metadata is the lexical snapshot's metas[metaIndex[r]] (one table for both). */
   metaIndex: Uint32Array;
-  metas: SegmentRowMeta[] | PackedMetas;
 }
 
 /**

@@ -5,6 +5,7 @@ import { LociError } from '../../errors/index.js';
 import { featureNames, type FeatureName, type FeatureVector } from './features.js';
 import { packageFile } from '../../package-files.js';
 import { describeIssues } from '../../errors/zod-issues.js';
+import { namesRankerFile } from '../../config/file-paths.js';
 
 export const DEFAULT_RANKER_FILE = packageFile('models/ranker-v1.json');
 
@@ -124,7 +125,7 @@ export function loadRanker(setting: string): Ranker | undefined {
     text = readFileSync(file, 'utf8');
   } catch (error) {
     // A bare word is more likely a misspelled choice ("defualt") than a model file in the current folder.
-    const meant = /[/\\.]/.test(setting) ? '' : meantChoice(setting, ['default', 'none']);
+    const meant = namesRankerFile(setting) ? '' : meantChoice(setting, ['default', 'none']);
     throw new LociError('CONFIG_INVALID', `Cannot read the ranker model ${file}: ${(error as Error).message}.${meant}`, {
       hint: 'Set search.ranker to "default", "none" or the path of a model file.',
     });

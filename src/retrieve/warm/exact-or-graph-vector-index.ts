@@ -129,7 +129,7 @@ export class ExactOrGraphVectorIndex {
     return this.viewed;
   }
 
-  snapshot(metaId: (meta: VectorRowMeta) => number): Omit<VectorSnapshot, 'metas' | 'matrix'> & { matrix: Float32Array } {
+  snapshot(metaId: (meta: VectorRowMeta) => number): Omit<VectorSnapshot, 'matrix'> & { matrix: Float32Array } {
     return this.flat.snapshot(metaId);
   }
 

@@ -277,7 +277,6 @@ function merged(parts: Part[], header: SegmentContents['header'], lexicon: Sorte
             for (const piece of sections(parts, (header) => header.matrix)) yield new Float32Array(piece.buffer, piece.byteOffset, piece.length / 4);
           },
         } satisfies MatrixPieces,
-        metas,
       }
     : undefined;
   return {

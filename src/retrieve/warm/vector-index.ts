@@ -124,7 +124,7 @@ export class FlatVectorIndex {
   }
 
   /** The live vectors as flat arrays; `metaId` numbers each row's metadata (shared with the lexical snapshot). */
-  snapshot(metaId: (meta: VectorRowMeta) => number): Omit<VectorSnapshot, 'metas' | 'matrix'> & { matrix: Float32Array } {
+  snapshot(metaId: (meta: VectorRowMeta) => number): Omit<VectorSnapshot, 'matrix'> & { matrix: Float32Array } {
     const rows = this.slotOfRow.size;
     const metaIndex = new Uint32Array(rows);
     if (rows === this.slotCount) {

@@ -42,7 +42,7 @@ export function segmentContents(parts: WarmParts): SegmentContents {
     }
     return id;
   };
-  const vectors = parts.vectors ? { ...parts.vectors.snapshot(metaId), metas: lexical.metas } : undefined;
+  const vectors = parts.vectors?.snapshot(metaId);
   return {
     header: parts.header,
     lexical,
