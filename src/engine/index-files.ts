@@ -7,7 +7,8 @@ import { SEGMENT_FILE, segmentFile, segmentName, VECTOR_GRAPH_FILE, vectorGraphF
 /**
  * The cache files a warm index keeps beside a SQLite store for the next process: the
  * segment file and the vector graph. A one-shot engine uses a saved graph but never builds
- * one; a long-lived one reads the rest of a segment in the background.
+ * one; a long-lived one reads the rest of a segment in the background. Both walk a saved graph
+ * on a second thread, which maps it while the engine reads the segment (GraphSearchThread.prepare).
  */
 export function indexCacheOptions(location: StoreLocation, embedderId: string, oneShot: boolean): Pick<WarmIndexOptions, 'graphFile' | 'segmentFile' | 'buildGraph' | 'prefetch' | 'searchThread'> {
   const graphFile = vectorGraphFile(location, embedderId, 'index');
@@ -15,7 +16,8 @@ export function indexCacheOptions(location: StoreLocation, embedderId: string, o
   return {
     ...(graphFile ? { graphFile } : {}),
     ...(segment ? { segmentFile: segment } : {}),
-    ...(oneShot ? { buildGraph: false } : { prefetch: true, searchThread: true }),
+    ...(oneShot ? { buildGraph: false } : { prefetch: true }),
+    searchThread: true,
   };
 }
 

@@ -49,11 +49,13 @@ describe('what a failed add leaves', () => {
     expect(await codeOf(memory.update(good.id, { metadata: [1] as never }))).toBe('INVALID_ARGUMENT');
     // What was stored exports and imports back whole.
     const exported = await memory.export();
-    const other = createLoci({ root: await mkdtemp(join(tmpdir(), 'loci-memory-copy-')) });
+    const otherRoot = await mkdtemp(join(tmpdir(), 'loci-memory-copy-'));
+    const other = createLoci({ root: otherRoot });
     try {
       expect((await (await other.memory()).import(exported)).imported).toBe(2);
     } finally {
       await other.close();
+      await rm(otherRoot, { recursive: true, force: true });
     }
   });
 });

@@ -112,6 +112,23 @@ describe('graph search thread', () => {
     expect(counts.answered).toBe(queries.length * 2);
   });
 
+  it('maps a file named before any search (prepare), so the first search is answered there, waiting behind that mapping', async () => {
+    const { thread, ExactOrGraphVectorIndex, options, file } = await load();
+    // As a new process: the saved graph identified before its rows are read (WarmIndex, at its first catch-up).
+    const index = new ExactOrGraphVectorIndex(DIMENSIONS, options);
+    const saved = index.savedGraphFile();
+    expect(saved?.keys).toBe(vectors.length);
+    vectors.forEach((vector, rowId) => index.add(rowId, vector, meta(rowId)));
+    index.ensureGraph();
+    const { thread: worker, counts } = thread({ startAfter: 1_000 }); // never started by searches alone
+    // Searched at once: the worker cannot be ready yet, and takes the search after mapping the file.
+    worker.prepare(saved);
+    const query = queries[2] as Float32Array;
+    const first = await index.searchOn(worker, query, 10);
+    expect(counts).toEqual({ answered: 1, declined: 0 });
+    expect(first).toEqual(index.search(query, 10));
+  });
+
   it('is used by a caller that never yields to the event loop between searches', async () => {
     const { mapped, thread } = await load();
     const { thread: worker, counts } = thread();

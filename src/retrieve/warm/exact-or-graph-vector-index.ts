@@ -1,57 +1,15 @@
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import type { ScoredRow } from '../../store/spec.js';
 import type { RowFilter } from '../../store/filter-match.js';
 import type { VectorBase } from '../../store/segment-file.js';
 import { TopK } from '../../store/top-k.js';
 import { FlatVectorIndex, type VectorRowMeta, type VectorSnapshot } from './vector-index.js';
-import { createGraph, loadUsearch, normalized, writeGraphFiles, type UsearchIndex } from './usearch-graph.js';
+import { createGraph, loadGraphFiles, loadUsearch, normalized, readGraphKeys, writeGraphFiles, type UsearchIndex } from './usearch-graph.js';
 import type { GraphSearchThread } from './graph-search-thread.js';
 import { fileIdentity, sameFile, savedFilesIdentity, type MappedGraphFile } from './mapped-graph-file.js';
+import { defaultHnswOptions, MAX_BREADTH, SELECTIVE_FILTER, VECTORS_PER_BREADTH, VIEW_DELTA, type HnswOptions } from './hnsw-options.js';
 
-export interface HnswOptions {
-  /** Build the graph once this many vectors are held; below it exact search is as fast. */
-  threshold: number;
-  connectivity: number;
-  expansionAdd: number;
-  expansionSearch: number;
-  /** Where the graph is saved between processes (a cache: rebuilt if missing or stale). */
-  file?: string;
-  /** false: use a saved graph, never build one (a one-shot process: an exact scan is cheaper than a build). */
-  build?: boolean;
-  /** Row changes a mapped graph takes beside it before it is read into memory (default VIEW_DELTA). */
-  viewDelta?: number;
-  /** Threads a graph is built on here (default 0: every core; on usearch#735, docs/benchmarks.md). */
-  addThreads?: number;
-}
-
-/** Below this estimated pass rate a filtered query scans exactly instead of using the graph. */
-const SELECTIVE_FILTER = 0.1;
-
-/**
- * Large graphs are searched wider: usearch explores max(k, expansion_search) nodes, and at
- * 1M vectors (M 24, f16) recall@10 goes 0.869 / 0.929 / 0.949 / 0.949 at k = 160 / 400 / 500
- * / 600, p50 0.66 / 1.50 / 1.86 / 2.03 ms (bench/hnsw-breadth.mjs, 2026-11-25). Breadth
- * grows with the graph (one per 2,000 vectors), capped where recall stops rising.
- */
-const VECTORS_PER_BREADTH = 2_000;
-const MAX_BREADTH = 500;
-/**
- * Changes a mapped graph takes beside it before it is read into memory: rows added since it
- * was saved are scored exactly with its candidates, rows gone are skipped (a small delta
- * costs no load of the whole graph, nor a rewrite of its file). Gone rows are allowed an
- * eighth of it: each search asks the graph for as many more candidates (at 100k, k 160 takes
- * 1.6 ms, k 672 ~4.6 ms, k 4,256 ~20 ms).
- */
-const VIEW_DELTA = 4_096;
-
-/**
- * The graph holds f16 copies of the vectors and only proposes candidates: every one is
- * rescored exactly against the f32 matrix. At 100k chunks, built by an indexing run's graph
- * worker, M 24 / ef_add 128 / f16 reaches recall@10 0.965 through loci's vector search
- * (M 16 / ef_add 128 / f32: 0.960) and the run takes 54 s instead of 64 s; ef_add 96 in f16
- * fell to 0.930 there (docs/benchmarks.md).
- */
-export const defaultHnswOptions: HnswOptions = { threshold: 20_000, connectivity: 24, expansionAdd: 128, expansionSearch: 160 };
+export { defaultHnswOptions, type HnswOptions } from './hnsw-options.js';
 
 /** The vector index a warm index holds (none without an embedder). */
 export function vectorIndexFor(options: { embedderId: string; dimensions: number; graphFile?: string; graphThreshold?: number; buildGraph?: boolean }): ExactOrGraphVectorIndex | undefined {
@@ -87,6 +45,12 @@ export class ExactOrGraphVectorIndex {
   private stale = 0;
   /** While mapped: the file, as identified when mapped (another thread may search it). */
   private mappedFile: MappedGraphFile | undefined;
+  /**
+   * While mapped: the file is identified and its key list checked, but not mapped on this thread
+   * yet. usearch maps it at the first walk here (mapNow); a search the graph thread answers, as
+   * a new process's first hybrid search does, never waits for it.
+   */
+  private viewPending = false;
   /** Moves at every row change: a search answered elsewhere meanwhile is done again here. */
   private changes = 0;
 
@@ -179,14 +143,18 @@ export class ExactOrGraphVectorIndex {
     if (!module) return;
     const create = () => createGraph(module, this.dimensions, this.options);
     const view = create();
-    if (mapSaved && this.viewSaved(view)) {
+    const file = this.options.file;
+    // Not files mapNow found it cannot map (read into memory below, or refused and rebuilt).
+    if (mapSaved && file && savedFilesIdentity(file) !== this.unmappable && this.viewSaved(view)) {
       this.graph = view;
       return;
     }
     const live = new Set(this.flat.rowIds());
     this.graphKeys.clear();
-    const graph = create();
-    const saved = this.loadSaved(graph);
+    let graph = create();
+    const saved = file ? loadGraphFiles(graph, file) : undefined;
+    // A file refused after usearch read it (its key list does not match) left its nodes in that graph.
+    if (!saved && file) graph = create();
     this.dirty = saved === undefined;
     if (saved) {
       for (const rowId of saved) {
@@ -216,12 +184,39 @@ export class ExactOrGraphVectorIndex {
     const plan = this.plan(limit, accept);
     if (!plan || !this.graph) return this.flat.search(query, limit, accept);
     const unit = normalized(query);
-    return this.finish(query, limit, accept, unit, this.walk(unit, plan.k));
+    return this.walkHere(query, limit, accept, unit, plan.k);
   }
 
-  /** The graph's `k` candidates, walked on this thread (a plan was made, so there is a graph). */
-  private walk(unit: Float32Array, k: number): BigUint64Array {
-    return (this.graph as UsearchIndex).search(unit, k, 0).keys;
+  /** The graph walked on this thread (a plan was made, so there is a graph); an exact scan when it cannot be mapped here. */
+  private walkHere(query: Float32Array, limit: number, accept: RowFilter | undefined, unit: Float32Array, k: number): ScoredRow[] {
+    if (this.viewPending && !this.mapNow()) return this.flat.search(query, limit, accept);
+    return this.finish(query, limit, accept, unit, (this.graph as UsearchIndex).search(unit, k, 0).keys);
+  }
+
+  /**
+   * Maps the identified file on this thread (its first walk here). false: the graph is dropped
+   * (searches are exact until a catch-up reads or builds one): the file was replaced meanwhile
+   * (identified afresh then), or cannot be mapped (not tried again until it changes).
+   */
+  private mapNow(): boolean {
+    const file = this.mappedFile as MappedGraphFile;
+    const graph = this.graph as UsearchIndex;
+    try {
+      if (sameFile(file)) {
+        graph.view?.(file.path);
+        const whole = graph.size() === file.keys;
+        if (whole && sameFile(file)) {
+          this.viewPending = false;
+          return true;
+        }
+        if (!whole) this.unmappable = savedFilesIdentity(file.path);
+      }
+    } catch {
+      // gone, or not a graph usearch reads
+      this.unmappable = savedFilesIdentity(file.path);
+    }
+    this.forgetGraph();
+    return false;
   }
 
   /**
@@ -240,7 +235,7 @@ export class ExactOrGraphVectorIndex {
     const unit = normalized(query);
     const asked = thread.search(file, unit, plan.k);
     // Declined at once (not started or ready, busy, refused): walked here, the plan and query as made.
-    if (!asked) return this.finish(query, limit, accept, unit, this.walk(unit, plan.k));
+    if (!asked) return this.walkHere(query, limit, accept, unit, plan.k);
     const keys = await asked;
     if (!current()) return undefined;
     if (!keys || changes !== this.changes) return this.search(query, limit, accept);
@@ -333,16 +328,38 @@ export class ExactOrGraphVectorIndex {
 
   /** A viewed graph takes its first change: the graph is loaded from its file and reconciled with the rows as they are now. */
   private materialize(): void {
+    this.forgetGraph();
+    // Read into memory, not mapped again: the file may hold keys whose vectors changed here.
+    this.ensureGraph(false);
+  }
+
+  private forgetGraph(): void {
     this.changes++;
     this.graph = undefined;
     this.viewed = false;
+    this.viewPending = false;
     this.mappedFile = undefined;
     this.viewedKeys = 0;
     this.extra = new Set();
     this.stale = 0;
     this.graphKeys.clear();
-    // Read into memory, not mapped again: the file may hold keys whose vectors changed here.
-    this.ensureGraph(false);
+  }
+
+  /** The saved graph file as mapping it would identify it now (the graph thread maps it while a new process opens the rest: prepare), or undefined. */
+  savedGraphFile(): MappedGraphFile | undefined {
+    const file = this.options.file;
+    if (!file || this.graph) return undefined;
+    try {
+      const keyBytes = statSync(`${file}.keys`).size;
+      return keyBytes > 0 && keyBytes % 4 === 0 ? this.identify(file, keyBytes / 4) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private identify(file: string, keys: number): MappedGraphFile {
+    const { connectivity, expansionAdd, expansionSearch } = this.options;
+    return { ...fileIdentity(file), keys, dimensions: this.dimensions, connectivity, expansionAdd, expansionSearch };
   }
 
   /**
@@ -353,18 +370,13 @@ export class ExactOrGraphVectorIndex {
     const file = this.options.file;
     if (!file || !graph.view || !existsSync(file) || !existsSync(`${file}.keys`)) return false;
     try {
-      const bytes = readFileSync(`${file}.keys`);
-      if (bytes.length % 4 !== 0) return false;
-      const keys = new Int32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+      const keys = readGraphKeys(file);
+      if (!keys) return false;
       const delta = keys.length === this.flat.size && this.flat.hasAll(keys) ? { extra: [], absent: 0 } : this.flat.beside(keys, this.viewDelta, this.staleDelta);
       if (!delta) return false;
-      const before = fileIdentity(file);
-      graph.view(file);
-      if (graph.size() !== keys.length) return false;
-      const { connectivity, expansionAdd, expansionSearch } = this.options;
-      const mapped: MappedGraphFile = { ...before, keys: keys.length, dimensions: this.dimensions, connectivity, expansionAdd, expansionSearch };
-      // Replaced while mapped here: which one was mapped is not known, so no other thread searches it.
-      this.mappedFile = sameFile(mapped) ? mapped : undefined;
+      // Mapped here at the first walk on this thread (mapNow), if the file is still this one then.
+      this.mappedFile = this.identify(file, keys.length);
+      this.viewPending = true;
       this.extra = new Set(delta.extra);
       this.stale = delta.absent;
       // graphKeys stays empty while mapped: its keys are the file's, less `stale`, plus `extra`.
@@ -374,25 +386,6 @@ export class ExactOrGraphVectorIndex {
       return true;
     } catch {
       return false;
-    }
-  }
-
-  private loadSaved(graph: UsearchIndex): Int32Array | undefined {
-    const file = this.options.file;
-    if (!file || !existsSync(file) || !existsSync(`${file}.keys`)) return undefined;
-    try {
-      const bytes = readFileSync(`${file}.keys`);
-      const keys = new Int32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
-      // An empty key list (a graph with every key removed, as an older build saved one) is not loaded: usearch fails on it.
-      if (keys.length === 0) throw new Error('an empty graph');
-      graph.load(file);
-      if (keys.length !== graph.size()) throw new Error('key list does not match the graph');
-      return keys;
-    } catch {
-      // A damaged or foreign cache file is rebuilt, never trusted.
-      rmSync(file, { force: true });
-      rmSync(`${file}.keys`, { force: true });
-      return undefined;
     }
   }
 }

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import { compiledModule } from '../../package-files.js';
-import type { GraphSearchReply, GraphSearchRequest, MappedGraphFile } from './mapped-graph-file.js';
+import { graphFileKey, type GraphSearchReply, type GraphSearchRequest, type MappedGraphFile } from './mapped-graph-file.js';
 
 const WORKER_FILE = compiledModule('retrieve/warm/graph-search-worker.js');
 /** Graph searches an engine answers on its own thread before it starts the worker: one that searches once never starts it. */
@@ -10,6 +10,8 @@ const START_AFTER = 1;
 /** A reply later than this: that search is answered on the calling thread; after STALLS_TO_STOP such in a row the worker is stopped for good. */
 const REPLY_TIMEOUT_MS = 2_000;
 const STALLS_TO_STOP = 3;
+/** A search queued behind the worker's first mapping (prepare) waits longer: a graph file not in the page cache is read whole by it (483 MB at 1M chunks). */
+const MAPPING_TIMEOUT_MS = 30_000;
 /** Requests in flight at most; past it searches run on the calling thread. */
 const MAX_IN_FLIGHT = 16;
 
@@ -38,6 +40,8 @@ export class GraphSearchThread {
   private readonly pending = new Map<number, Pending>();
   /** Mapped files the worker refused (each mapping is one object for as long as it lasts). */
   private readonly refused = new WeakSet<MappedGraphFile>();
+  /** The file the worker was started to map before anything else (prepare), by graphFileKey. */
+  private preparing: string | undefined;
 
   private readonly workerFile: URL;
   private readonly startAfter: number;
@@ -54,7 +58,23 @@ export class GraphSearchThread {
     return this.ready && !this.stopped;
   }
 
-  /** The graph's `k` candidates for the unit `vector`, from the worker; undefined (at once) when it cannot answer: search on the calling thread. */
+  /**
+   * Starts the worker now (unless it runs), mapping `file` before it answers anything: a new
+   * process reads its segment and embeds its query on this thread meanwhile, and its first
+   * hybrid search finds the graph mapped on the other core. usearch's view visits every node
+   * (~60 ms at 100k vectors, 160-380 ms at 1M on the bench machine, docs/benchmarks.md).
+   */
+  prepare(file: MappedGraphFile | undefined): void {
+    if (!file || this.worker || this.stopped) return;
+    this.start(file);
+    if (this.worker) this.preparing = graphFileKey(file);
+  }
+
+  /**
+   * The graph's `k` candidates for the unit `vector`, from the worker; undefined (at once) when
+   * it cannot answer: search on the calling thread. A search of the file the worker is still
+   * mapping for prepare() waits behind that mapping (the calling thread has not mapped it).
+   */
   search(file: MappedGraphFile, vector: Float32Array, k: number): Promise<BigUint64Array | undefined> | undefined {
     if (this.stopped) return undefined;
     const worker = this.worker;
@@ -65,14 +85,18 @@ export class GraphSearchThread {
     // A caller that never yields to the event loop between searches (a loop of awaited searches
     // that finish within their microtasks) would never see the ready message as an event.
     if (!this.ready) this.takeReplies();
-    if (!this.ready || this.pending.size >= MAX_IN_FLIGHT) return undefined;
+    const queued = !this.ready && this.preparing !== undefined && this.preparing === graphFileKey(file);
+    if ((!this.ready && !queued) || this.pending.size >= MAX_IN_FLIGHT) return undefined;
     if (this.refused.has(file)) return undefined;
     const id = this.nextId++;
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.settle(id)?.resolve(undefined);
-        if (++this.stalls >= STALLS_TO_STOP) void this.stop();
-      }, this.replyTimeoutMs);
+      const timer = setTimeout(
+        () => {
+          this.settle(id)?.resolve(undefined);
+          if (++this.stalls >= STALLS_TO_STOP) void this.stop();
+        },
+        queued ? Math.max(this.replyTimeoutMs, MAPPING_TIMEOUT_MS) : this.replyTimeoutMs,
+      );
       timer.unref();
       this.pending.set(id, {
         file,
@@ -98,6 +122,7 @@ export class GraphSearchThread {
     this.worker = undefined;
     this.closeReplies();
     this.ready = false;
+    this.preparing = undefined;
     this.seen = 0;
     this.stalls = 0;
     for (const pending of this.pending.values()) pending.resolve(undefined);
@@ -113,7 +138,7 @@ export class GraphSearchThread {
     await this.stop();
   }
 
-  private start(): void {
+  private start(prepare?: MappedGraphFile): void {
     // Running from the TypeScript sources (the unit tests) there is no compiled worker.
     if (this.workerFile.protocol !== 'file:' || !existsSync(fileURLToPath(this.workerFile))) {
       this.stopped = true;
@@ -122,7 +147,7 @@ export class GraphSearchThread {
     let worker: Worker;
     const { port1: replies, port2 } = new MessageChannel();
     try {
-      worker = new Worker(this.workerFile, { workerData: { replies: port2 }, transferList: [port2], resourceLimits: { maxOldGenerationSizeMb: 64 } });
+      worker = new Worker(this.workerFile, { workerData: { replies: port2, ...(prepare ? { prepare } : {}) }, transferList: [port2], resourceLimits: { maxOldGenerationSizeMb: 64 } });
     } catch {
       // No thread to be had (a limit on threads): every search runs on the calling thread.
       replies.close();
@@ -191,6 +216,7 @@ export class GraphSearchThread {
     const worker = this.worker;
     this.stopped = true;
     this.ready = false;
+    this.preparing = undefined;
     this.worker = undefined;
     this.closeReplies();
     for (const pending of this.pending.values()) pending.resolve(undefined);

@@ -3,7 +3,7 @@
 // graph while the calling thread scores BM25. It only ever reads a file the caller named and
 // identified; a file that is not that one (replaced, grown, foreign) is refused, never searched.
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
-import { sameFile, type GraphSearchReply, type GraphSearchRequest, type MappedGraphFile } from './mapped-graph-file.js';
+import { graphFileKey, sameFile, type GraphSearchReply, type GraphSearchRequest, type MappedGraphFile } from './mapped-graph-file.js';
 import { createGraph, loadUsearch, type UsearchIndex } from './usearch-graph.js';
 
 const port = parentPort;
@@ -13,13 +13,8 @@ const replies: MessagePort = (workerData as { replies: MessagePort }).replies;
 
 let open: { key: string; graph: UsearchIndex } | undefined;
 
-/** Everything that tells one mapped file (and the graph's shape) from another. */
-function fileKey(file: MappedGraphFile): string {
-  return [file.path, file.dev, file.ino, file.size, file.mtimeMs, file.keys, file.dimensions, file.connectivity, file.expansionAdd, file.expansionSearch].join('\0');
-}
-
 function graphOf(file: MappedGraphFile): UsearchIndex {
-  const key = fileKey(file);
+  const key = graphFileKey(file);
   if (open?.key === key) return open.graph;
   const module = loadUsearch();
   if (!module) throw new Error('usearch is not installed');
@@ -45,6 +40,16 @@ port.on('message', (request: GraphSearchRequest) => {
   replies.postMessage(reply, reply.keys ? [reply.keys.buffer as ArrayBuffer] : []);
 });
 
-// usearch loads before the first request, so the caller sends none until it answers quickly.
+// usearch loads before the first request, so the caller sends none until it answers quickly;
+// a file named at the start (GraphSearchThread.prepare) is mapped first, its searches waiting
+// in the queue behind it. One that cannot be mapped is refused at its first search, as any.
 loadUsearch();
+const prepared = (workerData as { prepare?: MappedGraphFile }).prepare;
+if (prepared) {
+  try {
+    graphOf(prepared);
+  } catch {
+    // refused when searched
+  }
+}
 replies.postMessage({ ready: true } satisfies GraphSearchReply);

@@ -1,4 +1,4 @@
-import { appendFileSync, truncateSync, statSync } from 'node:fs';
+import { appendFileSync, existsSync, renameSync, truncateSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,5 +52,83 @@ describe('mapping a saved graph', () => {
     expect(index.mapSavedGraph()).toBe(true);
     expect(reads.keys).toBe(2);
     expect(index.mapped).toBe(true);
+  });
+});
+
+describe('a saved graph identified, then mapped at its first walk', () => {
+  it('is not walked when the file was replaced before that walk: answered exactly, then read again', () => {
+    const dimensions = 16;
+    let state = 11;
+    const next = () => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648) * 2 - 1;
+    const rows = Array.from({ length: 400 }, () => Float32Array.from({ length: dimensions }, next));
+    const file = join(folder, 'replaced.hnsw');
+    const options = { threshold: 100, connectivity: 16, expansionAdd: 64, expansionSearch: 64, file };
+    const withRows = (settings: typeof options) => {
+      const index = new ExactOrGraphVectorIndex(dimensions, settings);
+      rows.forEach((vector, rowId) => index.add(rowId, vector, { path: `src/f${rowId}.ts`, language: 'typescript' }));
+      return index;
+    };
+    const built = withRows(options);
+    built.ensureGraph();
+    built.persist();
+    const index = withRows(options);
+    expect(index.savedGraphFile()?.keys).toBe(rows.length);
+    index.ensureGraph();
+    expect(index.mapped).toBe(true);
+    // Another process saves the graph again (a new file under the same name) before this one walks it.
+    const elsewhere = join(folder, 'elsewhere.hnsw');
+    const other = withRows({ ...options, file: elsewhere });
+    other.ensureGraph();
+    other.persist();
+    renameSync(elsewhere, file);
+    renameSync(`${elsewhere}.keys`, `${file}.keys`);
+    // Below its threshold, an index is an exact scan of the same rows.
+    const scan = withRows({ ...options, threshold: 10_000, file: join(folder, 'none.hnsw') });
+    const query = rows[7] as Float32Array;
+    expect(index.search(query, 10)).toEqual(scan.search(query, 10));
+    expect(index.mapped).toBe(false);
+    expect(index.usesGraph).toBe(false);
+    // The next catch-up identifies the new file, and maps it at the next walk.
+    index.ensureGraph();
+    expect(index.mapped).toBe(true);
+    expect(index.search(query, 10)[0]?.rowId).toBe(7);
+    expect(index.mapped).toBe(true);
+  });
+
+  it('whose key list does not match it is answered exactly, not mapped again, then read and rebuilt', () => {
+    const dimensions = 16;
+    let state = 13;
+    const next = () => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648) * 2 - 1;
+    const rows = Array.from({ length: 300 }, () => Float32Array.from({ length: dimensions }, next));
+    const file = join(folder, 'mismatched.hnsw');
+    const options = { threshold: 100, connectivity: 16, expansionAdd: 64, expansionSearch: 64, file };
+    const withRows = () => {
+      const index = new ExactOrGraphVectorIndex(dimensions, options);
+      rows.forEach((vector, rowId) => index.add(rowId, vector, { path: `src/f${rowId}.ts`, language: 'typescript' }));
+      return index;
+    };
+    const built = withRows();
+    built.ensureGraph();
+    built.persist();
+    // One key more than the graph holds (a row id this index does not hold: counted as gone).
+    appendFileSync(`${file}.keys`, Buffer.from(Int32Array.of(5_000).buffer));
+    const index = withRows();
+    index.ensureGraph();
+    expect(index.mapped).toBe(true);
+    const query = rows[3] as Float32Array;
+    const answer = index.search(query, 10);
+    expect(answer[0]?.rowId).toBe(3);
+    expect(index.usesGraph).toBe(false);
+    // Not identified again: read (refused: the files are deleted) and rebuilt from the rows.
+    reads.keys = 0;
+    index.ensureGraph();
+    expect(index.mapped).toBe(false);
+    expect(index.usesGraph).toBe(true);
+    expect(reads.keys).toBe(1);
+    expect(existsSync(file)).toBe(false);
+    expect(index.search(query, 10)[0]?.rowId).toBe(3);
+    // Saved whole again.
+    index.persist();
+    expect(statSync(`${file}.keys`).size).toBe(rows.length * 4);
   });
 });

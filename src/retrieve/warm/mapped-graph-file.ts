@@ -28,6 +28,11 @@ export interface GraphSearchRequest {
 
 export type GraphSearchReply = { ready: true; id?: undefined; keys?: undefined } | { id: number; keys: BigUint64Array } | { id: number; error: string; keys?: undefined };
 
+/** Everything that tells one mapped file (and the graph's shape) from another. */
+export function graphFileKey(file: MappedGraphFile): string {
+  return [file.path, file.dev, file.ino, file.size, file.mtimeMs, file.keys, file.dimensions, file.connectivity, file.expansionAdd, file.expansionSearch].join('\0');
+}
+
 /** The file's identity now (throws when it is gone). */
 export function fileIdentity(path: string): Pick<MappedGraphFile, 'path' | 'dev' | 'ino' | 'size' | 'mtimeMs'> {
   const stat = statSync(path);

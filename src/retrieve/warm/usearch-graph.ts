@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { chmodSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 
 const require = createRequire(import.meta.url);
 
@@ -68,6 +68,33 @@ export function writeGraphFiles(graph: UsearchIndex, unordered: Int32Array, file
   chmodSync(`${file}.keys.tmp`, 0o600); // a leftover from an interrupted save keeps its old mode
   renameSync(`${file}.tmp`, file);
   renameSync(`${file}.keys.tmp`, `${file}.keys`);
+}
+
+/** A saved graph's key list; undefined when it is not whole 4-byte keys. */
+export function readGraphKeys(file: string): Int32Array | undefined {
+  const bytes = readFileSync(`${file}.keys`);
+  if (bytes.length % 4 !== 0) return undefined;
+  return new Int32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+}
+
+/**
+ * Reads a saved graph into `graph` and returns its key list; undefined when either file is
+ * missing, or damaged or foreign (both are then deleted: a cache is rebuilt, never trusted).
+ */
+export function loadGraphFiles(graph: UsearchIndex, file: string): Int32Array | undefined {
+  if (!existsSync(file) || !existsSync(`${file}.keys`)) return undefined;
+  try {
+    const keys = readGraphKeys(file);
+    // An empty key list (a graph with every key removed, as an older build saved one) is not loaded: usearch fails on it.
+    if (!keys || keys.length === 0) throw new Error('not a key list');
+    graph.load(file);
+    if (keys.length !== graph.size()) throw new Error('key list does not match the graph');
+    return keys;
+  } catch {
+    rmSync(file, { force: true });
+    rmSync(`${file}.keys`, { force: true });
+    return undefined;
+  }
 }
 
 /** A copy of `vector` scaled to unit length (the zero vector stays zero). */

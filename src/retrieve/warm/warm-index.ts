@@ -339,6 +339,7 @@ export class WarmIndex {
     }
     if (!this.segmentTried) {
       this.segmentTried = true;
+      if (this.graphThread && this.vectors) this.graphThread.prepare(this.vectors.savedGraphFile()); // mapped there while this thread reads the segment
       if (this.options.segmentFile) {
         this.instance = (await this.store.readState(STORE_INSTANCE_STATE)) || undefined;
         await this.loadSegment(current);
@@ -396,5 +397,4 @@ export class WarmIndex {
 /** A warm index dropped without close() still closes its segment file. */
 const openReaders = new FinalizationRegistry<SegmentReader>((reader) => reader.close());
 
-/** Rows read per step of a catch-up (a few milliseconds of work). */
-const CATCH_UP_SLICE = 1000;
+const CATCH_UP_SLICE = 1000; // rows read per step of a catch-up (a few milliseconds of work)

@@ -1,0 +1,45 @@
+/** The vector graph's settings (usearch HNSW), for the warm index's graph and an indexing run's graph worker alike. */
+export interface HnswOptions {
+  /** Build the graph once this many vectors are held; below it exact search is as fast. */
+  threshold: number;
+  connectivity: number;
+  expansionAdd: number;
+  expansionSearch: number;
+  /** Where the graph is saved between processes (a cache: rebuilt if missing or stale). */
+  file?: string;
+  /** false: use a saved graph, never build one (a one-shot process: an exact scan is cheaper than a build). */
+  build?: boolean;
+  /** Row changes a mapped graph takes beside it before it is read into memory (default VIEW_DELTA, exact-or-graph-vector-index.ts). */
+  viewDelta?: number;
+  /** Threads a graph is built on here (default 0: every core; on usearch#735, docs/benchmarks.md). */
+  addThreads?: number;
+}
+
+/**
+ * The graph holds f16 copies of the vectors and only proposes candidates: every one is
+ * rescored exactly against the f32 matrix. At 100k chunks, built by an indexing run's graph
+ * worker, M 24 / ef_add 128 / f16 reaches recall@10 0.965 through loci's vector search
+ * (M 16 / ef_add 128 / f32: 0.960) and the run takes 54 s instead of 64 s; ef_add 96 in f16
+ * fell to 0.930 there (docs/benchmarks.md).
+ */
+export const defaultHnswOptions: HnswOptions = { threshold: 20_000, connectivity: 24, expansionAdd: 128, expansionSearch: 160 };
+
+/** Below this estimated pass rate a filtered query scans exactly instead of using the graph. */
+export const SELECTIVE_FILTER = 0.1;
+
+/**
+ * Large graphs are searched wider: usearch explores max(k, expansion_search) nodes, and at
+ * 1M vectors (M 24, f16) recall@10 goes 0.869 / 0.929 / 0.949 / 0.949 at k = 160 / 400 / 500
+ * / 600, p50 0.66 / 1.50 / 1.86 / 2.03 ms (bench/hnsw-breadth.mjs, 2026-11-25). Breadth
+ * grows with the graph (one per 2,000 vectors), capped where recall stops rising.
+ */
+export const VECTORS_PER_BREADTH = 2_000;
+export const MAX_BREADTH = 500;
+/**
+ * Changes a mapped graph takes beside it before it is read into memory: rows added since it
+ * was saved are scored exactly with its candidates, rows gone are skipped (a small delta
+ * costs no load of the whole graph, nor a rewrite of its file). Gone rows are allowed an
+ * eighth of it: each search asks the graph for as many more candidates (at 100k, k 160 takes
+ * 1.6 ms, k 672 ~4.6 ms, k 4,256 ~20 ms).
+ */
+export const VIEW_DELTA = 4_096;
