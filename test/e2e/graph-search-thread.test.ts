@@ -1,7 +1,7 @@
 // The graph search thread, driven through the built library (dist/): the worker file exists
 // only after the build.
 import { execFile } from 'node:child_process';
-import { renameSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, renameSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -113,7 +113,7 @@ describe('graph search thread', () => {
   });
 
   it('maps a file named before any search (prepare), so the first search is answered there, waiting behind that mapping', async () => {
-    const { thread, ExactOrGraphVectorIndex, options, file } = await load();
+    const { thread, ExactOrGraphVectorIndex, options } = await load();
     // As a new process: the saved graph identified before its rows are read (WarmIndex, at its first catch-up).
     const index = new ExactOrGraphVectorIndex(DIMENSIONS, options);
     const saved = index.savedGraphFile();
@@ -127,6 +127,27 @@ describe('graph search thread', () => {
     const first = await index.searchOn(worker, query, 10);
     expect(counts).toEqual({ answered: 1, declined: 0 });
     expect(first).toEqual(index.search(query, 10));
+  });
+
+  it('refuses a graph file damaged since it was saved before usearch reads it, and the search is exact here', async () => {
+    const { thread, ExactOrGraphVectorIndex, options, file } = await load();
+    // Its middle overwritten in place, the size kept: only the sum saved with the key list tells.
+    const size = statSync(file).size;
+    const fd = openSync(file, 'r+');
+    writeSync(fd, Buffer.alloc(Math.floor(size / 2), 0x5a), 0, Math.floor(size / 2), Math.floor(size / 4));
+    closeSync(fd);
+    const index = new ExactOrGraphVectorIndex(DIMENSIONS, options);
+    const saved = index.savedGraphFile();
+    expect(saved?.sum?.bytes).toBe(size);
+    vectors.forEach((vector, rowId) => index.add(rowId, vector, meta(rowId)));
+    index.ensureGraph();
+    const { thread: worker, counts } = thread({ startAfter: 1_000 });
+    worker.prepare(saved);
+    const exact = new ExactOrGraphVectorIndex(DIMENSIONS, { ...options, threshold: 1_000_000, file: join(folder, 'none.hnsw') });
+    vectors.forEach((vector, rowId) => exact.add(rowId, vector, meta(rowId)));
+    for (const query of queries.slice(0, 3)) expect(await index.searchOn(worker, query, 10)).toEqual(exact.search(query, 10));
+    expect(counts.answered).toBe(0);
+    expect(index.mapped).toBe(false);
   });
 
   it('is used by a caller that never yields to the event loop between searches', async () => {

@@ -1,10 +1,10 @@
-import { existsSync, rmSync, statSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import type { ScoredRow } from '../../store/spec.js';
 import type { RowFilter } from '../../store/filter-match.js';
 import type { VectorBase } from '../../store/segment-file.js';
 import { TopK } from '../../store/top-k.js';
 import { FlatVectorIndex, type VectorRowMeta, type VectorSnapshot } from './vector-index.js';
-import { createGraph, loadGraphFiles, loadUsearch, normalized, readGraphKeys, writeGraphFiles, type UsearchIndex } from './usearch-graph.js';
+import { createGraph, graphFileIntact, graphKeysSummary, loadGraphFiles, loadUsearch, normalized, readGraphKeys, writeGraphFiles, type GraphSum, type UsearchIndex } from './usearch-graph.js';
 import type { GraphSearchThread } from './graph-search-thread.js';
 import { fileIdentity, sameFile, savedFilesIdentity, type MappedGraphFile } from './mapped-graph-file.js';
 import { defaultHnswOptions, MAX_BREADTH, SELECTIVE_FILTER, VECTORS_PER_BREADTH, VIEW_DELTA, type HnswOptions } from './hnsw-options.js';
@@ -202,7 +202,8 @@ export class ExactOrGraphVectorIndex {
     const file = this.mappedFile as MappedGraphFile;
     const graph = this.graph as UsearchIndex;
     try {
-      if (sameFile(file)) {
+      // Every byte as saved before usearch reads any (a damaged file can crash the process).
+      if (sameFile(file) && (!file.sum || graphFileIntact(file.path, file.sum))) {
         graph.view?.(file.path);
         const whole = graph.size() === file.keys;
         if (whole && sameFile(file)) {
@@ -210,7 +211,7 @@ export class ExactOrGraphVectorIndex {
           return true;
         }
         if (!whole) this.unmappable = savedFilesIdentity(file.path);
-      }
+      } else if (sameFile(file)) this.unmappable = savedFilesIdentity(file.path); // damaged: read (and refused) at the next catch-up
     } catch {
       // gone, or not a graph usearch reads
       this.unmappable = savedFilesIdentity(file.path);
@@ -349,17 +350,17 @@ export class ExactOrGraphVectorIndex {
   savedGraphFile(): MappedGraphFile | undefined {
     const file = this.options.file;
     if (!file || this.graph) return undefined;
+    const summary = graphKeysSummary(file);
     try {
-      const keyBytes = statSync(`${file}.keys`).size;
-      return keyBytes > 0 && keyBytes % 4 === 0 ? this.identify(file, keyBytes / 4) : undefined;
+      return summary && summary.keys > 0 ? this.identify(file, summary.keys, summary.sum) : undefined;
     } catch {
       return undefined;
     }
   }
 
-  private identify(file: string, keys: number): MappedGraphFile {
+  private identify(file: string, keys: number, sum: GraphSum | undefined): MappedGraphFile {
     const { connectivity, expansionAdd, expansionSearch } = this.options;
-    return { ...fileIdentity(file), keys, dimensions: this.dimensions, connectivity, expansionAdd, expansionSearch };
+    return { ...fileIdentity(file), keys, dimensions: this.dimensions, connectivity, expansionAdd, expansionSearch, ...(sum ? { sum } : {}) };
   }
 
   /**
@@ -370,12 +371,16 @@ export class ExactOrGraphVectorIndex {
     const file = this.options.file;
     if (!file || !graph.view || !existsSync(file) || !existsSync(`${file}.keys`)) return false;
     try {
-      const keys = readGraphKeys(file);
-      if (!keys) return false;
+      const list = readGraphKeys(file);
+      if (!list) return false;
+      const { keys, sum } = list;
       const delta = keys.length === this.flat.size && this.flat.hasAll(keys) ? { extra: [], absent: 0 } : this.flat.beside(keys, this.viewDelta, this.staleDelta);
       if (!delta) return false;
       // Mapped here at the first walk on this thread (mapNow), if the file is still this one then.
-      this.mappedFile = this.identify(file, keys.length);
+      const mapped = this.identify(file, keys.length, sum);
+      // Not the size saved with its key list (cut short, grown): read, found damaged and rebuilt instead.
+      if (sum && mapped.size !== sum.bytes) return false;
+      this.mappedFile = mapped;
       this.viewPending = true;
       this.extra = new Set(delta.extra);
       this.stale = delta.absent;

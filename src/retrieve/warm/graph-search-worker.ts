@@ -4,7 +4,7 @@
 // identified; a file that is not that one (replaced, grown, foreign) is refused, never searched.
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import { graphFileKey, sameFile, type GraphSearchReply, type GraphSearchRequest, type MappedGraphFile } from './mapped-graph-file.js';
-import { createGraph, loadUsearch, type UsearchIndex } from './usearch-graph.js';
+import { createGraph, graphFileIntact, loadUsearch, type UsearchIndex } from './usearch-graph.js';
 
 const port = parentPort;
 if (!port) throw new Error('graph-search-worker runs as a worker thread');
@@ -22,6 +22,8 @@ function graphOf(file: MappedGraphFile): UsearchIndex {
   if (!graph.view) throw new Error('this usearch cannot map a graph file');
   // The file must be the one the caller mapped, before and after mapping it here.
   if (!sameFile(file)) throw new Error('the graph file changed');
+  // Every byte as saved, before usearch reads any (it trusts the file: a damaged one can crash the process).
+  if (file.sum && !graphFileIntact(file.path, file.sum)) throw new Error('the graph file is damaged');
   graph.view(file.path);
   if (!sameFile(file) || graph.size() !== file.keys) throw new Error('the graph file changed');
   // One file at a time: the caller moves to a new one only when its own graph changed.

@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, renameSync, truncateSync, statSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, openSync, readFileSync, renameSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -110,8 +110,10 @@ describe('a saved graph identified, then mapped at its first walk', () => {
     const built = withRows();
     built.ensureGraph();
     built.persist();
-    // One key more than the graph holds (a row id this index does not hold: counted as gone).
-    appendFileSync(`${file}.keys`, Buffer.from(Int32Array.of(5_000).buffer));
+    // One key more than the graph holds (a row id this index does not hold: counted as gone), before the graph's sum (still right).
+    const list = new Int32Array(new Uint8Array(readFileSync(`${file}.keys`)).buffer);
+    const longer = Int32Array.from([...list.subarray(0, -4), 5_000, ...list.subarray(-4)]);
+    writeFileSync(`${file}.keys`, Buffer.from(longer.buffer));
     const index = withRows();
     index.ensureGraph();
     expect(index.mapped).toBe(true);
@@ -129,6 +131,71 @@ describe('a saved graph identified, then mapped at its first walk', () => {
     expect(index.search(query, 10)[0]?.rowId).toBe(3);
     // Saved whole again.
     index.persist();
-    expect(statSync(`${file}.keys`).size).toBe(rows.length * 4);
+    expect(statSync(`${file}.keys`).size).toBe(rows.length * 4 + 16); // the keys, then the graph's sum
+  });
+
+  it('a graph file cut short or overwritten is found damaged before usearch reads it: answered exactly, then rebuilt (it crashed the process)', () => {
+    const dimensions = 16;
+    let state = 17;
+    const next = () => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648) * 2 - 1;
+    const rows = Array.from({ length: 300 }, () => Float32Array.from({ length: dimensions }, next));
+    const query = rows[9] as Float32Array;
+    for (const damage of ['cut short', 'overwritten'] as const) {
+      const file = join(folder, `damaged-${damage.replace(' ', '-')}.hnsw`);
+      const options = { threshold: 100, connectivity: 16, expansionAdd: 64, expansionSearch: 64, file };
+      const withRows = () => {
+        const index = new ExactOrGraphVectorIndex(dimensions, options);
+        rows.forEach((vector, rowId) => index.add(rowId, vector, { path: `src/f${rowId}.ts`, language: 'typescript' }));
+        return index;
+      };
+      const built = withRows();
+      built.ensureGraph();
+      built.persist();
+      const size = statSync(file).size;
+      if (damage === 'cut short') truncateSync(file, size - 64);
+      else {
+        // The same size, its middle replaced: only the checksum tells.
+        const fd = openSync(file, 'r+');
+        writeSync(fd, Buffer.alloc(Math.floor(size / 2), 0xa5), 0, Math.floor(size / 2), Math.floor(size / 4));
+        closeSync(fd);
+      }
+      const index = withRows();
+      expect(index.savedGraphFile()?.sum?.bytes).toBe(size);
+      index.ensureGraph();
+      // Cut short: not identified for mapping (its size is not the one saved); overwritten: refused at the first walk.
+      expect(index.mapped).toBe(damage === 'overwritten');
+      expect(index.search(query, 10)[0]?.rowId).toBe(9);
+      // Read at the next catch-up, refused (deleted) and rebuilt from the rows, then saved whole.
+      index.ensureGraph();
+      expect(index.usesGraph).toBe(true);
+      expect(index.search(query, 10)[0]?.rowId).toBe(9);
+      index.persist();
+      expect(withRows().savedGraphFile()?.sum?.bytes).toBe(statSync(file).size);
+    }
+  });
+
+  it('a key list saved before sums (no sum at its end) is read as before, unchecked', () => {
+    const dimensions = 16;
+    let state = 19;
+    const next = () => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648) * 2 - 1;
+    const rows = Array.from({ length: 200 }, () => Float32Array.from({ length: dimensions }, next));
+    const file = join(folder, 'older.hnsw');
+    const options = { threshold: 100, connectivity: 16, expansionAdd: 64, expansionSearch: 64, file };
+    const withRows = () => {
+      const index = new ExactOrGraphVectorIndex(dimensions, options);
+      rows.forEach((vector, rowId) => index.add(rowId, vector, { path: `src/f${rowId}.ts`, language: 'typescript' }));
+      return index;
+    };
+    const built = withRows();
+    built.ensureGraph();
+    built.persist();
+    truncateSync(`${file}.keys`, rows.length * 4);
+    const index = withRows();
+    expect(index.savedGraphFile()).toMatchObject({ keys: rows.length });
+    expect(index.savedGraphFile()?.sum).toBeUndefined();
+    index.ensureGraph();
+    expect(index.mapped).toBe(true);
+    expect(index.search(rows[4] as Float32Array, 10)[0]?.rowId).toBe(4);
+    expect(index.mapped).toBe(true);
   });
 });

@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import type { GraphSum } from './usearch-graph.js';
 
 /**
  * A saved graph file as one thread mapped it: another thread searching "the same graph" maps
@@ -16,6 +17,8 @@ export interface MappedGraphFile {
   connectivity: number;
   expansionAdd: number;
   expansionSearch: number;
+  /** The graph's size and checksum saved with its key list (absent for a graph saved before sums): checked before usearch reads the file. */
+  sum?: GraphSum;
 }
 
 export interface GraphSearchRequest {
@@ -30,7 +33,7 @@ export type GraphSearchReply = { ready: true; id?: undefined; keys?: undefined }
 
 /** Everything that tells one mapped file (and the graph's shape) from another. */
 export function graphFileKey(file: MappedGraphFile): string {
-  return [file.path, file.dev, file.ino, file.size, file.mtimeMs, file.keys, file.dimensions, file.connectivity, file.expansionAdd, file.expansionSearch].join('\0');
+  return [file.path, file.dev, file.ino, file.size, file.mtimeMs, file.keys, file.dimensions, file.connectivity, file.expansionAdd, file.expansionSearch, file.sum?.bytes, file.sum?.crc32].join('\0');
 }
 
 /** The file's identity now (throws when it is gone). */
