@@ -214,7 +214,7 @@ class LociEngine implements Loci {
     // A lexical search never sets up, let alone calls, the embedder; a failing one degrades a hybrid search to lexical.
     const lexical = (searchOptions.mode ?? this.config.search.mode) === 'lexical';
     const { model, unavailable } = lexical ? { model: undefined, unavailable: undefined } : await this.models.orFailure(store, meta.embedderId);
-    const retriever = await this.retriever(store, meta.embedderId, meta.dimensions);
+    const retriever = await this.retriever(store, meta.embedderId, meta.dimensions, !lexical);
     const response = await searchIndex(
       { store, root: this.root, retriever, model, embedderId: meta.embedderId, defaults: this.config.search, ...(unavailable ? { modelUnavailable: unavailable } : {}) },
       query,
@@ -234,7 +234,7 @@ class LociEngine implements Loci {
     const lexical = this.config.search.mode === 'lexical';
     if (!lexical) await this.models.orFailure(store, meta.embedderId);
     if (options.signal?.aborted) return;
-    await this.retriever(store, meta.embedderId, meta.dimensions);
+    await this.retriever(store, meta.embedderId, meta.dimensions, !lexical);
   }
 
   findSymbol(name: string, options: FindSymbolOptions = {}): Promise<SearchResponse> {
@@ -248,7 +248,7 @@ class LociEngine implements Loci {
     });
   }
 
-  private async retriever(store: Store, embedderId: string, dimensions: number): Promise<Retriever> {
+  private async retriever(store: Store, embedderId: string, dimensions: number, vectors = true): Promise<Retriever> {
     const weights = this.config.search.fieldWeights;
     // A one-shot process searches the segment file when there is one (the same index and
     // ranking as a long-lived one, read in one go). Without one, a store that ranks by itself
@@ -258,8 +258,8 @@ class LociEngine implements Loci {
       return storeRetriever(store, embedderId, weights);
     }
     const warm = await this.warmIndexFor(store, embedderId, dimensions);
-    // While this process is indexing, a search answers from what the warm index holds and catches
-    // up in the background (never waiting on the writer); otherwise it sees all committed before it.
+    if (vectors) warm.prepareGraphThread(); // a lexical search leaves the graph file unread
+    // While indexing, a search answers from what the warm index holds and catches up in the background (never waiting on the writer); otherwise it sees all committed before it.
     if (this.activeRuns > 0 && warm.size > 0) void warm.refresh().catch(() => undefined);
     else await warm.refresh();
     return warmRetriever(warm, embedderId, { forRanker: true });

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkStore, type StoreReport } from './doctor.js';
-import { resolveStoreLocation } from './location.js';
+import { resolveStoreLocation, vectorGraphName } from './location.js';
+import { graphFileSum, SUM_MARK } from './graph-file-sum.js';
 import { openSqliteStore } from './sqlite/sqlite-store.js';
 import { CURRENT_SCHEMA_VERSION } from './sqlite/schema.js';
 import { catalogEntry, chunk } from './test-support/store-contract.js';
@@ -98,6 +99,30 @@ describe('loci doctor', () => {
       expect.stringMatching(/^vectors-0123456789ab-g2\.hnsw belongs to an embedder the store no longer uses/),
       expect.stringMatching(/^vectors-fedcba987654\.hnsw is a graph in an older layout/),
     ]);
+  });
+
+  it('flags a graph file that does not match the size and checksum saved with its key list', async () => {
+    const file = await writeIndex();
+    const db = new Database(file);
+    db.prepare("UPDATE meta SET value = 'static:test' WHERE key = 'embedder'").run();
+    db.close();
+    const graph = join(root, '.loci', vectorGraphName('static:test'));
+    writeFileSync(graph, Buffer.alloc(4096, 7));
+    const sum = graphFileSum(graph);
+    writeFileSync(`${graph}.keys`, Buffer.from(Int32Array.of(1, 2, 3, sum.bytes, 0, sum.crc32 | 0, SUM_MARK).buffer));
+    expect(finding(check(), 'graph files')).toEqual([expect.objectContaining({ status: 'ok' })]);
+    // One byte changed, the size kept.
+    writeFileSync(graph, Buffer.concat([Buffer.alloc(4095, 7), Buffer.of(8)]));
+    expect(finding(check(), 'graph files')).toEqual([
+      expect.objectContaining({
+        status: 'warning',
+        detail: expect.stringMatching(/does not match the size and checksum saved with its key list/),
+        fix: expect.stringContaining(`Delete ${graph} and ${graph}.keys`),
+      }),
+    ]);
+    // A key list saved before sums: nothing to check the graph against.
+    writeFileSync(`${graph}.keys`, Buffer.from(Int32Array.of(1, 2, 3).buffer));
+    expect(finding(check(), 'graph files')).toEqual([expect.objectContaining({ status: 'ok' })]);
   });
 
   it('warns about store files other users can read', async () => {

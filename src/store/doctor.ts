@@ -6,6 +6,7 @@ import type { StoreLocation } from './location.js';
 import { checkDatabase, recordedEmbedder, type StoreFinding } from './sqlite/check-database.js';
 import { MEMORY_DATABASE, SEGMENT_FILE, VECTOR_GRAPH_FILE, VECTOR_GRAPH_FORMAT } from './location.js';
 import { SegmentReader } from './segment-file.js';
+import { graphFileIntact, graphKeysSummary } from './graph-file-sum.js';
 
 export type { StoreFinding } from './sqlite/check-database.js';
 
@@ -38,6 +39,9 @@ export function checkStore(location: StoreLocation, root: string): StoreReport {
   return { store: location.file, healthy: !findings.some((finding) => finding.status === 'error'), findings };
 }
 
+/** What happens to a graph file that cannot be read. */
+const REBUILT = 'vector searches are exact until the graph is rebuilt (by a long-lived engine such as loci serve or loci watch, or the next index run that changes files).';
+
 /** Graph files are caches: a broken or stale one is rebuilt or dropped, never trusted. */
 function checkGraphFiles(folder: string, index: string, memory: string): StoreFinding[] {
   const findings: StoreFinding[] = [];
@@ -68,9 +72,21 @@ function checkGraphFiles(folder: string, index: string, memory: string): StoreFi
     }
     const partner = keys ? file.slice(0, -'.keys'.length) : `${file}.keys`;
     if (!exists(partner)) {
-      findings.push({ file, check: 'graph files', status: 'warning', detail: `${name} has no ${keys ? 'graph' : 'key list'} beside it; it is rebuilt on the next search.`, fix: `Delete ${file}.` });
+      findings.push({ file, check: 'graph files', status: 'warning', detail: `${name} has no ${keys ? 'graph' : 'key list'} beside it; ${REBUILT}`, fix: `Delete ${file}.` });
     } else if (keys && statSync(file).size % 4 !== 0) {
-      findings.push({ file, check: 'graph files', status: 'warning', detail: `${name} is truncated; the graph is rebuilt on the next search.`, fix: `Delete ${file} and ${partner}.` });
+      findings.push({ file, check: 'graph files', status: 'warning', detail: `${name} is truncated; ${REBUILT}`, fix: `Delete ${file} and ${partner}.` });
+    } else if (!keys) {
+      // Every byte against the size and checksum saved with the key list (lists saved before sums have none).
+      const sum = graphKeysSummary(file)?.sum;
+      if (sum && !graphFileIntact(file, sum)) {
+        findings.push({
+          file,
+          check: 'graph files',
+          status: 'warning',
+          detail: `${name} does not match the size and checksum saved with its key list (damaged): searches never read it; ${REBUILT}`,
+          fix: `Delete ${file} and ${partner}.`,
+        });
+      }
     }
   }
   if (!findings.some((finding) => finding.check === 'graph files')) findings.push({ file: folder, check: 'graph files', status: 'ok', detail: 'ok' });

@@ -39,6 +39,8 @@ export class ExactOrGraphVectorIndex {
   private viewedKeys = 0;
   /** The saved files (graph and key list, by identity) mapSavedGraph could not map: not tried again until either changes. */
   private unmappable: string | undefined;
+  /** Saved files that could not be loaded where no graph is built: not read again until either changes. */
+  private unloadable: string | undefined;
   /** While mapped: held rows the graph lacks (scored exactly beside its candidates). */
   private extra = new Set<number>();
   /** While mapped: keys of the graph whose rows are gone. */
@@ -138,12 +140,12 @@ export class ExactOrGraphVectorIndex {
   /** Builds (or loads and reconciles) the graph once the index is big enough. */
   ensureGraph(mapSaved = true): void {
     if (this.graph || this.flat.size < this.options.threshold) return;
-    if (this.options.build === false && !(this.options.file && existsSync(this.options.file))) return;
+    const file = this.options.file;
+    if (this.options.build === false && !(file && existsSync(file) && savedFilesIdentity(file) !== this.unloadable)) return;
     const module = loadUsearch();
     if (!module) return;
     const create = () => createGraph(module, this.dimensions, this.options);
     const view = create();
-    const file = this.options.file;
     // Not files mapNow found it cannot map (read into memory below, or refused and rebuilt).
     if (mapSaved && file && savedFilesIdentity(file) !== this.unmappable && this.viewSaved(view)) {
       this.graph = view;
@@ -153,6 +155,8 @@ export class ExactOrGraphVectorIndex {
     this.graphKeys.clear();
     let graph = create();
     const saved = file ? loadGraphFiles(graph, file) : undefined;
+    // A one-shot process builds none (minutes at 1M rows): it searches exactly until a saved graph reads whole.
+    if (!saved && file && this.options.build === false) return void (this.unloadable = savedFilesIdentity(file));
     // A file refused after usearch read it (its key list does not match) left its nodes in that graph.
     if (!saved && file) graph = create();
     this.dirty = saved === undefined;
@@ -203,7 +207,7 @@ export class ExactOrGraphVectorIndex {
     const graph = this.graph as UsearchIndex;
     try {
       // Every byte as saved before usearch reads any (a damaged file can crash the process).
-      if (sameFile(file) && (!file.sum || graphFileIntact(file.path, file.sum))) {
+      if (sameFile(file) && (!file.sum || graphFileIntact(file.path, file.sum)) && sameFile(file)) {
         graph.view?.(file.path);
         const whole = graph.size() === file.keys;
         if (whole && sameFile(file)) {
@@ -211,7 +215,7 @@ export class ExactOrGraphVectorIndex {
           return true;
         }
         if (!whole) this.unmappable = savedFilesIdentity(file.path);
-      } else if (sameFile(file)) this.unmappable = savedFilesIdentity(file.path); // damaged: read (and refused) at the next catch-up
+      } else if (sameFile(file)) this.unmappable = savedFilesIdentity(file.path); // not its sum: left for the next save to replace (loadGraphFiles)
     } catch {
       // gone, or not a graph usearch reads
       this.unmappable = savedFilesIdentity(file.path);

@@ -10,7 +10,7 @@ const START_AFTER = 1;
 /** A reply later than this: that search is answered on the calling thread; after STALLS_TO_STOP such in a row the worker is stopped for good. */
 const REPLY_TIMEOUT_MS = 2_000;
 const STALLS_TO_STOP = 3;
-/** A search queued behind the worker's first mapping (prepare) waits longer: a graph file not in the page cache is read whole by it (483 MB at 1M chunks). */
+/** A search queued behind the worker's first mapping (prepare) waits longer: the worker checks (reads) the whole file and maps it first (483 MB at 1M chunks). */
 const MAPPING_TIMEOUT_MS = 30_000;
 /** Requests in flight at most; past it searches run on the calling thread. */
 const MAX_IN_FLIGHT = 16;
@@ -42,6 +42,8 @@ export class GraphSearchThread {
   private readonly refused = new WeakSet<MappedGraphFile>();
   /** The file the worker was started to map before anything else (prepare), by graphFileKey. */
   private preparing: string | undefined;
+  /** When the last late reply was counted: replies late together (one busy stretch of the worker) count once. */
+  private lastStallAt = Number.NEGATIVE_INFINITY;
 
   private readonly workerFile: URL;
   private readonly startAfter: number;
@@ -85,7 +87,8 @@ export class GraphSearchThread {
     // A caller that never yields to the event loop between searches (a loop of awaited searches
     // that finish within their microtasks) would never see the ready message as an event.
     if (!this.ready) this.takeReplies();
-    const queued = !this.ready && this.preparing !== undefined && this.preparing === graphFileKey(file);
+    const key = graphFileKey(file);
+    const queued = !this.ready && this.preparing !== undefined && this.preparing === key;
     if ((!this.ready && !queued) || this.pending.size >= MAX_IN_FLIGHT) return undefined;
     if (this.refused.has(file)) return undefined;
     const id = this.nextId++;
@@ -93,6 +96,10 @@ export class GraphSearchThread {
       const timer = setTimeout(
         () => {
           this.settle(id)?.resolve(undefined);
+          // A burst of searches late behind one long step (a new file checked and mapped) is one stall.
+          const now = performance.now();
+          if (now - this.lastStallAt < this.replyTimeoutMs / 2) return;
+          this.lastStallAt = now;
           if (++this.stalls >= STALLS_TO_STOP) void this.stop();
         },
         queued ? Math.max(this.replyTimeoutMs, MAPPING_TIMEOUT_MS) : this.replyTimeoutMs,

@@ -24,6 +24,7 @@ function graphOf(file: MappedGraphFile): UsearchIndex {
   if (!sameFile(file)) throw new Error('the graph file changed');
   // Every byte as saved, before usearch reads any (it trusts the file: a damaged one can crash the process).
   if (file.sum && !graphFileIntact(file.path, file.sum)) throw new Error('the graph file is damaged');
+  if (!sameFile(file)) throw new Error('the graph file changed');
   graph.view(file.path);
   if (!sameFile(file) || graph.size() !== file.keys) throw new Error('the graph file changed');
   // One file at a time: the caller moves to a new one only when its own graph changed.

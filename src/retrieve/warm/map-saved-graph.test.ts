@@ -134,7 +134,7 @@ describe('a saved graph identified, then mapped at its first walk', () => {
     expect(statSync(`${file}.keys`).size).toBe(rows.length * 4 + 16); // the keys, then the graph's sum
   });
 
-  it('a graph file cut short or overwritten is found damaged before usearch reads it: answered exactly, then rebuilt (it crashed the process)', () => {
+  it('a graph file cut short or overwritten is found damaged before usearch reads it: answered exactly, rebuilt where builds are allowed (it crashed the process)', () => {
     const dimensions = 16;
     let state = 17;
     const next = () => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648) * 2 - 1;
@@ -162,13 +162,28 @@ describe('a saved graph identified, then mapped at its first walk', () => {
       const index = withRows();
       expect(index.savedGraphFile()?.sum?.bytes).toBe(size);
       index.ensureGraph();
-      // Cut short: not identified for mapping (its size is not the one saved); overwritten: refused at the first walk.
+      // Cut short: not identified for mapping (its size is not the one saved), so read and refused at once; overwritten:
+      // identified, and refused at the first walk, which is exact. Left in place (another process may be between the renames
+      // of its save); the next catch-up builds the graph from the rows, and the next save replaces the file.
       expect(index.mapped).toBe(damage === 'overwritten');
       expect(index.search(query, 10)[0]?.rowId).toBe(9);
-      // Read at the next catch-up, refused (deleted) and rebuilt from the rows, then saved whole.
       index.ensureGraph();
+      expect(index.mapped).toBe(false);
       expect(index.usesGraph).toBe(true);
       expect(index.search(query, 10)[0]?.rowId).toBe(9);
+      // A one-shot process (no builds) searches exactly instead, and never reads the file into usearch.
+      const oneShot = new ExactOrGraphVectorIndex(dimensions, { ...options, build: false });
+      rows.forEach((vector, rowId) => oneShot.add(rowId, vector, { path: `src/f${rowId}.ts`, language: 'typescript' }));
+      oneShot.ensureGraph();
+      expect(oneShot.search(query, 10)[0]?.rowId).toBe(9);
+      oneShot.ensureGraph();
+      expect(oneShot.usesGraph).toBe(false);
+      // Refused once: its files are not read again at every catch-up until they change.
+      const readsBefore = reads.keys;
+      oneShot.ensureGraph();
+      oneShot.ensureGraph();
+      expect(reads.keys).toBe(readsBefore);
+      expect(statSync(file).size).toBe(damage === 'cut short' ? size - 64 : size);
       index.persist();
       expect(withRows().savedGraphFile()?.sum?.bytes).toBe(statSync(file).size);
     }

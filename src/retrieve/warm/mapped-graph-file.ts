@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import type { GraphSum } from './usearch-graph.js';
+import type { GraphSum } from '../../store/graph-file-sum.js';
 
 /**
  * A saved graph file as one thread mapped it: another thread searching "the same graph" maps

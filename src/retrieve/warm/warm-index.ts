@@ -11,17 +11,9 @@ import { attachCachedVectors, deletedSince } from './warm-catch-up.js';
 import { graphBeingBuilt } from './graph-builds.js';
 import { writeSegmentInParts } from './segment-parts.js';
 import { GraphSearchThread } from './graph-search-thread.js';
-import type { WarmIndexOptions } from './warm-options.js';
+import { SEGMENT_REWRITE_MIN, SEGMENT_REWRITE_SHARE, type WarmIndexOptions } from './warm-options.js';
 
-/**
- * Row changes (added or removed) since the segment file was read or written from which an
- * indexing run rewrites it (fewer: the next process reads them from the store, a few
- * milliseconds), and the least from which closing does.
- */
-export const SEGMENT_REWRITE_MIN = 1_000;
-const SEGMENT_REWRITE_SHARE = 0.05;
-
-export type { SegmentEvent, WarmIndexOptions } from './warm-options.js';
+export { SEGMENT_REWRITE_MIN, type SegmentEvent, type WarmIndexOptions } from './warm-options.js';
 
 /**
  * The store's chunks held in memory for fast search: an inverted index and a vector
@@ -126,6 +118,11 @@ export class WarmIndex {
       this.refreshing = undefined;
     });
     return this.refreshing;
+  }
+
+  /** Before a first search that needs vectors: the saved graph is mapped on the graph thread while this one catches up (GraphSearchThread.prepare). */
+  prepareGraphThread(): void {
+    if (!this.segmentTried && this.vectors) this.graphThread?.prepare(this.vectors.savedGraphFile());
   }
 
   /** Whether vector queries are answered by the HNSW graph (else exactly). */
@@ -339,7 +336,6 @@ export class WarmIndex {
     }
     if (!this.segmentTried) {
       this.segmentTried = true;
-      if (this.graphThread && this.vectors) this.graphThread.prepare(this.vectors.savedGraphFile()); // mapped there while this thread reads the segment
       if (this.options.segmentFile) {
         this.instance = (await this.store.readState(STORE_INSTANCE_STATE)) || undefined;
         await this.loadSegment(current);

@@ -31,3 +31,11 @@ export interface WarmIndexOptions {
   /** Rows per part when a fresh index's segment is written a part at a time (segment-parts.ts; tests use small parts). */
   segmentPartRows?: number;
 }
+
+/**
+ * Row changes (added or removed) since the segment file was read or written from which an
+ * indexing run rewrites it (fewer: the next process reads them from the store, a few
+ * milliseconds), and the least from which closing does.
+ */
+export const SEGMENT_REWRITE_MIN = 1_000;
+export const SEGMENT_REWRITE_SHARE = 0.05;
