@@ -55,23 +55,31 @@ describe('mapping a saved graph', () => {
   });
 });
 
+const DIMENSIONS = 16;
+type GraphOptions = ConstructorParameters<typeof ExactOrGraphVectorIndex>[1] & { file: string };
+
+/** `count` seeded rows, a graph of them saved under `name`, and indexes of the same rows (as new processes hold them). */
+function savedGraph(name: string, count: number, seed: number) {
+  let state = seed;
+  const next = () => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648) * 2 - 1;
+  const rows = Array.from({ length: count }, () => Float32Array.from({ length: DIMENSIONS }, next));
+  const file = join(folder, name);
+  const options: GraphOptions = { threshold: 100, connectivity: 16, expansionAdd: 64, expansionSearch: 64, file };
+  const withRows = (settings: GraphOptions = options) => {
+    const index = new ExactOrGraphVectorIndex(DIMENSIONS, settings);
+    rows.forEach((vector, rowId) => index.add(rowId, vector, { path: `src/f${rowId}.ts`, language: 'typescript' }));
+    return index;
+  };
+  const built = withRows();
+  built.ensureGraph();
+  built.persist();
+  return { rows, file, options, withRows };
+}
+
 describe('a saved graph identified, then mapped at its first walk', () => {
   it('is not walked when the file was replaced before that walk: answered exactly, then read again', () => {
-    const dimensions = 16;
-    let state = 11;
-    const next = () => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648) * 2 - 1;
-    const rows = Array.from({ length: 400 }, () => Float32Array.from({ length: dimensions }, next));
-    const file = join(folder, 'replaced.hnsw');
-    const options = { threshold: 100, connectivity: 16, expansionAdd: 64, expansionSearch: 64, file };
-    const withRows = (settings: typeof options) => {
-      const index = new ExactOrGraphVectorIndex(dimensions, settings);
-      rows.forEach((vector, rowId) => index.add(rowId, vector, { path: `src/f${rowId}.ts`, language: 'typescript' }));
-      return index;
-    };
-    const built = withRows(options);
-    built.ensureGraph();
-    built.persist();
-    const index = withRows(options);
+    const { rows, file, options, withRows } = savedGraph('replaced.hnsw', 400, 11);
+    const index = withRows();
     expect(index.savedGraphFile()?.keys).toBe(rows.length);
     index.ensureGraph();
     expect(index.mapped).toBe(true);
@@ -96,20 +104,7 @@ describe('a saved graph identified, then mapped at its first walk', () => {
   });
 
   it('whose key list does not match it is answered exactly, not mapped again, then read and rebuilt', () => {
-    const dimensions = 16;
-    let state = 13;
-    const next = () => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648) * 2 - 1;
-    const rows = Array.from({ length: 300 }, () => Float32Array.from({ length: dimensions }, next));
-    const file = join(folder, 'mismatched.hnsw');
-    const options = { threshold: 100, connectivity: 16, expansionAdd: 64, expansionSearch: 64, file };
-    const withRows = () => {
-      const index = new ExactOrGraphVectorIndex(dimensions, options);
-      rows.forEach((vector, rowId) => index.add(rowId, vector, { path: `src/f${rowId}.ts`, language: 'typescript' }));
-      return index;
-    };
-    const built = withRows();
-    built.ensureGraph();
-    built.persist();
+    const { rows, file, withRows } = savedGraph('mismatched.hnsw', 300, 13);
     // One key more than the graph holds (a row id this index does not hold: counted as gone), before the graph's sum (still right).
     const list = new Int32Array(new Uint8Array(readFileSync(`${file}.keys`)).buffer);
     const longer = Int32Array.from([...list.subarray(0, -4), 5_000, ...list.subarray(-4)]);
@@ -135,22 +130,9 @@ describe('a saved graph identified, then mapped at its first walk', () => {
   });
 
   it('a graph file cut short or overwritten is found damaged before usearch reads it: answered exactly, rebuilt where builds are allowed (it crashed the process)', () => {
-    const dimensions = 16;
-    let state = 17;
-    const next = () => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648) * 2 - 1;
-    const rows = Array.from({ length: 300 }, () => Float32Array.from({ length: dimensions }, next));
-    const query = rows[9] as Float32Array;
     for (const damage of ['cut short', 'overwritten'] as const) {
-      const file = join(folder, `damaged-${damage.replace(' ', '-')}.hnsw`);
-      const options = { threshold: 100, connectivity: 16, expansionAdd: 64, expansionSearch: 64, file };
-      const withRows = () => {
-        const index = new ExactOrGraphVectorIndex(dimensions, options);
-        rows.forEach((vector, rowId) => index.add(rowId, vector, { path: `src/f${rowId}.ts`, language: 'typescript' }));
-        return index;
-      };
-      const built = withRows();
-      built.ensureGraph();
-      built.persist();
+      const { rows, file, options, withRows } = savedGraph(`damaged-${damage.replace(' ', '-')}.hnsw`, 300, 17);
+      const query = rows[9] as Float32Array;
       const size = statSync(file).size;
       if (damage === 'cut short') truncateSync(file, size - 64);
       else {
@@ -172,8 +154,7 @@ describe('a saved graph identified, then mapped at its first walk', () => {
       expect(index.usesGraph).toBe(true);
       expect(index.search(query, 10)[0]?.rowId).toBe(9);
       // A one-shot process (no builds) searches exactly instead, and never reads the file into usearch.
-      const oneShot = new ExactOrGraphVectorIndex(dimensions, { ...options, build: false });
-      rows.forEach((vector, rowId) => oneShot.add(rowId, vector, { path: `src/f${rowId}.ts`, language: 'typescript' }));
+      const oneShot = withRows({ ...options, build: false });
       oneShot.ensureGraph();
       expect(oneShot.search(query, 10)[0]?.rowId).toBe(9);
       oneShot.ensureGraph();
@@ -190,20 +171,7 @@ describe('a saved graph identified, then mapped at its first walk', () => {
   });
 
   it('a key list saved before sums (no sum at its end) is read as before, unchecked', () => {
-    const dimensions = 16;
-    let state = 19;
-    const next = () => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648) * 2 - 1;
-    const rows = Array.from({ length: 200 }, () => Float32Array.from({ length: dimensions }, next));
-    const file = join(folder, 'older.hnsw');
-    const options = { threshold: 100, connectivity: 16, expansionAdd: 64, expansionSearch: 64, file };
-    const withRows = () => {
-      const index = new ExactOrGraphVectorIndex(dimensions, options);
-      rows.forEach((vector, rowId) => index.add(rowId, vector, { path: `src/f${rowId}.ts`, language: 'typescript' }));
-      return index;
-    };
-    const built = withRows();
-    built.ensureGraph();
-    built.persist();
+    const { rows, file, withRows } = savedGraph('older.hnsw', 200, 19);
     truncateSync(`${file}.keys`, rows.length * 4);
     const index = withRows();
     expect(index.savedGraphFile()).toMatchObject({ keys: rows.length });
