@@ -103,8 +103,9 @@ describe.runIf(unix)('loci index cannot be hung by a folder, and always stops on
     import { readFile } from 'node:fs/promises';
     import { withInterrupt } from ${JSON.stringify(join(cliPath, '..', 'interrupt.js'))};
     const io = { stdout: process.stdout, stderr: process.stderr, env: {}, cwd: process.cwd() };
-    console.log('ready');
-    await withInterrupt(io, () => readFile(process.argv[1], 'utf8'), { stopDeadlineMs: ${deadlineMs} });
+    // 'ready' once the task runs: the signal handlers are installed by then (printed before them, a
+    // signal sent at once could find the default action still in place and end the process silently).
+    await withInterrupt(io, () => { console.log('ready'); return readFile(process.argv[1], 'utf8'); }, { stopDeadlineMs: ${deadlineMs} });
   `;
 
   it('ends a task stuck in a blocking read at the stop deadline after one SIGTERM', async () => {
@@ -135,9 +136,8 @@ describe.runIf(unix)('loci index cannot be hung by a folder, and always stops on
     const finishing = `
       import { withInterruptReport } from ${JSON.stringify(join(cliPath, '..', 'interrupt.js'))};
       const io = { stdout: process.stdout, stderr: process.stderr, env: {}, cwd: process.cwd() };
-      console.log('ready');
       const busy = setInterval(() => {}, 1_000);
-      const task = (signal) => new Promise((resolve) => signal.addEventListener('abort', () => setTimeout(() => { clearInterval(busy); resolve({ files: 3 }); }, 50)));
+      const task = (signal) => { console.log('ready'); return new Promise((resolve) => signal.addEventListener('abort', () => setTimeout(() => { clearInterval(busy); resolve({ files: 3 }); }, 50))); };
       try {
         await withInterruptReport(io, task, (value) => console.log('report', JSON.stringify(value)));
         process.exitCode = 0;
