@@ -4,9 +4,9 @@ import type { RowFilter } from '../../store/filter-match.js';
 import type { VectorBase } from '../../store/segment-file.js';
 import { TopK } from '../../store/top-k.js';
 import { FlatVectorIndex, type VectorRowMeta, type VectorSnapshot } from './vector-index.js';
-import { createGraph, graphFileIntact, graphKeysSummary, loadGraphFiles, loadUsearch, normalized, readGraphKeys, writeGraphFiles, type GraphSum, type UsearchIndex } from './usearch-graph.js';
+import { createGraph, graphKeysSummary, loadGraphFiles, loadUsearch, mapIdentified, normalized, readGraphKeys, writeGraphFiles, type GraphSum, type UsearchIndex } from './usearch-graph.js';
 import type { GraphSearchThread } from './graph-search-thread.js';
-import { fileIdentity, sameFile, savedFilesIdentity, type MappedGraphFile } from './mapped-graph-file.js';
+import { fileIdentity, savedFilesIdentity, type MappedGraphFile } from './mapped-graph-file.js';
 import { defaultHnswOptions, MAX_BREADTH, SELECTIVE_FILTER, VECTORS_PER_BREADTH, VIEW_DELTA, type HnswOptions } from './hnsw-options.js';
 
 export { defaultHnswOptions, type HnswOptions } from './hnsw-options.js';
@@ -204,18 +204,14 @@ export class ExactOrGraphVectorIndex {
    */
   private mapNow(): boolean {
     const file = this.mappedFile as MappedGraphFile;
-    const graph = this.graph as UsearchIndex;
     try {
-      // Every byte as saved before usearch reads any (a damaged file can crash the process).
-      if (sameFile(file) && (!file.sum || graphFileIntact(file.path, file.sum)) && sameFile(file)) {
-        graph.view?.(file.path);
-        const whole = graph.size() === file.keys;
-        if (whole && sameFile(file)) {
-          this.viewPending = false;
-          return true;
-        }
-        if (!whole) this.unmappable = savedFilesIdentity(file.path);
-      } else if (sameFile(file)) this.unmappable = savedFilesIdentity(file.path); // not its sum: left for the next save to replace (loadGraphFiles)
+      const outcome = mapIdentified(this.graph as UsearchIndex, file);
+      if (outcome === 'mapped') {
+        this.viewPending = false;
+        return true;
+      }
+      // Damaged: left for the next save to replace (loadGraphFiles); replaced: identified afresh at the next catch-up.
+      if (outcome === 'damaged') this.unmappable = savedFilesIdentity(file.path);
     } catch {
       // gone, or not a graph usearch reads
       this.unmappable = savedFilesIdentity(file.path);

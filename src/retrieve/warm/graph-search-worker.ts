@@ -3,8 +3,8 @@
 // graph while the calling thread scores BM25. It only ever reads a file the caller named and
 // identified; a file that is not that one (replaced, grown, foreign) is refused, never searched.
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
-import { graphFileKey, sameFile, type GraphSearchReply, type GraphSearchRequest, type MappedGraphFile } from './mapped-graph-file.js';
-import { createGraph, graphFileIntact, loadUsearch, type UsearchIndex } from './usearch-graph.js';
+import { graphFileKey, type GraphSearchReply, type GraphSearchRequest, type MappedGraphFile } from './mapped-graph-file.js';
+import { createGraph, loadUsearch, mapIdentified, type UsearchIndex } from './usearch-graph.js';
 
 const port = parentPort;
 if (!port) throw new Error('graph-search-worker runs as a worker thread');
@@ -19,14 +19,9 @@ function graphOf(file: MappedGraphFile): UsearchIndex {
   const module = loadUsearch();
   if (!module) throw new Error('usearch is not installed');
   const graph = createGraph(module, file.dimensions, file);
-  if (!graph.view) throw new Error('this usearch cannot map a graph file');
-  // The file must be the one the caller mapped, before and after mapping it here.
-  if (!sameFile(file)) throw new Error('the graph file changed');
-  // Every byte as saved, before usearch reads any (it trusts the file: a damaged one can crash the process).
-  if (file.sum && !graphFileIntact(file.path, file.sum)) throw new Error('the graph file is damaged');
-  if (!sameFile(file)) throw new Error('the graph file changed');
-  graph.view(file.path);
-  if (!sameFile(file) || graph.size() !== file.keys) throw new Error('the graph file changed');
+  // Only the file the caller identified, whole (mapIdentified: the same rule as the caller's).
+  const outcome = mapIdentified(graph, file);
+  if (outcome !== 'mapped') throw new Error(`the graph file ${outcome}`);
   // One file at a time: the caller moves to a new one only when its own graph changed.
   open = { key, graph };
   return graph;

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { chmodSync, existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { savedFilesIdentity } from './mapped-graph-file.js';
+import { sameFile, savedFilesIdentity, type MappedGraphFile } from './mapped-graph-file.js';
 import { graphFileIntact, graphFileSum, readGraphKeys, SUM_BYTES, SUM_MARK } from '../../store/graph-file-sum.js';
 
 export { graphFileIntact, graphKeysSummary, readGraphKeys, type GraphSum } from '../../store/graph-file-sum.js';
@@ -104,6 +104,23 @@ export function loadGraphFiles(graph: UsearchIndex, file: string): Int32Array | 
     rmSync(`${file}.keys`, { force: true });
     return undefined;
   }
+}
+
+/**
+ * Maps the identified graph file into `graph` (both threads' one rule): only while it is still
+ * the file identified, and after every byte matches the sum saved with its key list, since
+ * usearch trusts the file and a damaged one can crash the process. 'changed': replaced
+ * meanwhile; 'damaged': not the graph its key list describes (its sum or its key count). Throws
+ * what usearch throws on a file it cannot read.
+ */
+export function mapIdentified(graph: UsearchIndex, file: MappedGraphFile): 'mapped' | 'changed' | 'damaged' {
+  if (!graph.view) throw new Error('this usearch cannot map a graph file');
+  if (!sameFile(file)) return 'changed';
+  if (file.sum && !graphFileIntact(file.path, file.sum)) return sameFile(file) ? 'damaged' : 'changed';
+  if (!sameFile(file)) return 'changed';
+  graph.view(file.path);
+  if (!sameFile(file)) return 'changed';
+  return graph.size() === file.keys ? 'mapped' : 'damaged';
 }
 
 /** A copy of `vector` scaled to unit length (the zero vector stays zero). */
