@@ -6,6 +6,7 @@ import { TopK } from '../../store/top-k.js';
 import { FlatVectorIndex, type VectorRowMeta, type VectorSnapshot } from './vector-index.js';
 import { createGraph, graphKeysSummary, loadGraphFiles, loadUsearch, mapIdentified, normalized, readGraphKeys, writeGraphFiles, type GraphSum, type UsearchIndex } from './usearch-graph.js';
 import type { GraphSearchThread } from './graph-search-thread.js';
+import { scoreCandidates, type GraphCandidates } from './graph-candidates.js';
 import { fileIdentity, savedFilesIdentity, type MappedGraphFile } from './mapped-graph-file.js';
 import { defaultHnswOptions, MAX_BREADTH, SELECTIVE_FILTER, VECTORS_PER_BREADTH, VIEW_DELTA, type HnswOptions } from './hnsw-options.js';
 
@@ -115,6 +116,8 @@ export class ExactOrGraphVectorIndex {
       if (this.extra.size > this.viewDelta || this.stale > this.staleDelta) this.materialize();
       return;
     }
+    // A held row given a new vector: its node moves (graph distances choose which candidates are scored).
+    if (this.graph && replaced && this.graphKeys.delete(rowId)) this.graph.remove(BigInt(rowId));
     if (this.graph && !this.graphKeys.has(rowId)) {
       this.graph.add(BigUint64Array.of(BigInt(rowId)), this.flat.vectorOf(rowId) as Float32Array);
       this.graphKeys.add(rowId);
@@ -194,7 +197,7 @@ export class ExactOrGraphVectorIndex {
   /** The graph walked on this thread (a plan was made, so there is a graph); an exact scan when it cannot be mapped here. */
   private walkHere(query: Float32Array, limit: number, accept: RowFilter | undefined, unit: Float32Array, k: number): ScoredRow[] {
     if (this.viewPending && !this.mapNow()) return this.flat.search(query, limit, accept);
-    return this.finish(query, limit, accept, unit, (this.graph as UsearchIndex).search(unit, k, 0).keys);
+    return this.finish(query, limit, accept, unit, (this.graph as UsearchIndex).search(unit, k, 0));
   }
 
   /**
@@ -237,10 +240,10 @@ export class ExactOrGraphVectorIndex {
     const asked = thread.search(file, unit, plan.k);
     // Declined at once (not started or ready, busy, refused): walked here, the plan and query as made.
     if (!asked) return this.walkHere(query, limit, accept, unit, plan.k);
-    const keys = await asked;
+    const found = await asked;
     if (!current()) return undefined;
-    if (!keys || changes !== this.changes) return this.search(query, limit, accept);
-    return this.finish(query, limit, accept, unit, keys);
+    if (!found || changes !== this.changes) return this.search(query, limit, accept);
+    return this.finish(query, limit, accept, unit, found);
   }
 
   /** How many candidates the graph is asked for; undefined: the search is an exact scan. */
@@ -260,10 +263,10 @@ export class ExactOrGraphVectorIndex {
     return { k: breadth + (this.viewed ? this.stale : 0) };
   }
 
-  private finish(query: Float32Array, limit: number, accept: RowFilter | undefined, unit: Float32Array, keys: BigUint64Array): ScoredRow[] {
-    // The graph's f16 distances only choose candidates; each is scored exactly (f32 cosine), so
-    // scores match an exact scan and the order is the exact order of what the graph found.
-    const rows = this.flat.scoreRows(keys, unit, accept);
+  private finish(query: Float32Array, limit: number, accept: RowFilter | undefined, unit: Float32Array, found: GraphCandidates): ScoredRow[] {
+    // The graph's f16 distances only choose candidates; each that can place is scored exactly
+    // (f32 cosine), so scores match an exact scan and the order is the exact order of what the graph found.
+    const rows = scoreCandidates(this.flat, found, unit, accept, limit);
     const fromGraph = rows.length;
     if (this.viewed && this.extra.size > 0) {
       // Only the best `limit` of the rows beside the graph can be among the best `limit` of all

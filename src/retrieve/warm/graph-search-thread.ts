@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import { compiledModule } from '../../package-files.js';
+import type { GraphCandidates } from './graph-candidates.js';
 import { graphFileKey, type GraphSearchReply, type GraphSearchRequest, type MappedGraphFile } from './mapped-graph-file.js';
 
 const WORKER_FILE = compiledModule('retrieve/warm/graph-search-worker.js');
@@ -17,7 +18,7 @@ const MAX_IN_FLIGHT = 16;
 
 interface Pending {
   file: MappedGraphFile;
-  resolve(keys: BigUint64Array | undefined): void;
+  resolve(found: GraphCandidates | undefined): void;
 }
 
 /**
@@ -77,7 +78,7 @@ export class GraphSearchThread {
    * it cannot answer: search on the calling thread. A search of the file the worker is still
    * mapping for prepare() waits behind that mapping (the calling thread has not mapped it).
    */
-  search(file: MappedGraphFile, vector: Float32Array, k: number): Promise<BigUint64Array | undefined> | undefined {
+  search(file: MappedGraphFile, vector: Float32Array, k: number): Promise<GraphCandidates | undefined> | undefined {
     if (this.stopped) return undefined;
     const worker = this.worker;
     if (!worker) {
@@ -107,9 +108,9 @@ export class GraphSearchThread {
       timer.unref();
       this.pending.set(id, {
         file,
-        resolve: (keys) => {
+        resolve: (found) => {
           clearTimeout(timer);
-          resolve(keys);
+          resolve(found);
         },
       });
       // A reply awaited keeps the process alive; an idle worker never does.
@@ -186,7 +187,7 @@ export class GraphSearchThread {
     const pending = this.settle(reply.id);
     if (!pending) return;
     this.stalls = 0;
-    if (reply.keys) pending.resolve(reply.keys);
+    if (reply.keys) pending.resolve({ keys: reply.keys, distances: reply.distances });
     else {
       // The file is not the one mapped here (replaced meanwhile) or cannot be mapped: not asked again.
       this.refused.add(pending.file);

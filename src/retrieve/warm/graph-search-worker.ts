@@ -30,12 +30,12 @@ function graphOf(file: MappedGraphFile): UsearchIndex {
 port.on('message', (request: GraphSearchRequest) => {
   let reply: GraphSearchReply;
   try {
-    const { keys } = graphOf(request.file).search(request.vector, request.k, 0);
-    reply = { id: request.id, keys };
+    const { keys, distances } = graphOf(request.file).search(request.vector, request.k, 0);
+    reply = { id: request.id, keys, distances };
   } catch (error) {
     reply = { id: request.id, error: error instanceof Error ? error.message : String(error) };
   }
-  replies.postMessage(reply, reply.keys ? [reply.keys.buffer as ArrayBuffer] : []);
+  replies.postMessage(reply, reply.keys ? [reply.keys.buffer as ArrayBuffer, reply.distances.buffer as ArrayBuffer] : []);
 });
 
 // usearch loads before the first request, so the caller sends none until it answers quickly;

@@ -43,3 +43,10 @@ export const MAX_BREADTH = 500;
  * 1.6 ms, k 672 ~4.6 ms, k 4,256 ~20 ms).
  */
 export const VIEW_DELTA = 4_096;
+/**
+ * How far the graph's cosine of a candidate can be from its exact one. The graph holds f16
+ * copies (each component within 2^-11 of itself): a dot of unit vectors moves by at most
+ * ~2·2^-11 and each norm by 2^-11, ~0.002 in all, and twice that is allowed. Measured over
+ * 150,000 candidates of the 1M bench store: at most 1.05e-4 (docs/benchmarks.md).
+ */
+export const GRAPH_COSINE_SLACK = 0.004;

@@ -29,7 +29,8 @@ export interface GraphSearchRequest {
   k: number;
 }
 
-export type GraphSearchReply = { ready: true; id?: undefined; keys?: undefined } | { id: number; keys: BigUint64Array } | { id: number; error: string; keys?: undefined };
+/** A search's reply: the candidates' row ids best first and their graph distances (graph-candidates.ts), or why there are none. */
+export type GraphSearchReply = { ready: true; id?: undefined; keys?: undefined } | { id: number; keys: BigUint64Array; distances: Float32Array } | { id: number; error: string; keys?: undefined };
 
 /** Everything that tells one mapped file (and the graph's shape) from another. */
 export function graphFileKey(file: MappedGraphFile): string {

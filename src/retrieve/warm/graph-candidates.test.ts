@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import type { ScoredRow } from '../../store/spec.js';
+import { compileFilter } from '../../store/filter-match.js';
+import { scoreCandidates, type GraphCandidates } from './graph-candidates.js';
+import { ExactOrGraphVectorIndex } from './exact-or-graph-vector-index.js';
+import { GRAPH_COSINE_SLACK } from './hnsw-options.js';
+import { createGraph, loadUsearch, normalized } from './usearch-graph.js';
+import { FlatVectorIndex } from './vector-index.js';
+
+/** Rows best first, ties by row id (the order finish() sorts them in), cut to `limit`. */
+const best = (rows: ScoredRow[], limit: number) => [...rows].sort((a, b) => b.score - a.score || a.rowId - b.rowId).slice(0, limit);
+
+/** A flat index stand-in with fixed exact scores, which counts the rows it is asked to score. */
+function scoring(exact: Map<number, number>, passes: (rowId: number) => boolean = () => true) {
+  const asked: number[] = [];
+  return {
+    asked,
+    flat: {
+      scoreRows: (rowIds: ArrayLike<number | bigint>) => {
+        const rows: ScoredRow[] = [];
+        for (let index = 0; index < rowIds.length; index++) {
+          const rowId = Number(rowIds[index]);
+          asked.push(rowId);
+          if (passes(rowId)) rows.push({ rowId, score: exact.get(rowId) as number, path: '' });
+        }
+        return rows;
+      },
+    },
+  };
+}
+
+const candidates = (cosines: number[]): GraphCandidates => ({
+  keys: BigUint64Array.from(cosines, (_, rowId) => BigInt(rowId)),
+  distances: Float32Array.from(cosines, (cosine) => 1 - cosine),
+});
+
+// Clustered vectors (like real embeddings), not uniform noise, where graph candidates spread in score.
+function clusteredVectors(count: number, dimensions: number, seed: number): Float32Array[] {
+  let state = seed;
+  const next = () => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648) * 2 - 1;
+  const centers = Array.from({ length: 40 }, () => Float32Array.from({ length: dimensions }, next));
+  return Array.from({ length: count }, (_, index) => Float32Array.from(centers[index % 40] as Float32Array, (value) => value + 0.35 * next()));
+}
+
+describe('scoring a graph walk’s candidates', () => {
+  it('leaves out only candidates whose graph cosine is below the floor by more than the slack, and keeps a NaN distance', () => {
+    // Graph cosines best first; exact scores within the slack of them, one (row 2) enough to change places.
+    const cosines = [0.9, 0.8, 0.797, 0.7, 0.5, 0.7961, 0.2, Number.NaN];
+    const exact = new Map([
+      [0, 0.9],
+      [1, 0.8],
+      [2, 0.8005],
+      [3, 0.7],
+      [4, 0.5],
+      [5, 0.7991],
+      [6, 0.2],
+      [7, 0.95],
+    ]);
+    const { flat, asked } = scoring(exact);
+    const rows = scoreCandidates(flat, candidates(cosines), Float32Array.of(1), undefined, 2);
+    // The floor after the first two is 0.8: rows 2 and 5 are within the slack of it, row 7's distance is unknown.
+    expect(asked).toEqual([0, 1, 2, 5, 7]);
+    expect(best(rows, 2).map((row) => row.rowId)).toEqual([7, 0]);
+    const all = scoring(exact);
+    const every = scoreCandidates(all.flat, { ...candidates(cosines), distances: new Float32Array(0) }, Float32Array.of(1), undefined, 2);
+    expect(all.asked).toHaveLength(cosines.length);
+    expect(best(rows, 2)).toEqual(best(every, 2));
+  });
+
+  it('scores every candidate when fewer than `limit` of the first ones pass the filter (no floor yet)', () => {
+    const cosines = [0.9, 0.8, 0.7, 0.1, 0.05];
+    const exact = new Map(cosines.map((cosine, rowId) => [rowId, cosine]));
+    const { flat, asked } = scoring(exact, (rowId) => rowId !== 1);
+    const rows = scoreCandidates(flat, candidates(cosines), Float32Array.of(1), undefined, 2);
+    expect(asked).toEqual([0, 1, 2, 3, 4]);
+    expect(best(rows, 2).map((row) => row.rowId)).toEqual([0, 2]);
+  });
+
+  it.runIf(loadUsearch() !== null)('keeps the rows and order of scoring every candidate of a real f16 graph, and scores fewer', () => {
+    const dimensions = 48;
+    const vectors = clusteredVectors(4000, dimensions, 7);
+    const flat = new FlatVectorIndex(dimensions);
+    const graph = createGraph(loadUsearch() as NonNullable<ReturnType<typeof loadUsearch>>, dimensions, { connectivity: 16, expansionAdd: 64, expansionSearch: 64 });
+    vectors.forEach((vector, rowId) => flat.add(rowId, vector, { path: `f${rowId % 9}.ts`, language: 'go' }));
+    graph.add(
+      BigUint64Array.from(vectors, (_, rowId) => BigInt(rowId)),
+      Float32Array.from(vectors.flatMap((vector) => [...normalized(vector)])),
+      1,
+    );
+    let scored = 0;
+    let candidateCount = 0;
+    let gap = 0;
+    for (const query of clusteredVectors(80, dimensions, 1234)) {
+      const unit = normalized(query);
+      const found = graph.search(unit, 400, 0);
+      for (const limit of [1, 10, 100]) {
+        const counted = { scoreRows: (ids: ArrayLike<number | bigint>, u: Float32Array, a: undefined) => ((scored += ids.length), flat.scoreRows(ids, u, a)) };
+        const rows = best(scoreCandidates(counted, found, unit, undefined, limit), limit);
+        candidateCount += found.keys.length;
+        expect(rows).toEqual(best(flat.scoreRows(found.keys, unit, undefined), limit));
+      }
+      // The graph's cosines are close to the exact ones, well within the slack.
+      for (const row of flat.scoreRows(found.keys, unit, undefined)) gap = Math.max(gap, Math.abs(1 - (found.distances[found.keys.indexOf(BigInt(row.rowId))] as number) - row.score));
+      // A filter that rejects some of the first candidates: every candidate is scored, the same rows kept.
+      const accept = compileFilter({ pathPrefixes: ['f1'] }) as NonNullable<ReturnType<typeof compileFilter>>;
+      expect(best(scoreCandidates(flat, found, unit, accept, 10), 10)).toEqual(best(flat.scoreRows(found.keys, unit, accept), 10));
+    }
+    expect(gap).toBeLessThan(GRAPH_COSINE_SLACK / 4);
+    expect(scored).toBeLessThan(candidateCount / 2);
+  });
+
+  it.runIf(loadUsearch() !== null)('a row given a new vector in a graph held in memory is found at its new place', () => {
+    const dimensions = 32;
+    const vectors = clusteredVectors(1500, dimensions, 3);
+    const index = new ExactOrGraphVectorIndex(dimensions, { threshold: 100, connectivity: 16, expansionAdd: 64, expansionSearch: 64, addThreads: 1 });
+    vectors.forEach((vector, rowId) => index.add(rowId, vector, { path: `f${rowId}.ts`, language: 'go' }));
+    index.ensureGraph();
+    expect(index.usesGraph).toBe(true);
+    const moved = vectors[1_499] as Float32Array;
+    index.add(11, moved, { path: 'f11.ts', language: 'go' });
+    const found = index.search(moved, 3).map((row) => row.rowId);
+    expect(found).toContain(11);
+    expect(found.filter((rowId) => rowId === 11)).toHaveLength(1);
+  });
+});
