@@ -100,6 +100,8 @@ export async function rankPool(sources: PoolSources, query: PoolQuery, limit: nu
         sources.retriever.takeVectorReplies?.bind(sources.retriever),
       )
     : undefined;
+  // A reply the graph thread sent while BM25 scored is taken now, not after a turn of the event loop.
+  if (!vectorOut) sources.retriever.takeVectorReplies?.call(sources.retriever);
   const vectorRows = vectorSearch ? await vectorSearch : [];
   // A write meanwhile may have deleted a prefetched row: the window is fetched after fusion instead.
   if (early && early.records.size > 0 && (await sources.store.changeToken()) !== token) early = undefined;

@@ -141,7 +141,7 @@ export class ExactOrGraphVectorIndex {
   }
 
   /** Builds (or loads and reconciles) the graph once the index is big enough. */
-  ensureGraph(mapSaved = true): void {
+  ensureGraph(mapSaved = true, moved?: ReadonlySet<number>): void {
     if (this.graph || this.flat.size < this.options.threshold) return;
     const file = this.options.file;
     if (this.options.build === false && !(file && existsSync(file) && savedFilesIdentity(file) !== this.unloadable)) return;
@@ -165,7 +165,7 @@ export class ExactOrGraphVectorIndex {
     this.dirty = saved === undefined;
     if (saved) {
       for (const rowId of saved) {
-        if (live.has(rowId)) this.graphKeys.add(rowId);
+        if (live.has(rowId) && !moved?.has(rowId)) this.graphKeys.add(rowId);
         else {
           graph.remove(BigInt(rowId));
           this.dirty = true;
@@ -332,9 +332,10 @@ export class ExactOrGraphVectorIndex {
 
   /** A viewed graph takes its first change: the graph is loaded from its file and reconciled with the rows as they are now. */
   private materialize(): void {
+    const beside = this.extra;
     this.forgetGraph();
-    // Read into memory, not mapped again: the file may hold keys whose vectors changed here.
-    this.ensureGraph(false);
+    // Read into memory, not mapped again; rows beside the file that it holds were given new vectors here: their nodes are made anew.
+    this.ensureGraph(false, beside);
   }
 
   private forgetGraph(): void {

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ScoredRow } from '../../store/spec.js';
 import { compileFilter } from '../../store/filter-match.js';
@@ -76,6 +79,17 @@ describe('scoring a graph walk’s candidates', () => {
     expect(best(rows, 2).map((row) => row.rowId)).toEqual([0, 2]);
   });
 
+  it('scores every candidate when a score among the first ones is not a number (no floor)', () => {
+    const exact = new Map([
+      [0, 0.9],
+      [5, Number.NaN],
+      [2, 0.5],
+    ]);
+    const { flat, asked } = scoring(exact);
+    scoreCandidates(flat, { keys: BigUint64Array.of(0n, 5n, 2n), distances: Float32Array.of(0.1, Number.NaN, 0.5) }, Float32Array.of(1), undefined, 2);
+    expect(asked).toEqual([0, 5, 2]);
+  });
+
   it.runIf(loadUsearch() !== null)('keeps the rows and order of scoring every candidate of a real f16 graph, and scores fewer', () => {
     const dimensions = 48;
     const vectors = clusteredVectors(4000, dimensions, 7);
@@ -107,6 +121,37 @@ describe('scoring a graph walk’s candidates', () => {
     }
     expect(gap).toBeLessThan(GRAPH_COSINE_SLACK / 4);
     expect(scored).toBeLessThan(candidateCount / 2);
+  });
+
+  it.runIf(loadUsearch() !== null)('a row given a new vector beside a mapped graph is found at its new place once the graph is read into memory', () => {
+    const dimensions = 64;
+    let state = 11;
+    const next = () => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648) * 2 - 1;
+    const random = () => normalized(Float32Array.from({ length: dimensions }, next));
+    const query = random();
+    const other = random();
+    // Row 0 close to the query (cosine 0.99), row 1 at 0.5 from it: the graph's two best, far above random rows.
+    const along = normalized(Float32Array.from(other, (value, at) => value - query.reduce((sum, q, j) => sum + q * (other[j] as number), 0) * (query[at] as number)));
+    const mix = (sign: number, cosine: number) => normalized(Float32Array.from(query, (value, at) => cosine * value + sign * Math.sqrt(1 - cosine * cosine) * (along[at] as number)));
+    const file = join(mkdtempSync(join(tmpdir(), 'loci-moved-')), 'moved.hnsw');
+    try {
+      const meta = (rowId: number) => ({ path: `f${rowId}.ts`, language: 'go' });
+      const index = new ExactOrGraphVectorIndex(dimensions, { threshold: 100, connectivity: 16, expansionAdd: 64, expansionSearch: 64, addThreads: 1, file, viewDelta: 8 });
+      index.add(0, mix(1, 0.99), meta(0));
+      index.add(1, mix(-1, 0.5), meta(1));
+      for (let rowId = 2; rowId < 4_000; rowId++) index.add(rowId, random(), meta(rowId));
+      index.ensureGraph();
+      index.persist();
+      expect(index.mapSavedGraph()).toBe(true);
+      // Row 1 becomes the query itself (beside the mapped graph); a second change past the gone-row allowance reads the graph into memory.
+      index.add(1, query, meta(1));
+      index.add(2, random(), meta(2));
+      expect(index.mapped).toBe(false);
+      expect(index.usesGraph).toBe(true);
+      expect(index.search(query, 1).map((row) => row.rowId)).toEqual([1]);
+    } finally {
+      rmSync(dirname(file), { recursive: true, force: true });
+    }
   });
 
   it.runIf(loadUsearch() !== null)('a row given a new vector in a graph held in memory is found at its new place', () => {

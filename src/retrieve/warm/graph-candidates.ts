@@ -24,7 +24,8 @@ export function scoreCandidates(flat: Pick<FlatVectorIndex, 'scoreRows'>, found:
   const rows = flat.scoreRows(keys.subarray(0, head), unit, accept);
   if (head === keys.length) return rows;
   let floor = Number.POSITIVE_INFINITY;
-  for (const row of rows) if (row.score < floor) floor = row.score;
+  // A score that is not a number (a stored vector with a NaN in it) leaves the floor unknown.
+  for (const row of rows) floor = Number.isNaN(row.score) ? Number.NaN : Math.min(floor, row.score);
   // Fewer than `limit` passed (a filter, rows gone since the graph was saved), or no distances: every candidate is scored.
   const bounded = rows.length === limit && distances.length === keys.length && Number.isFinite(floor);
   const bar = floor - GRAPH_COSINE_SLACK;

@@ -16,8 +16,8 @@ export interface HnswOptions {
 }
 
 /**
- * The graph holds f16 copies of the vectors and only proposes candidates: every one is
- * rescored exactly against the f32 matrix. At 100k chunks, built by an indexing run's graph
+ * The graph holds f16 copies of the vectors and only proposes candidates: each that can place
+ * is rescored exactly against the f32 matrix (graph-candidates.ts). At 100k chunks, built by an indexing run's graph
  * worker, M 24 / ef_add 128 / f16 reaches recall@10 0.965 through loci's vector search
  * (M 16 / ef_add 128 / f32: 0.960) and the run takes 54 s instead of 64 s; ef_add 96 in f16
  * fell to 0.930 there (docs/benchmarks.md).
@@ -45,8 +45,9 @@ export const MAX_BREADTH = 500;
 export const VIEW_DELTA = 4_096;
 /**
  * How far the graph's cosine of a candidate can be from its exact one. The graph holds f16
- * copies (each component within 2^-11 of itself): a dot of unit vectors moves by at most
- * ~2·2^-11 and each norm by 2^-11, ~0.002 in all, and twice that is allowed. Measured over
+ * copies (each component within 2^-11 of itself relative to its size, 2^-25 absolute when subnormal;
+ * usearch sums in f32): a dot of unit vectors moves by at most ~2·2^-11 and each norm by 2^-11,
+ * ~0.002 in all, and twice that is allowed. Measured over
  * 150,000 candidates of the 1M bench store: at most 1.05e-4 (docs/benchmarks.md).
  */
 export const GRAPH_COSINE_SLACK = 0.004;
