@@ -3,18 +3,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clusteredVectors } from './test-words.js';
 import { defaultHnswOptions, ExactOrGraphVectorIndex } from './exact-or-graph-vector-index.js';
 import { FlatVectorIndex } from './vector-index.js';
 import { metaTableOf } from '../../store/segment-format.js';
 import { compileFilter } from '../../store/filter-match.js';
-
-// Clustered vectors (like real embeddings), not uniform noise, where HNSW recall is meaningful.
-function clusteredVectors(count: number, dimensions: number, seed: number): Float32Array[] {
-  let state = seed;
-  const next = () => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648) * 2 - 1;
-  const centers = Array.from({ length: 40 }, () => Float32Array.from({ length: dimensions }, next));
-  return Array.from({ length: count }, (_, index) => Float32Array.from(centers[index % 40] as Float32Array, (value) => value + 0.35 * next()));
-}
 
 let folder: string;
 beforeAll(async () => {

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { clusteredVectors, random as seeded } from './test-words.js';
 import type { ScoredRow } from '../../store/spec.js';
 import { compileFilter } from '../../store/filter-match.js';
 import { scoreCandidates, type GraphCandidates } from './graph-candidates.js';
@@ -36,14 +37,6 @@ const candidates = (cosines: number[]): GraphCandidates => ({
   keys: BigUint64Array.from(cosines, (_, rowId) => BigInt(rowId)),
   distances: Float32Array.from(cosines, (cosine) => 1 - cosine),
 });
-
-// Clustered vectors (like real embeddings), not uniform noise, where graph candidates spread in score.
-function clusteredVectors(count: number, dimensions: number, seed: number): Float32Array[] {
-  let state = seed;
-  const next = () => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648) * 2 - 1;
-  const centers = Array.from({ length: 40 }, () => Float32Array.from({ length: dimensions }, next));
-  return Array.from({ length: count }, (_, index) => Float32Array.from(centers[index % 40] as Float32Array, (value) => value + 0.35 * next()));
-}
 
 describe('scoring a graph walk’s candidates', () => {
   it('leaves out only candidates whose graph cosine is below the floor by more than the slack, and keeps a NaN distance', () => {
@@ -108,7 +101,12 @@ describe('scoring a graph walk’s candidates', () => {
       const unit = normalized(query);
       const found = graph.search(unit, 400, 0);
       for (const limit of [1, 10, 100]) {
-        const counted = { scoreRows: (ids: ArrayLike<number | bigint>, u: Float32Array, a: undefined) => ((scored += ids.length), flat.scoreRows(ids, u, a)) };
+        const counted = {
+          scoreRows: (ids: ArrayLike<number | bigint>, u: Float32Array, a: undefined) => {
+            scored += ids.length;
+            return flat.scoreRows(ids, u, a);
+          },
+        };
         const rows = best(scoreCandidates(counted, found, unit, undefined, limit), limit);
         candidateCount += found.keys.length;
         expect(rows).toEqual(best(flat.scoreRows(found.keys, unit, undefined), limit));
@@ -125,8 +123,8 @@ describe('scoring a graph walk’s candidates', () => {
 
   it.runIf(loadUsearch() !== null)('a row given a new vector beside a mapped graph is found at its new place once the graph is read into memory', () => {
     const dimensions = 64;
-    let state = 11;
-    const next = () => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648) * 2 - 1;
+    const uniform = seeded(11);
+    const next = () => uniform() * 2 - 1;
     const random = () => normalized(Float32Array.from({ length: dimensions }, next));
     const query = random();
     const other = random();

@@ -88,8 +88,7 @@ export class GraphSearchThread {
     // A caller that never yields to the event loop between searches (a loop of awaited searches
     // that finish within their microtasks) would never see the ready message as an event.
     if (!this.ready) this.takeReplies();
-    const key = graphFileKey(file);
-    const queued = !this.ready && this.preparing !== undefined && this.preparing === key;
+    const queued = !this.ready && this.preparing !== undefined && this.preparing === graphFileKey(file);
     if ((!this.ready && !queued) || this.pending.size >= MAX_IN_FLIGHT) return undefined;
     if (this.refused.has(file)) return undefined;
     const id = this.nextId++;
