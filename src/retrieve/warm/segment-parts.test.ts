@@ -7,7 +7,7 @@ import { openSqliteStore } from '../../store/sqlite/sqlite-store.js';
 import type { Store } from '../../store/spec.js';
 import { catalogEntry, chunk } from '../../store/test-support/store-contract.js';
 import { writeSegmentInParts } from './segment-parts.js';
-import { type SegmentEvent, WarmIndex, type WarmIndexOptions } from './warm-index.js';
+import { SEGMENT_REWRITE_MIN, type SegmentEvent, WarmIndex, type WarmIndexOptions } from './warm-index.js';
 import { STORE_INSTANCE_STATE } from './warm-segment.js';
 import { pick, random } from './test-words.js';
 
@@ -92,6 +92,37 @@ describe('a segment written a part at a time', () => {
     expect(warm.searchLexical(['quagga'], 3, undefined)).toHaveLength(1);
     warm.close();
     reference.close();
+  });
+
+  it('a fresh index over a store less than a part past its file reads the file and leaves a small run a delta', async () => {
+    await randomStore(19, 120);
+    const file = join(folder, 'segment.seg');
+    const fresh = (events: SegmentEvent[]) => new WarmIndex(store, options(file, { segmentPartRows: 40, onSegment: (event) => events.push(event) }));
+    const first: SegmentEvent[] = [];
+    const built = fresh(first);
+    await built.persist({ minChanges: SEGMENT_REWRITE_MIN });
+    built.close();
+    expect(first[0]?.type).toBe('segment-saved');
+    const saved = readFileSync(file);
+    // One file added, one deleted: an indexing run's new index (as the CLI's is) reads the file and catches up.
+    await store.writeFile({ entry: catalogEntry('late.ts', { embedder: 'e@8' }), chunks: [chunk('late.ts', 1, 'zebra quagga okapi', { vector: new Float32Array(DIMENSIONS).fill(0.5) })] });
+    await store.deleteFiles(['src/3/file24.ts']);
+    const second: SegmentEvent[] = [];
+    const caughtUp = fresh(second);
+    await caughtUp.persist({ minChanges: SEGMENT_REWRITE_MIN });
+    expect(second.map((event) => event.type)).toEqual(['segment-loaded']);
+    expect(readFileSync(file).equals(saved)).toBe(true);
+    expect(caughtUp.searchLexical(['quagga'], 3, undefined)).toHaveLength(1);
+    expect(caughtUp.size).toBe(await store.countChunks());
+    caughtUp.close();
+    // A part's rows or more since the file: written again in parts.
+    for (let file = 0; file < 40; file++) await store.writeFile({ entry: catalogEntry(`more${file}.ts`, { embedder: 'e@8' }), chunks: [chunk(`more${file}.ts`, 1, `more words ${file}`)] });
+    const third: SegmentEvent[] = [];
+    const rewritten = fresh(third);
+    await rewritten.persist({ minChanges: SEGMENT_REWRITE_MIN });
+    expect(third[0]?.type).toBe('segment-saved');
+    expect(rewritten.size).toBe(await store.countChunks());
+    rewritten.close();
   });
 
   it('never fails a save it cannot write (the file is a cache): the index is built from the rows instead', async () => {

@@ -2,6 +2,7 @@ import { closeSync, openSync, readSync, rmSync } from 'node:fs';
 import {
   type LexicalSnapshot,
   type MatrixPieces,
+  readSegmentHeader,
   removeAbandonedFiles,
   SegmentReader,
   type SegmentContents,
@@ -15,7 +16,7 @@ import type { Store } from '../../store/spec.js';
 import { LexicalIndex } from './lexical-index.js';
 import { Lexicon } from './lexicon.js';
 import { FlatVectorIndex } from './vector-index.js';
-import { STORE_INSTANCE_STATE } from './warm-segment.js';
+import { segmentMismatch, STORE_INSTANCE_STATE } from './warm-segment.js';
 import type { WarmIndexOptions } from './warm-options.js';
 
 /**
@@ -28,6 +29,22 @@ import type { WarmIndexOptions } from './warm-options.js';
 export const PART_ROWS = 25_000;
 /** Rows read from the store per step (a few milliseconds), giving the event loop a turn between steps. */
 const SLICE = 1_000;
+
+/**
+ * Whether the segment file on disk is this store's, with these settings, and the store has
+ * moved less than a part's rows from it (rows deleted since, and rows added since): the index
+ * then reads it and catches up, as a new process does, and a small run stays a delta saved
+ * past its threshold, instead of every row being read and written again.
+ */
+function segmentNearby(options: WarmIndexOptions & { segmentFile: string }, instance: string, count: number, deletions: number | undefined, partRows: number): boolean {
+  const header = readSegmentHeader(options.segmentFile);
+  if (!header || header.chunkDeletions === undefined || deletions === undefined) return false;
+  const dimensions = options.embedderId !== 'none' && options.dimensions > 0 ? options.dimensions : 0;
+  if (segmentMismatch(header, { storeInstance: instance, embedderId: options.embedderId, dimensions, weights: options.weights })) return false;
+  const deleted = deletions - header.chunkDeletions;
+  const added = count - (header.rows - deleted);
+  return deleted >= 0 && added >= 0 && deleted + added < partRows;
+}
 
 /** What a part holds and where it is on disk. */
 interface Part {
@@ -50,9 +67,11 @@ interface Part {
  */
 export async function writeSegmentInParts(store: Store, options: WarmIndexOptions & { segmentFile: string }, partRows = PART_ROWS): Promise<boolean> {
   const instance = (await store.readState(STORE_INSTANCE_STATE)) || undefined;
-  if (instance === undefined || (await store.countChunks()) < 2 * partRows) return false;
+  const count = await store.countChunks();
+  if (instance === undefined || count < 2 * partRows) return false;
   // Deletions counted before the rows are read: any made meanwhile are applied by the next catch-up.
   const deletions = await store.chunkDeletions?.();
+  if (segmentNearby(options, instance, count, deletions, partRows)) return false;
   removeAbandonedFiles(options.segmentFile);
   const parts: Part[] = [];
   const stem = `${options.segmentFile}.${process.pid}.${Math.random().toString(36).slice(2, 8)}`;
