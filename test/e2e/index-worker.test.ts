@@ -156,7 +156,7 @@ describe('the prepare worker', () => {
     // not held back until the rest are done (files started together interleaved, and a run's
     // first commit waited for all of them).
     const one = workerPreparer(1);
-    const body = Array.from({ length: 80 }, (_, index) => `def step_${index}(value):\n    \"\"\"Step ${index}.\"\"\"\n    return value + ${index}\n`).join('\n');
+    const body = Array.from({ length: 80 }, (_, index) => `def step_${index}(value):\n    """Step ${index}."""\n    return value + ${index}\n`).join('\n');
     const answered: number[] = [];
     const python = { ...input, language: 'python' };
     const asked = performance.now();

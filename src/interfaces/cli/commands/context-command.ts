@@ -81,7 +81,7 @@ export function registerContextCommands(program: Command, io: CliIo): void {
     .option('--json', 'print {"tokens","prompt","messages","sources"}')
     .action(async (words: string[], flags: ContextFlags) => {
       await withEngine(io, flags, async (loci) => {
-        const built = await buildContext(loci, words.join(' '), await toOptions(loci, io, flags, words.join(' ')));
+        const built = await buildContext(loci, words.join(' '), await toOptions(loci, io, flags));
         io.stdout.write(flags.json ? `${JSON.stringify(contextJson(built))}\n` : `${built.prompt}\n`);
         writeWarnings(io, built.warnings);
         if (!flags.json)
@@ -99,7 +99,7 @@ export function registerContextCommands(program: Command, io: CliIo): void {
         const chat = chatModelFromEnv(io.env, loci.config.llm);
         const memory = await loci.memory();
         const conversationId = flags.conversation ?? 'default';
-        const built = await buildContext(loci, question, await toOptions(loci, io, flags, question, chat));
+        const built = await buildContext(loci, question, await toOptions(loci, io, flags, chat));
         writeWarnings(io, built.warnings);
         let interaction: InteractionLog | undefined;
         const answer = await memory.withInteraction({ namespace: 'loci/ask', prompt: question, metadata: { conversationId, sources: built.sources.length } }, async (log) => {
@@ -153,7 +153,7 @@ async function withEngine(io: CliIo, flags: ContextFlags, action: (loci: Loci) =
   }
 }
 
-async function toOptions(loci: Loci, io: CliIo, flags: ContextFlags, question: string, chat?: ChatModel): Promise<ContextOptions> {
+async function toOptions(loci: Loci, io: CliIo, flags: ContextFlags, chat?: ChatModel): Promise<ContextOptions> {
   const options: ContextOptions = {
     maxTokens: int(flags.maxTokens ?? '8000', '--max-tokens'),
     topN: int(flags.topN ?? '50', '--top-n'),
