@@ -4,7 +4,7 @@ import { embedderIdOf, type EmbeddingModel } from '../embed/spec.js';
 import type { IndexSummary } from '../indexing/events.js';
 import { indexDocuments, type DocumentSource } from '../indexing/index-documents.js';
 import { claimStoreContent } from '../indexing/store-content.js';
-import { lazyWarmIndex, saveWhileGraphFinishes, withBackgroundGraph } from '../indexing/index-job.js';
+import { checkSavedGraph, lazyWarmIndex, saveWhileGraphFinishes, withBackgroundGraph } from '../indexing/index-job.js';
 import { SEGMENT_REWRITE_MIN, type WarmIndex } from '../retrieve/warm/warm-index.js';
 import { ensureStoreInstance } from '../retrieve/warm/warm-segment.js';
 import type { Store } from '../store/spec.js';
@@ -35,6 +35,7 @@ export async function runDocuments(run: DocumentsRun): Promise<IndexSummary> {
   await ensureStoreInstance(store);
   const embedderId = model ? embedderIdOf(model) : 'none';
   const threads = config.indexing.worker;
+  const graphLost = checkSavedGraph(cacheFiles.graphFile, store, embedderId, model?.dimensions ?? 0);
   const graph = {
     store,
     embedderId,
@@ -64,7 +65,7 @@ export async function runDocuments(run: DocumentsRun): Promise<IndexSummary> {
       saveWhileGraphFinishes(saving),
     );
     // As after a folder run: the segment file (and, when large enough, the vector graph) for the next process.
-    if (summary.files.indexed + summary.files.removed > 0 && !runOptions.signal?.aborted) {
+    if ((summary.files.indexed + summary.files.removed > 0 || (await graphLost())) && !runOptions.signal?.aborted) {
       await (await saving.get()).persist({ minChanges: SEGMENT_REWRITE_MIN });
     }
     return summary;

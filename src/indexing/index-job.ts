@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { CHUNKER_FINGERPRINT } from '../chunk/index.js';
 import { claimStoreContent } from './store-content.js';
 import type { LociConfig } from '../config/schema.js';
@@ -5,6 +6,7 @@ import { embedderIdOf, type EmbeddingModel } from '../embed/spec.js';
 import { defaultHnswOptions } from '../retrieve/warm/exact-or-graph-vector-index.js';
 import { SEGMENT_REWRITE_MIN, WarmIndex, type WarmIndexOptions } from '../retrieve/warm/warm-index.js';
 import { ensureStoreInstance } from '../retrieve/warm/warm-segment.js';
+import { dropUnreadableGraph, loadUsearch } from '../retrieve/warm/usearch-graph.js';
 import { readSegmentHeader } from '../store/segment-file.js';
 import type { Store } from '../store/spec.js';
 import { BackgroundGraph, type BackgroundGraphOptions } from './background-graph.js';
@@ -97,6 +99,7 @@ export async function runIndexJob(spec: IndexJobSpec, resources: IndexJobResourc
     ...(onProgress ? { onProgress } : {}),
   };
   const progressive = spec.progressive && model !== undefined;
+  const graphLost = spec.paths ? async () => false : checkSavedGraph(spec.graphFile, store, embedderId, model?.dimensions ?? 0);
   const graph = {
     store,
     embedderId,
@@ -120,9 +123,10 @@ export async function runIndexJob(spec: IndexJobSpec, resources: IndexJobResourc
       saveWhileGraphFinishes(saving),
     );
     // A whole-folder run also writes a segment file that is missing or unreadable (deleted by
-    // hand, as `loci doctor` advises for a damaged one), though no file changed.
+    // hand, as `loci doctor` advises for a damaged one), and a vector graph that is missing or
+    // was dropped as unreadable, though no file changed.
     const segmentLost = !spec.paths && spec.segmentFile !== undefined && readSegmentHeader(spec.segmentFile) === undefined;
-    if (summary.files.indexed + summary.files.removed > 0 || segmentLost) {
+    if (summary.files.indexed + summary.files.removed > 0 || segmentLost || (await graphLost())) {
       if (spec.mergePastThreshold || spec.graphFile || spec.segmentFile) onProgress?.({ type: 'save-started' });
       if (spec.mergePastThreshold) await mergeSegment(spec, resources, embedderId, dimensions);
       else if (spec.graphFile || spec.segmentFile) await saveWarmIndex(spec, resources, embedderId, dimensions, saving);
@@ -197,6 +201,18 @@ export async function withBackgroundGraph<T>(
   } finally {
     await graph.stop();
   }
+}
+
+/**
+ * A whole run's saved vector graph: before the run, one no search can use is deleted
+ * (dropUnreadableGraph), so the run builds it again beside its work as it builds a missing one;
+ * the check returned says after the run whether the store still wants a graph file it lacks, so
+ * the run saves one though no file changed.
+ */
+export function checkSavedGraph(graphFile: string | undefined, store: Store, embedderId: string, dimensions: number): () => Promise<boolean> {
+  if (!graphFile || embedderId === 'none' || dimensions <= 0 || !loadUsearch()) return async () => false;
+  dropUnreadableGraph(graphFile);
+  return async () => !existsSync(graphFile) && (await store.countChunks()) >= defaultHnswOptions.threshold;
 }
 
 /**

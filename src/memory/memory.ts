@@ -6,6 +6,7 @@ import { ranksLexically } from '../store/spec.js';
 import { WarmIndex } from '../retrieve/warm/warm-index.js';
 import { defaultHnswOptions } from '../retrieve/warm/exact-or-graph-vector-index.js';
 import { BackgroundGraph } from '../indexing/background-graph.js';
+import { dropUnreadableGraph } from '../retrieve/warm/usearch-graph.js';
 import { warmRetriever } from '../retrieve/warm/warm-retriever.js';
 import { KnowledgeStores } from './knowledge.js';
 import { normalizeNamespace } from './namespace.js';
@@ -354,6 +355,7 @@ export class Memory implements MemoryCore {
     const graphFile = this.context.graphFile;
     const model = this.context.model;
     if (this.graphBuild || this.graphBuildFailed || !graphFile || !model || warm.usesVectorGraph || warm.size < defaultHnswOptions.threshold) return;
+    dropUnreadableGraph(graphFile); // a damaged file would stop the rebuild for good
     const build = BackgroundGraph.forRun({ store: this.context.store, embedderId: this.records.embedderId, dimensions: model.dimensions, graphFile, chunksBefore: warm.size });
     if (!build) return;
     this.graphBuild = build;

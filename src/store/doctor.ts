@@ -39,8 +39,11 @@ export function checkStore(location: StoreLocation, root: string): StoreReport {
   return { store: location.file, healthy: !findings.some((finding) => finding.status === 'error'), findings };
 }
 
-/** What happens to a graph file that cannot be read. */
-const REBUILT = 'vector searches are exact until the graph is rebuilt (by a long-lived engine such as loci serve or loci watch, or the next index run that changes files).';
+/** What happens to a graph file that cannot be read: the index's is replaced by the next `loci index` (dropUnreadableGraph). */
+const REBUILT = {
+  index: 'vector searches are exact until the graph is rebuilt (by the next `loci index`, or a long-lived engine such as loci serve or loci watch).',
+  memory: 'memory searches are exact until a memory search in a long-lived engine (loci serve, loci watch, an MCP server) rebuilds the graph.',
+};
 
 /** Graph files are caches: a broken or stale one is rebuilt or dropped, never trusted. */
 function checkGraphFiles(folder: string, index: string, memory: string): StoreFinding[] {
@@ -71,10 +74,12 @@ function checkGraphFiles(folder: string, index: string, memory: string): StoreFi
       continue;
     }
     const partner = keys ? file.slice(0, -'.keys'.length) : `${file}.keys`;
+    const rebuilt = prefix ? REBUILT.memory : REBUILT.index;
+    const fix = (files: string) => (prefix ? `Delete ${files}.` : `Run \`loci index\`: it deletes ${files} and builds the graph again.`);
     if (!exists(partner)) {
-      findings.push({ file, check: 'graph files', status: 'warning', detail: `${name} has no ${keys ? 'graph' : 'key list'} beside it; ${REBUILT}`, fix: `Delete ${file}.` });
+      findings.push({ file, check: 'graph files', status: 'warning', detail: `${name} has no ${keys ? 'graph' : 'key list'} beside it; ${rebuilt}`, fix: fix(file) });
     } else if (keys && statSync(file).size % 4 !== 0) {
-      findings.push({ file, check: 'graph files', status: 'warning', detail: `${name} is truncated; ${REBUILT}`, fix: `Delete ${file} and ${partner}.` });
+      findings.push({ file, check: 'graph files', status: 'warning', detail: `${name} is truncated; ${rebuilt}`, fix: fix(`${file} and ${partner}`) });
     } else if (!keys) {
       // Every byte against the size and checksum saved with the key list (lists saved before sums have none).
       const sum = graphKeysSummary(file)?.sum;
@@ -83,8 +88,8 @@ function checkGraphFiles(folder: string, index: string, memory: string): StoreFi
           file,
           check: 'graph files',
           status: 'warning',
-          detail: `${name} does not match the size and checksum saved with its key list (damaged): searches never read it; ${REBUILT}`,
-          fix: `Delete ${file} and ${partner}.`,
+          detail: `${name} does not match the size and checksum saved with its key list (damaged): searches never read it; ${rebuilt}`,
+          fix: fix(`${file} and ${partner}`),
         });
       }
     }

@@ -71,7 +71,6 @@ export class ExactOrGraphVectorIndex {
   private get viewDelta(): number {
     return this.options.viewDelta ?? VIEW_DELTA;
   }
-
   /** Gone rows a mapped graph keeps skipping before it is loaded. */
   private get staleDelta(): number {
     return Math.max(1, this.viewDelta >>> 3);
@@ -86,6 +85,10 @@ export class ExactOrGraphVectorIndex {
     return this.graph !== undefined;
   }
 
+  /** Searches scan exactly though the index wants a graph: the saved one was refused here (damaged), or a process that builds none has none to read. */
+  get lacksSavedGraph(): boolean {
+    return !this.graph && this.flat.size >= this.options.threshold && (this.unmappable !== undefined || this.options.build === false);
+  }
   /** Live rows the graph search covers (a mapped graph's own and those beside it). */
   private get graphSize(): number {
     return this.viewed ? this.viewedKeys - this.stale + this.extra.size : this.graphKeys.size;
@@ -251,9 +254,8 @@ export class ExactOrGraphVectorIndex {
     if (!this.graph || limit <= 0) return undefined;
     let want = limit;
     if (accept) {
-      // A selective filter (a namespace, a folder) is answered exactly: scanning the few
-      // rows that pass is cheaper than oversampling the graph. A broad one uses the graph,
-      // oversampled by the estimated pass rate.
+      // A selective filter (a namespace, a folder) is answered exactly: scanning the few rows that
+      // pass is cheaper than oversampling the graph. A broad one oversamples by its pass rate.
       const rate = this.flat.acceptRate(accept);
       if (rate < SELECTIVE_FILTER) return undefined;
       want = Math.min(this.graphSize, Math.ceil((limit / rate) * 2));
@@ -264,21 +266,19 @@ export class ExactOrGraphVectorIndex {
   }
 
   private finish(query: Float32Array, limit: number, accept: RowFilter | undefined, unit: Float32Array, found: GraphCandidates): ScoredRow[] {
-    // The graph's f16 distances only choose candidates; each that can place is scored exactly
-    // (f32 cosine), so scores match an exact scan and the order is the exact order of what the graph found.
+    // The graph's f16 distances only choose candidates; each that can place is scored exactly (f32
+    // cosine): scores match an exact scan, in the exact order of what the graph found.
     const rows = scoreCandidates(this.flat, found, unit, accept, limit);
     const fromGraph = rows.length;
     if (this.viewed && this.extra.size > 0) {
-      // Only the best `limit` of the rows beside the graph can be among the best `limit` of all
-      // (the same order: score, then row id): up to VIEW_DELTA rows, sorted no more.
+      // Only the best `limit` of the rows beside the graph (up to VIEW_DELTA) can be among the best `limit` of all.
       const top = new TopK(limit);
       this.flat.scoreRows([...this.extra], unit, accept, { top, skip: new Set(rows.map((row) => row.rowId)) });
       for (const { id, score } of top.sorted()) rows.push({ rowId: id, score, path: '' });
     }
     rows.sort((a, b) => b.score - a.score || a.rowId - b.rowId);
     if (rows.length > limit) rows.length = limit;
-    // Too few passed the filter, or gone rows took the places of live ones (counted before the
-    // rows beside the graph, which are there whatever their score): answered exactly.
+    // Too few passed the filter, or gone rows took live ones' places (counted before the rows beside the graph): exact.
     if ((accept || this.stale > 0) && (rows.length < Math.min(limit, this.flat.size) || fromGraph < Math.min(limit, this.graphSize - this.extra.size))) return this.flat.search(query, limit, accept);
     // Paths of the rows kept only (a new process reads each from a block of the segment).
     for (const row of rows) row.path = this.flat.pathOf(row.rowId) ?? row.path;

@@ -35,6 +35,10 @@ export function vectorGraphAvailable(): boolean {
 export const NO_VECTOR_GRAPH_WARNING =
   'The optional native module usearch is not installed, so vector search scans every vector exactly (correct, but slower on large indexes). Install it with: npm install usearch';
 
+/** What to tell the user when the index wants a vector graph and none saved could be read (missing or damaged). */
+export const NO_SAVED_GRAPH_WARNING =
+  'No readable vector graph is saved for this index (missing or damaged), so vector search scans every vector exactly (correct, but slower). `loci index` builds it again.';
+
 /** usearch is an optional native dependency; without it every search is exact. */
 export function loadUsearch(): UsearchModule | null {
   if (usearch === undefined) {
@@ -104,6 +108,45 @@ export function loadGraphFiles(graph: UsearchIndex, file: string): Int32Array | 
     rmSync(`${file}.keys`, { force: true });
     return undefined;
   }
+}
+
+/** Saved graphs an index run found readable in this process, by their files' identity: not read again until either changes. */
+const readableGraphs = new Map<string, string>();
+
+/**
+ * Before an index run: a saved graph no search can use is deleted, so the run builds it again
+ * as it does a missing one (searches leave a damaged graph in place, as another process may be
+ * between a save's two renames, and until this a no-change `loci index` never replaced it). Not
+ * usable: one of the two files without the other, a key list that is not whole keys or holds
+ * none, a graph that does not match the size and checksum saved with its list. At worst (a save
+ * caught between its renames) a good graph is built again. true: something was deleted.
+ */
+export function dropUnreadableGraph(file: string): boolean {
+  const graph = existsSync(file);
+  const keys = existsSync(`${file}.keys`);
+  if (!graph && !keys) return false;
+  const identity = savedFilesIdentity(file);
+  if (identity !== undefined && readableGraphs.get(file) === identity) return false;
+  try {
+    const list = graph && keys ? readGraphKeys(file) : undefined;
+    const readable = list !== undefined && list.keys.length > 0 && (!list.sum || graphFileIntact(file, list.sum));
+    // Replaced while it was read: the new files are another save's, not these.
+    if (savedFilesIdentity(file) !== identity) return false;
+    if (readable) {
+      readableGraphs.set(file, identity as string);
+      return false;
+    }
+  } catch {
+    // unreadable: dropped below
+  }
+  readableGraphs.delete(file);
+  try {
+    rmSync(file, { force: true });
+    rmSync(`${file}.keys`, { force: true });
+  } catch {
+    return false; // not ours to delete (permissions): searches keep scanning exactly
+  }
+  return true;
 }
 
 /**

@@ -129,6 +129,10 @@ export class WarmIndex {
   get usesVectorGraph(): boolean {
     return this.vectors?.usesGraph ?? false;
   }
+  /** Vector searches scan exactly because the saved graph is missing here or was refused as damaged (ExactOrGraphVectorIndex.lacksSavedGraph). */
+  get lacksSavedGraph(): boolean {
+    return this.vectors?.lacksSavedGraph ?? false;
+  }
 
   /**
    * Catches up with the store, then saves what is expensive to rebuild (the segment file, the

@@ -1,6 +1,6 @@
 import type { Retriever } from '../search.js';
 import { defaultHnswOptions } from './exact-or-graph-vector-index.js';
-import { NO_VECTOR_GRAPH_WARNING, vectorGraphAvailable } from './usearch-graph.js';
+import { NO_SAVED_GRAPH_WARNING, NO_VECTOR_GRAPH_WARNING, vectorGraphAvailable } from './usearch-graph.js';
 import type { WarmIndex } from './warm-index.js';
 
 /**
@@ -10,7 +10,11 @@ import type { WarmIndex } from './warm-index.js';
 export function warmRetriever(warm: WarmIndex, embedderId: string, options: { forRanker: boolean }): Retriever {
   return {
     path: () => ({ index: 'memory', lexical: 'bm25', vectors: embedderId === 'none' ? 'none' : warm.usesVectorGraph ? 'graph' : 'exact' }),
-    warnings: () => (embedderId !== 'none' && warm.size >= defaultHnswOptions.threshold && !vectorGraphAvailable() ? [NO_VECTOR_GRAPH_WARNING] : []),
+    warnings: () => {
+      if (embedderId === 'none' || warm.size < defaultHnswOptions.threshold) return [];
+      if (!vectorGraphAvailable()) return [NO_VECTOR_GRAPH_WARNING];
+      return warm.lacksSavedGraph ? [NO_SAVED_GRAPH_WARNING] : [];
+    },
     // guard(): a part of the segment file read on demand that is damaged rebuilds the index from the store.
     lexical: (terms, limit, filter) => warm.guard(() => warm.searchLexical(terms, limit, filter)),
     vectorOffThread: true,

@@ -1,0 +1,104 @@
+import { closeSync, existsSync, openSync, readSync, rmSync, truncateSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createGraph, dropUnreadableGraph, loadUsearch, writeGraphFiles } from './usearch-graph.js';
+
+// Reads of a key list, counted (the rest of node:fs is the real one).
+const reads = vi.hoisted(() => ({ keys: 0 }));
+vi.mock('node:fs', async (importOriginal) => {
+  const fs = await importOriginal<typeof import('node:fs')>();
+  const readFileSync = ((path: Parameters<typeof fs.readFileSync>[0], ...rest: unknown[]) => {
+    if (String(path).endsWith('.keys')) reads.keys++;
+    return (fs.readFileSync as (...args: unknown[]) => unknown)(path, ...rest);
+  }) as typeof fs.readFileSync;
+  return { ...fs, readFileSync, default: { ...fs, readFileSync } };
+});
+
+const DIMENSIONS = 8;
+let folder: string;
+let file: string;
+beforeEach(async () => {
+  folder = await mkdtemp(join(tmpdir(), 'loci-drop-graph-'));
+  file = join(folder, 'vectors-0123456789ab-g2.hnsw');
+});
+afterEach(async () => {
+  await rm(folder, { recursive: true, force: true });
+});
+
+/** A saved graph of 200 rows, as an index saves one (graph, then its key list with the graph's sum). */
+function saveGraph(): void {
+  const graph = createGraph(loadUsearch() as NonNullable<ReturnType<typeof loadUsearch>>, DIMENSIONS, { connectivity: 16, expansionAdd: 64, expansionSearch: 64 });
+  let state = 3;
+  const next = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648 - 0.5;
+  const keys = Int32Array.from({ length: 200 }, (_, index) => index + 1);
+  graph.add(BigUint64Array.from(keys, BigInt), Float32Array.from({ length: keys.length * DIMENSIONS }, next));
+  writeGraphFiles(graph, keys, file);
+}
+
+const both = () => [existsSync(file), existsSync(`${file}.keys`)];
+
+/** Flips one byte at `at` (the size stays). */
+function flip(path: string, at: number): void {
+  const fd = openSync(path, 'r+');
+  const byte = Buffer.alloc(1);
+  readSync(fd, byte, 0, 1, at);
+  byte[0] = (byte[0] as number) ^ 0xff;
+  writeSync(fd, byte, 0, 1, at);
+  closeSync(fd);
+}
+
+describe('a saved graph before an index run', () => {
+  it('keeps a readable graph, and reads it once until either file changes', () => {
+    saveGraph();
+    reads.keys = 0;
+    expect(dropUnreadableGraph(file)).toBe(false);
+    expect(dropUnreadableGraph(file)).toBe(false);
+    expect(reads.keys).toBe(1);
+    expect(both()).toEqual([true, true]);
+    // Damaged after it was found readable (same size, another time): read again, and dropped.
+    flip(file, 600);
+    utimesSync(file, new Date(), new Date(Date.now() + 5_000));
+    expect(dropUnreadableGraph(file)).toBe(true);
+    expect(reads.keys).toBe(2);
+    expect(both()).toEqual([false, false]);
+  });
+
+  it('drops a graph damaged in the middle, which only its checksum tells', () => {
+    saveGraph();
+    flip(file, 1_000);
+    expect(dropUnreadableGraph(file)).toBe(true);
+    expect(both()).toEqual([false, false]);
+  });
+
+  it('drops either file without the other, a cut key list and an empty one', () => {
+    saveGraph();
+    rmSync(`${file}.keys`);
+    expect(dropUnreadableGraph(file)).toBe(true);
+    expect(both()).toEqual([false, false]);
+
+    saveGraph();
+    rmSync(file);
+    expect(dropUnreadableGraph(file)).toBe(true);
+    expect(both()).toEqual([false, false]);
+
+    saveGraph();
+    truncateSync(`${file}.keys`, 30);
+    expect(dropUnreadableGraph(file)).toBe(true);
+    expect(both()).toEqual([false, false]);
+
+    saveGraph();
+    writeFileSync(`${file}.keys`, Buffer.alloc(0));
+    expect(dropUnreadableGraph(file)).toBe(true);
+    expect(both()).toEqual([false, false]);
+  });
+
+  it('keeps a graph whose key list was saved before sums (nothing to check it against), and has nothing to do without files', () => {
+    saveGraph();
+    writeFileSync(`${file}.keys`, Buffer.from(Int32Array.from({ length: 200 }, (_, index) => index + 1).buffer));
+    expect(dropUnreadableGraph(file)).toBe(false);
+    expect(both()).toEqual([true, true]);
+    expect(dropUnreadableGraph(join(folder, 'none.hnsw'))).toBe(false);
+  });
+});

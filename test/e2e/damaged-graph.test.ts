@@ -1,0 +1,84 @@
+// A saved vector graph damaged on disk, through the built library and CLI (dist/): a one-shot
+// search says it scans exactly and why, and the next run, though nothing changed, builds the
+// graph again (before, only a run that changed files or a long-lived engine replaced it).
+import { execFile } from 'node:child_process';
+import { closeSync, openSync, readdirSync, readSync, writeSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+type EngineModule = typeof import('../../src/engine/create-loci.js');
+type UsearchModule = typeof import('../../src/retrieve/warm/usearch-graph.js');
+
+const dist = (path: string) => import(join(process.cwd(), 'dist', path));
+const run = promisify(execFile);
+const CLI = join(process.cwd(), 'dist', 'interfaces', 'cli', 'main.js');
+/** Above the graph threshold (20,000 vectors), so searches want the graph. */
+const DOCUMENTS = 21_000;
+const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'parse', 'json', 'file', 'socket', 'render', 'queue', 'cache', 'token', 'schema', 'effect'];
+
+let folder: string;
+let store: string;
+beforeAll(async () => {
+  folder = await mkdtemp(join(tmpdir(), 'loci-damaged-graph-'));
+  store = join(folder, 'store');
+});
+afterAll(async () => {
+  await rm(folder, { recursive: true, force: true });
+});
+
+async function indexDocuments(documents: Array<{ id: string; text: string }>): Promise<void> {
+  const { createLoci } = (await dist('index.js')) as EngineModule;
+  const loci = createLoci({ root: folder, store });
+  try {
+    await loci.indexDocuments(documents);
+  } finally {
+    await loci.close();
+  }
+}
+
+async function search(): Promise<{ results: unknown[]; retrieval: { vectors: string }; warnings: string[] }> {
+  const { stdout } = await run(process.execPath, [CLI, 'search', 'parse json socket', '--store', store, '--root', folder, '--mode', 'vector', '--json'], { env: { ...process.env, NO_COLOR: '1' } });
+  return JSON.parse(stdout);
+}
+
+const graphFile = () => join(store, readdirSync(store).find((name) => /^vectors-[0-9a-f]{12}-g\d+\.hnsw$/.test(name)) as string);
+
+describe('a damaged vector graph', () => {
+  it('is reported by a one-shot search and built again by the next run, though nothing changed', { timeout: 120_000 }, async () => {
+    await indexDocuments(
+      Array.from({ length: DOCUMENTS }, (_, index) => ({
+        id: `doc-${index}.txt`,
+        text: Array.from({ length: 12 }, (_, word) => `${WORDS[(index * 7 + word * 3 + (index >> 4)) % WORDS.length]}${word % 4 === 0 ? index % 101 : ''}`).join(' '),
+      })),
+    );
+    const before = await search();
+    expect(before.retrieval.vectors).toBe('graph');
+    expect(before.warnings).toEqual([]);
+
+    // One byte flipped in the middle: the size is right, the checksum is not.
+    const file = graphFile();
+    const fd = openSync(file, 'r+');
+    const byte = Buffer.alloc(1);
+    readSync(fd, byte, 0, 1, 4_000_000);
+    byte[0] = (byte[0] as number) ^ 0xff;
+    writeSync(fd, byte, 0, 1, 4_000_000);
+    closeSync(fd);
+
+    const damaged = await search();
+    expect(damaged.retrieval.vectors).toBe('exact');
+    expect(damaged.results).toHaveLength(before.results.length);
+    expect(damaged.warnings).toEqual([expect.stringMatching(/No readable vector graph .*`loci index` builds it again/)]);
+
+    await indexDocuments([]);
+    const { graphFileIntact, readGraphKeys } = (await dist('retrieve/warm/usearch-graph.js')) as UsearchModule;
+    const list = readGraphKeys(graphFile());
+    expect(list?.keys.length).toBe(DOCUMENTS);
+    expect(list?.sum && graphFileIntact(graphFile(), list.sum)).toBe(true);
+    const repaired = await search();
+    expect(repaired.retrieval.vectors).toBe('graph');
+    expect(repaired.warnings).toEqual([]);
+  });
+});
