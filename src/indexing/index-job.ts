@@ -99,7 +99,7 @@ export async function runIndexJob(spec: IndexJobSpec, resources: IndexJobResourc
     ...(onProgress ? { onProgress } : {}),
   };
   const progressive = spec.progressive && model !== undefined;
-  const graphLost = spec.paths ? async () => false : checkSavedGraph(spec.graphFile, store, embedderId, model?.dimensions ?? 0);
+  const graphLost = spec.paths ? async () => false : checkSavedGraph(spec, store, embedderId, model?.dimensions ?? 0);
   const graph = {
     store,
     embedderId,
@@ -209,10 +209,16 @@ export async function withBackgroundGraph<T>(
  * the check returned says after the run whether the store still wants a graph file it lacks, so
  * the run saves one though no file changed.
  */
-export function checkSavedGraph(graphFile: string | undefined, store: Store, embedderId: string, dimensions: number): () => Promise<boolean> {
+export function checkSavedGraph(files: { graphFile?: string | undefined; segmentFile?: string | undefined }, store: Store, embedderId: string, dimensions: number): () => Promise<boolean> {
+  const { graphFile, segmentFile } = files;
   if (!graphFile || embedderId === 'none' || dimensions <= 0 || !loadUsearch()) return async () => false;
   dropUnreadableGraph(graphFile);
-  return async () => !existsSync(graphFile) && (await store.countChunks()) >= defaultHnswOptions.threshold;
+  return async () => {
+    if (existsSync(graphFile)) return false;
+    // Rows with a vector, as the segment counts them (chunks waiting for theirs want no graph).
+    const header = segmentFile ? readSegmentHeader(segmentFile) : undefined;
+    return (header ? header.vectors : await store.countChunks()) >= defaultHnswOptions.threshold;
+  };
 }
 
 /**

@@ -117,7 +117,7 @@ describe('loci doctor', () => {
       expect.objectContaining({
         status: 'warning',
         detail: expect.stringMatching(/does not match the size and checksum saved with its key list.*the next `loci index`/),
-        fix: `Run \`loci index\`: it deletes ${graph} and ${graph}.keys and builds the graph again.`,
+        fix: `Run \`loci index\` (a store of documents: the next indexDocuments call): it deletes ${graph} and ${graph}.keys and builds the graph again.`,
       }),
     ]);
     // A key list saved before sums: nothing to check the graph against.

@@ -41,8 +41,8 @@ export function checkStore(location: StoreLocation, root: string): StoreReport {
 
 /** What happens to a graph file that cannot be read: the index's is replaced by the next `loci index` (dropUnreadableGraph). */
 const REBUILT = {
-  index: 'vector searches are exact until the graph is rebuilt (by the next `loci index`, or a long-lived engine such as loci serve or loci watch).',
-  memory: 'memory searches are exact until a memory search in a long-lived engine (loci serve, loci watch, an MCP server) rebuilds the graph.',
+  index: 'vector searches are exact until the next `loci index` (for a store of documents, the next indexDocuments call) builds the graph again.',
+  memory: 'memory searches are exact until a memory search in a long-lived engine (loci serve, an MCP server, the library) rebuilds the graph.',
 };
 
 /** Graph files are caches: a broken or stale one is rebuilt or dropped, never trusted. */
@@ -75,7 +75,7 @@ function checkGraphFiles(folder: string, index: string, memory: string): StoreFi
     }
     const partner = keys ? file.slice(0, -'.keys'.length) : `${file}.keys`;
     const rebuilt = prefix ? REBUILT.memory : REBUILT.index;
-    const fix = (files: string) => (prefix ? `Delete ${files}.` : `Run \`loci index\`: it deletes ${files} and builds the graph again.`);
+    const fix = (files: string) => (prefix ? `Delete ${files}.` : `Run \`loci index\` (a store of documents: the next indexDocuments call): it deletes ${files} and builds the graph again.`);
     if (!exists(partner)) {
       findings.push({ file, check: 'graph files', status: 'warning', detail: `${name} has no ${keys ? 'graph' : 'key list'} beside it; ${rebuilt}`, fix: fix(file) });
     } else if (keys && statSync(file).size % 4 !== 0) {

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ExactOrGraphVectorIndex } from './exact-or-graph-vector-index.js';
 import { createGraph, dropUnreadableGraph, loadUsearch, writeGraphFiles } from './usearch-graph.js';
 
 // Reads of a key list, counted (the rest of node:fs is the real one).
@@ -100,5 +101,31 @@ describe('a saved graph before an index run', () => {
     expect(dropUnreadableGraph(file)).toBe(false);
     expect(both()).toEqual([true, true]);
     expect(dropUnreadableGraph(join(folder, 'none.hnsw'))).toBe(false);
+  });
+});
+
+describe('an index that builds no graph (a one-shot process)', () => {
+  const index = (withFile: boolean) => {
+    const made = new ExactOrGraphVectorIndex(DIMENSIONS, { threshold: 100, connectivity: 16, expansionAdd: 64, expansionSearch: 64, build: false, ...(withFile ? { file } : {}) });
+    let state = 9;
+    const next = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648 - 0.5;
+    for (let rowId = 1; rowId <= 200; rowId++) made.add(rowId, Float32Array.from({ length: DIMENSIONS }, next), { path: `p${rowId}`, language: 'text' });
+    made.ensureGraph();
+    return made;
+  };
+
+  it('lacks a saved graph when its file is missing or damaged, not when it was given none or reads one', () => {
+    expect(index(true).lacksSavedGraph).toBe(true); // missing
+    expect(index(false).lacksSavedGraph).toBe(false); // a store given as an object: no graph file at all
+    saveGraph();
+    expect(index(true).lacksSavedGraph).toBe(false);
+    flip(file, 1_000);
+    const damaged = index(true);
+    expect(damaged.usesGraph).toBe(true); // identified; the damage shows at its first walk
+    damaged.search(
+      Float32Array.from({ length: DIMENSIONS }, () => 0.1),
+      5,
+    );
+    expect([damaged.usesGraph, damaged.lacksSavedGraph]).toEqual([false, true]);
   });
 });

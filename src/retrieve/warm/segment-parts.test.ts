@@ -125,6 +125,39 @@ describe('a segment written a part at a time', () => {
     rewritten.close();
   });
 
+  it("goes the parts way past a file of another format version, removes a killed save's part files either way, and counts vectors attached since the file", async () => {
+    await randomStore(23, 120);
+    const file = join(folder, 'segment.seg');
+    const fresh = (events: SegmentEvent[]) => new WarmIndex(store, options(file, { segmentPartRows: 40, onSegment: (event) => events.push(event) }));
+    const persisted = async () => {
+      const events: SegmentEvent[] = [];
+      const warm = fresh(events);
+      await warm.persist({ minChanges: SEGMENT_REWRITE_MIN });
+      warm.close();
+      return events.map((event) => event.type);
+    };
+    expect(await persisted()).toEqual(['segment-saved', 'segment-loaded']);
+    // A file an older loci wrote (same bytes, another version): rejected when read, so never "nearby".
+    const bytes = readFileSync(file, 'latin1');
+    expect(bytes).toContain('"version":5');
+    writeFileSync(file, bytes.replace('"version":5', '"version":4'), 'latin1');
+    expect(await persisted()).toEqual(['segment-saved', 'segment-loaded']);
+    // A killed save's part file goes, though the file is near enough to be read.
+    const dead = `${file}.999999.abcdef.part0.tmp`;
+    writeFileSync(dead, 'left by a process killed mid-save');
+    expect(await persisted()).toEqual(['segment-loaded']);
+    expect(existsSync(dead)).toBe(false);
+    // The rows saved without a vector get theirs from the cache: each is a change the file lacks.
+    const pending = (await store.scanIndexRows({ embedderId: 'e@8' })).filter((row) => !row.vector);
+    expect(pending.length).toBeGreaterThan(5);
+    await store.putCachedVectors('e@8', new Map(pending.map((row) => [row.contentHash as string, new Float32Array(DIMENSIONS).fill(0.25)])));
+    const events: SegmentEvent[] = [];
+    const warm = fresh(events);
+    await warm.persist({ minChanges: pending.length });
+    warm.close();
+    expect(events.map((event) => event.type)).toEqual(['segment-loaded', 'segment-saved']);
+  });
+
   it('never fails a save it cannot write (the file is a cache): the index is built from the rows instead', async () => {
     await randomStore(17, 40);
     const file = join(folder, 'missing-folder', 'segment.seg');

@@ -11,6 +11,7 @@ import {
   type VectorBase,
   writeSegment,
 } from '../../store/segment-file.js';
+import { SEGMENT_VERSION } from '../../store/segment-format.js';
 import { MetaPacker, metaPathBytes } from '../../store/segment-metas.js';
 import type { Store } from '../../store/spec.js';
 import { LexicalIndex } from './lexical-index.js';
@@ -38,7 +39,8 @@ const SLICE = 1_000;
  */
 function segmentNearby(options: WarmIndexOptions & { segmentFile: string }, instance: string, count: number, deletions: number | undefined, partRows: number): boolean {
   const header = readSegmentHeader(options.segmentFile);
-  if (!header || header.chunkDeletions === undefined || deletions === undefined) return false;
+  // A file of another format version is rejected when read: the index would then hold every row at once.
+  if (!header || header.version !== SEGMENT_VERSION || header.chunkDeletions === undefined || deletions === undefined) return false;
   const dimensions = options.embedderId !== 'none' && options.dimensions > 0 ? options.dimensions : 0;
   if (segmentMismatch(header, { storeInstance: instance, embedderId: options.embedderId, dimensions, weights: options.weights })) return false;
   const deleted = deletions - header.chunkDeletions;
@@ -71,8 +73,8 @@ export async function writeSegmentInParts(store: Store, options: WarmIndexOption
   if (instance === undefined || count < 2 * partRows) return false;
   // Deletions counted before the rows are read: any made meanwhile are applied by the next catch-up.
   const deletions = await store.chunkDeletions?.();
-  if (segmentNearby(options, instance, count, deletions, partRows)) return false;
   removeAbandonedFiles(options.segmentFile);
+  if (segmentNearby(options, instance, count, deletions, partRows)) return false;
   const parts: Part[] = [];
   const stem = `${options.segmentFile}.${process.pid}.${Math.random().toString(36).slice(2, 8)}`;
   const started = performance.now();

@@ -39,18 +39,21 @@ export async function attachCachedVectors(
   vectors: ExactOrGraphVectorIndex,
   slice: number,
   current: () => boolean = () => true,
-): Promise<void> {
+): Promise<number> {
   const entries = [...withoutVector];
+  let attached = 0;
   for (let start = 0; start < entries.length; start += slice) {
     const part = entries.slice(start, start + slice);
     const found = await store.getCachedVectors(embedderId, [...new Set(part.map(([, entry]) => entry.contentHash))]);
-    if (!current()) return; // the index was reset meanwhile: these rows are not its own any more
+    if (!current()) return attached; // the index was reset meanwhile: these rows are not its own any more
     for (const [rowId, { contentHash, ...meta }] of part) {
       const vector = found.get(contentHash);
       if (!vector || vector.length !== vectors.dimensions) continue;
       vectors.add(rowId, vector, meta);
       withoutVector.delete(rowId);
+      attached++;
     }
     if (found.size > 0) await new Promise<void>((resolve) => setImmediate(resolve));
   }
+  return attached;
 }

@@ -129,7 +129,7 @@ export class WarmIndex {
   get usesVectorGraph(): boolean {
     return this.vectors?.usesGraph ?? false;
   }
-  /** Vector searches scan exactly because the saved graph is missing here or was refused as damaged (ExactOrGraphVectorIndex.lacksSavedGraph). */
+  /** Whether they are exact because the saved graph is missing here or was refused (ExactOrGraphVectorIndex.lacksSavedGraph). */
   get lacksSavedGraph(): boolean {
     return this.vectors?.lacksSavedGraph ?? false;
   }
@@ -171,10 +171,9 @@ export class WarmIndex {
   }
 
   /**
-   * Until the returned release is called, catch-ups (a search's included) leave the vector
-   * graph alone: neither build nor map it, answering vector queries exactly instead. A run
-   * whose graph another thread is finishing holds this until that graph is saved, so no
-   * search builds the same graph here meanwhile.
+   * Until the returned release is called, catch-ups (a search's included) leave the vector graph
+   * alone (vector queries are exact): a run whose graph another thread is finishing holds this
+   * until that graph is saved, so no search builds the same graph here meanwhile.
    */
   deferGraph(): () => void {
     this.graphDeferrals++;
@@ -374,8 +373,9 @@ export class WarmIndex {
     if (!current()) return false;
     this.removeRows(deleted.gone);
     this.deletionsSeen = deleted.seen;
-    // Vectors attached to rows already held (the store joins vectors by content hash).
-    if (this.vectors && this.withoutVector.size > 0) await attachCachedVectors(this.store, this.options.embedderId, this.withoutVector, this.vectors, CATCH_UP_SLICE, current);
+    // Vectors attached to rows already held (by content hash; each a change the segment lacks).
+    const vectors = this.vectors && this.withoutVector.size > 0 ? this.vectors : undefined;
+    if (vectors) this.changesSinceSegment += await attachCachedVectors(this.store, this.options.embedderId, this.withoutVector, vectors, CATCH_UP_SLICE, current);
     if (!current()) return false;
     // Not while deferred, nor while this process's worker builds the graph file (searches are exact meanwhile).
     if (this.graphDeferrals === 0 && !graphBeingBuilt(this.options.graphFile)) this.vectors?.ensureGraph();
