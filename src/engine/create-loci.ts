@@ -8,6 +8,7 @@ import type { IndexSummary } from '../indexing/events.js';
 import type { DocumentSource } from '../indexing/index-documents.js';
 import type { IndexJobSpec } from '../indexing/index-job.js';
 import { jobSpecFor, pickRun, runJobInWorker } from './run-job.js';
+import { GraphRepair } from './graph-repair.js';
 import { checkText } from '../errors/check-types.js';
 import { checkSearchOptions } from '../retrieve/check-search-options.js';
 import { ResultNotes } from './stale.js';
@@ -56,6 +57,7 @@ class LociEngine implements Loci {
   private readonly retiredStores: Store[] = [];
   /** Warm indexes of embedders the store no longer uses, closed with the engine at the latest (weakly held: never kept alive here). */
   private readonly retiredWarm = new Set<WeakRef<WarmIndex>>();
+  private readonly graphRepair = new GraphRepair();
   private readonly models: EngineModels;
   private warm: WarmIndex | undefined;
   private memoryHandle: Promise<{ memory: Memory; store: Store }> | undefined;
@@ -250,15 +252,14 @@ class LociEngine implements Loci {
 
   private async retriever(store: Store, embedderId: string, dimensions: number, vectors = true): Promise<Retriever> {
     const weights = this.config.search.fieldWeights;
-    // A one-shot process searches the segment file when there is one (the same index and
-    // ranking as a long-lived one, read in one go). Without one, a store that ranks by itself
-    // (Postgres) is searched directly; SQLite keeps no full-text table, so loci's index is
-    // rebuilt from its term rows and saved as a segment at close for the next process.
+    // A one-shot process searches the segment file if any (the same index and ranking as a long-lived one); else a store
+    // that ranks by itself (Postgres) is searched directly; SQLite's index is rebuilt from its term rows and saved at close.
     if (this.options.inMemory === false && ranksLexically(store) && !(this.warm?.options.embedderId === embedderId || hasSegment(this.location, embedderId))) {
       return storeRetriever(store, embedderId, weights);
     }
     const warm = await this.warmIndexFor(store, embedderId, dimensions);
     if (vectors) warm.prepareGraphThread(); // a lexical search leaves the graph file unread
+    if (vectors && this.activeRuns === 0) await this.graphRepair.before(store, warm); // a run builds its own
     // While indexing, a search answers from what the warm index holds and catches up in the background (never waiting on the writer); otherwise it sees all committed before it.
     if (this.activeRuns > 0 && warm.size > 0) void warm.refresh().catch(() => undefined);
     else await warm.refresh();
@@ -347,12 +348,11 @@ class LociEngine implements Loci {
     const warm = this.warm;
     this.store = undefined;
     this.warm = undefined;
+    await this.graphRepair.stop();
     try {
-      // A graph built or grown here (a documents store, rows another process added) is saved
-      // for the next process; an unchanged one is not rewritten.
-      warm?.saveGraph();
+      warm?.saveGraph(); // a graph built or grown here is saved for the next process; an unchanged one is not rewritten
     } catch {
-      // Only a cache: the next process rebuilds it.
+      // only a cache: the next process rebuilds it
     }
     warm?.close();
     for (const retired of this.retiredWarm) retired.deref()?.close();

@@ -46,6 +46,27 @@ async function search(): Promise<{ results: unknown[]; retrieval: { vectors: str
 
 const graphFile = () => join(store, readdirSync(store).find((name) => /^vectors-[0-9a-f]{12}-g\d+\.hnsw$/.test(name)) as string);
 
+/** One byte flipped in the middle of the graph file: its size is right, its checksum is not. */
+function flipByte(): void {
+  const fd = openSync(graphFile(), 'r+');
+  const byte = Buffer.alloc(1);
+  readSync(fd, byte, 0, 1, 4_000_000);
+  byte[0] = (byte[0] as number) ^ 0xff;
+  writeSync(fd, byte, 0, 1, 4_000_000);
+  closeSync(fd);
+}
+
+/** Whether the saved graph holds every document and matches the sum saved with its key list. */
+async function graphIntact(): Promise<boolean> {
+  const { graphFileIntact, readGraphKeys } = (await dist('retrieve/warm/usearch-graph.js')) as UsearchModule;
+  try {
+    const list = readGraphKeys(graphFile());
+    return list?.keys.length === DOCUMENTS && list.sum !== undefined && graphFileIntact(graphFile(), list.sum);
+  } catch {
+    return false; // between the worker's two renames, or not there yet
+  }
+}
+
 describe('a damaged vector graph', () => {
   it('is reported by a one-shot search and built again by the next run, though nothing changed', { timeout: 120_000 }, async () => {
     await indexDocuments(
@@ -58,27 +79,41 @@ describe('a damaged vector graph', () => {
     expect(before.retrieval.vectors).toBe('graph');
     expect(before.warnings).toEqual([]);
 
-    // One byte flipped in the middle: the size is right, the checksum is not.
-    const file = graphFile();
-    const fd = openSync(file, 'r+');
-    const byte = Buffer.alloc(1);
-    readSync(fd, byte, 0, 1, 4_000_000);
-    byte[0] = (byte[0] as number) ^ 0xff;
-    writeSync(fd, byte, 0, 1, 4_000_000);
-    closeSync(fd);
-
+    flipByte();
     const damaged = await search();
     expect(damaged.retrieval.vectors).toBe('exact');
     expect(damaged.results).toHaveLength(before.results.length);
     expect(damaged.warnings).toEqual([expect.stringMatching(/No readable vector graph .*next indexDocuments call\) builds it again/)]);
 
     await indexDocuments([]);
-    const { graphFileIntact, readGraphKeys } = (await dist('retrieve/warm/usearch-graph.js')) as UsearchModule;
-    const list = readGraphKeys(graphFile());
-    expect(list?.keys.length).toBe(DOCUMENTS);
-    expect(list?.sum && graphFileIntact(graphFile(), list.sum)).toBe(true);
+    expect(await graphIntact()).toBe(true);
     const repaired = await search();
     expect(repaired.retrieval.vectors).toBe('graph');
     expect(repaired.warnings).toEqual([]);
+  });
+
+  it('is built again on the graph worker of a long-lived engine, which answers exactly meanwhile', { timeout: 120_000 }, async () => {
+    flipByte();
+    const { createLoci } = (await dist('index.js')) as EngineModule;
+    const loci = createLoci({ root: folder, store });
+    try {
+      const first = await loci.search('parse json socket', { mode: 'vector' });
+      expect(first.retrieval.vectors).toBe('exact');
+      expect(first.warnings).toEqual([expect.stringMatching(/No readable vector graph/)]);
+      // The file is saved while the engine is open (a graph built on the searching thread was saved only at close).
+      const until = Date.now() + 90_000;
+      let searches = 0;
+      while (!(await graphIntact()) && Date.now() < until && searches < 2_000) {
+        expect((await loci.search('parse json socket', { mode: 'vector' })).results.length).toBeGreaterThan(0);
+        searches++;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(await graphIntact()).toBe(true);
+      const later = await loci.search('parse json socket', { mode: 'vector' });
+      expect(later.retrieval.vectors).toBe('graph');
+      expect(later.warnings).toEqual([]);
+    } finally {
+      await loci.close();
+    }
   });
 });
