@@ -21,7 +21,8 @@ export class GraphRepair {
   async before(store: Store, warm: WarmIndex): Promise<void> {
     const { graphFile, buildGraph, embedderId, dimensions } = warm.options;
     if (this.build || this.failed || !graphFile || buildGraph === false || embedderId === 'none' || dimensions <= 0 || graphBeingBuilt(graphFile)) return;
-    if (!warm.lacksSavedGraph && (warm.usesVectorGraph || existsSync(graphFile))) return;
+    if (warm.usesVectorGraph || (warm.size > 0 && warm.size < defaultHnswOptions.threshold)) return; // the usual case: no file is looked at
+    if (!warm.lacksSavedGraph && existsSync(graphFile)) return;
     const rows = warm.size > 0 ? warm.size : await store.countChunks();
     if (rows < defaultHnswOptions.threshold) return;
     dropUnreadableGraph(graphFile); // the worker starts only where no graph file is

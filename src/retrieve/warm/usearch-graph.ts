@@ -37,7 +37,7 @@ export const NO_VECTOR_GRAPH_WARNING =
 
 /** What to tell the user when the index wants a vector graph and none saved could be read (missing or damaged). */
 export const NO_SAVED_GRAPH_WARNING =
-  'No readable vector graph is saved for this index (missing or damaged), so vector search scans every vector exactly (correct, but slower). The next `loci index` (for a store of documents, the next indexDocuments call) builds it again.';
+  'No readable vector graph is saved for this index (missing or damaged), so vector search scans every vector exactly (correct, but slower) until it is built again: a long-lived engine (loci serve, loci mcp, the library) does that on its own; else the next `loci index` (for a store of documents, the next indexDocuments call) does.';
 
 /** usearch is an optional native dependency; without it every search is exact. */
 export function loadUsearch(): UsearchModule | null {
