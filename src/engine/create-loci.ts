@@ -108,6 +108,7 @@ class LociEngine implements Loci {
   private async leased(runOptions: RunOptions, work: (options: RunOptions) => Promise<IndexSummary>): Promise<IndexSummary> {
     this.activeRuns++;
     try {
+      await this.graphRepair.stop(); // the run builds a missing graph itself (two workers would write one file)
       const onProgress = runOptions.onProgress;
       const lease = await acquireRunLease(await this.openStore(true), {
         ...(runOptions.signal ? { signal: runOptions.signal } : {}),
@@ -120,8 +121,7 @@ class LociEngine implements Loci {
         // A store that cannot be written now frees the lease anyway: this pid's exit, or its age.
         await lease.release().catch(() => undefined);
       }
-      // A big run's transient buffers are freed, but the C allocator keeps them: handed back.
-      if (summary.chunks.written >= RELEASE_AFTER_CHUNKS) releaseFreedMemory();
+      if (summary.chunks.written >= RELEASE_AFTER_CHUNKS) releaseFreedMemory(); // a big run's buffers, kept by the C allocator
       return summary;
     } finally {
       this.activeRuns--;

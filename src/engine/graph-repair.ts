@@ -4,6 +4,7 @@ import { defaultHnswOptions } from '../retrieve/warm/exact-or-graph-vector-index
 import { graphBeingBuilt } from '../retrieve/warm/graph-builds.js';
 import { dropUnreadableGraph } from '../retrieve/warm/usearch-graph.js';
 import type { WarmIndex } from '../retrieve/warm/warm-index.js';
+import { readSegmentHeader } from '../store/segment-file.js';
 import type { Store } from '../store/spec.js';
 
 /**
@@ -14,31 +15,47 @@ import type { Store } from '../store/spec.js';
  */
 export class GraphRepair {
   private build: BackgroundGraph | undefined;
-  /** A worker that saved nothing is not started again by this engine (the catch-up builds in place, as before). */
+  /** The warm index the worker builds for (one of another embedder is stopped). */
+  private forIndex: WarmIndex | undefined;
+  /** Set from the first check to the worker's start: concurrent searches start one worker, not one each. */
+  private starting = false;
+  /** A worker that saved no usable graph is not started again by this engine (the catch-up builds in place, as before). */
   private failed = false;
 
   /** Before a search's catch-up: starts the worker when the engine keeps an index that wants a graph it has no readable file for. */
   async before(store: Store, warm: WarmIndex): Promise<void> {
-    const { graphFile, buildGraph, embedderId, dimensions } = warm.options;
-    if (this.build || this.failed || !graphFile || buildGraph === false || embedderId === 'none' || dimensions <= 0 || graphBeingBuilt(graphFile)) return;
+    if (this.build && this.forIndex !== warm) await this.stop(); // the index was replaced (another embedder)
+    const { graphFile, buildGraph, embedderId, dimensions, segmentFile } = warm.options;
+    if (this.build || this.starting || this.failed || !graphFile || buildGraph === false || embedderId === 'none' || dimensions <= 0 || graphBeingBuilt(graphFile)) return;
     if (warm.usesVectorGraph || (warm.size > 0 && warm.size < defaultHnswOptions.threshold)) return; // the usual case: no file is looked at
     if (!warm.lacksSavedGraph && existsSync(graphFile)) return;
-    const rows = warm.size > 0 ? warm.size : await store.countChunks();
-    if (rows < defaultHnswOptions.threshold) return;
-    dropUnreadableGraph(graphFile); // the worker starts only where no graph file is
-    const build = BackgroundGraph.forRun({ store, embedderId, dimensions, graphFile, chunksBefore: rows });
-    if (!build) return;
-    this.build = build;
-    // The worker reads every vector, saves the file and stops.
-    void build.finish().then((saved) => {
-      if (saved === undefined) this.failed = true;
-      if (this.build === build) this.build = undefined;
-    });
+    this.starting = true;
+    try {
+      // Rows with a vector, as the segment counts them (chunks waiting for theirs want no graph).
+      const header = segmentFile ? readSegmentHeader(segmentFile) : undefined;
+      const rows = header ? header.vectors : warm.size > 0 ? warm.size : await store.countChunks();
+      if (rows < defaultHnswOptions.threshold || this.build || graphBeingBuilt(graphFile)) return;
+      dropUnreadableGraph(graphFile); // the worker starts only where no graph file is
+      const build = BackgroundGraph.forRun({ store, embedderId, dimensions, graphFile, chunksBefore: rows });
+      if (!build) return;
+      this.build = build;
+      this.forIndex = warm;
+      // The worker reads every vector, saves the file and stops.
+      void build.finish().then((saved) => {
+        if (this.build !== build) return; // stopped (a run, close): not a failure
+        this.build = undefined;
+        this.forIndex = undefined;
+        if (saved === undefined || saved < defaultHnswOptions.threshold) this.failed = true;
+      });
+    } finally {
+      this.starting = false;
+    }
   }
 
   async stop(): Promise<void> {
     const build = this.build;
     this.build = undefined;
+    this.forIndex = undefined;
     await build?.stop();
   }
 }
