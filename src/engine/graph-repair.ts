@@ -2,9 +2,9 @@ import { existsSync } from 'node:fs';
 import { BackgroundGraph } from '../indexing/background-graph.js';
 import { defaultHnswOptions } from '../retrieve/warm/exact-or-graph-vector-index.js';
 import { graphBeingBuilt } from '../retrieve/warm/graph-builds.js';
-import { dropUnreadableGraph } from '../retrieve/warm/usearch-graph.js';
 import type { WarmIndex } from '../retrieve/warm/warm-index.js';
-import { readSegmentHeader } from '../store/segment-file.js';
+import { vectorRows } from '../retrieve/warm/warm-segment.js';
+import { dropUnreadableGraph } from '../retrieve/warm/usearch-graph.js';
 import type { Store } from '../store/spec.js';
 
 /**
@@ -31,9 +31,7 @@ export class GraphRepair {
     if (!warm.lacksSavedGraph && existsSync(graphFile)) return;
     this.starting = true;
     try {
-      // Rows with a vector, as the segment counts them (chunks waiting for theirs want no graph).
-      const header = segmentFile ? readSegmentHeader(segmentFile) : undefined;
-      const rows = header ? header.vectors : warm.size > 0 ? warm.size : await store.countChunks();
+      const rows = await vectorRows(store, segmentFile);
       if (rows < defaultHnswOptions.threshold || this.build || graphBeingBuilt(graphFile)) return;
       dropUnreadableGraph(graphFile); // the worker starts only where no graph file is
       const build = BackgroundGraph.forRun({ store, embedderId, dimensions, graphFile, chunksBefore: rows });

@@ -5,7 +5,7 @@ import type { LociConfig } from '../config/schema.js';
 import { embedderIdOf, type EmbeddingModel } from '../embed/spec.js';
 import { defaultHnswOptions } from '../retrieve/warm/exact-or-graph-vector-index.js';
 import { SEGMENT_REWRITE_MIN, WarmIndex, type WarmIndexOptions } from '../retrieve/warm/warm-index.js';
-import { ensureStoreInstance } from '../retrieve/warm/warm-segment.js';
+import { ensureStoreInstance, vectorRows } from '../retrieve/warm/warm-segment.js';
 import { dropUnreadableGraph, loadUsearch } from '../retrieve/warm/usearch-graph.js';
 import { readSegmentHeader } from '../store/segment-file.js';
 import type { Store } from '../store/spec.js';
@@ -213,12 +213,7 @@ export function checkSavedGraph(files: { graphFile?: string | undefined; segment
   const { graphFile, segmentFile } = files;
   if (!graphFile || embedderId === 'none' || dimensions <= 0 || !loadUsearch()) return async () => false;
   dropUnreadableGraph(graphFile);
-  return async () => {
-    if (existsSync(graphFile)) return false;
-    // Rows with a vector, as the segment counts them (chunks waiting for theirs want no graph).
-    const header = segmentFile ? readSegmentHeader(segmentFile) : undefined;
-    return (header ? header.vectors : await store.countChunks()) >= defaultHnswOptions.threshold;
-  };
+  return async () => !existsSync(graphFile) && (await vectorRows(store, segmentFile)) >= defaultHnswOptions.threshold;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { SegmentReader, sortTerms } from '../../store/segment-file.js';
+import { readSegmentHeader, SegmentReader, sortTerms } from '../../store/segment-file.js';
 import { type MetaTable, SegmentError, type SegmentContents, type SegmentHeader, type TermTable } from '../../store/segment-format.js';
 import type { Store } from '../../store/spec.js';
 import type { ExactOrGraphVectorIndex } from './exact-or-graph-vector-index.js';
@@ -136,4 +136,10 @@ export function prefetchInBackground(
     if (more) setTimeout(step, 0).unref();
   };
   setTimeout(step, 0).unref();
+}
+
+/** Rows with a vector, as the segment file counts them (chunks still waiting for theirs want no graph); without one, the store's chunks. */
+export async function vectorRows(store: Store, segmentFile: string | undefined): Promise<number> {
+  const header = segmentFile ? readSegmentHeader(segmentFile) : undefined;
+  return header ? header.vectors : store.countChunks();
 }
