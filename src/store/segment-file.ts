@@ -20,6 +20,19 @@ import { blockMetaTable, blockTermTable, LEXICON_BLOCK, PATH_BLOCK } from './seg
 export * from './segment-format.js';
 export { removeAbandonedFiles, writeSegment } from './segment-writer.js';
 
+/** What identifies an open file: the same device, inode, size and modification time. */
+export interface FileIdentity {
+  dev: number;
+  ino: number;
+  size: number;
+  mtimeMs: number;
+}
+
+/** A term's slots and weighted frequencies within bytes laid out as the file's postings ([slots][weights], `count` each). */
+export function postingViews(buffer: ArrayBufferLike, byteOffset: number, count: number): { slots: Int32Array; weighted: Float32Array } {
+  return { slots: new Int32Array(buffer, byteOffset, count), weighted: new Float32Array(buffer, byteOffset + 4 * count, count) };
+}
+
 /** Only the header, to compare watermarks before writing. */
 export function readSegmentHeader(file: string): SegmentHeader | undefined {
   let fd: number | undefined;
@@ -74,10 +87,8 @@ export class SegmentReader {
         const start = postingOffsets[index] as number;
         const count = (postingOffsets[index + 1] as number) - start;
         const bytes = this.read(header.postings.offset + 8 * start, 8 * count);
-        if (crc32(bytes) >>> 0 !== this.postingCrc[index]) throw new SegmentError(`postings of term ${arrays.postingTerms[index]} fail their checksum`);
-        const slots = new Int32Array(bytes.buffer, bytes.byteOffset, count);
-        for (let entry = 0; entry < count; entry++) if ((slots[entry] as number) >>> 0 >= rows) throw new SegmentError('a posting points outside the rows');
-        return { slots, weighted: new Float32Array(bytes.buffer, bytes.byteOffset + 4 * count, count) };
+        this.checkPostings(bytes, index);
+        return postingViews(bytes.buffer, bytes.byteOffset, count);
       },
       rowTerms: (row) => {
         const start = termOffsets[row] as number;
@@ -170,6 +181,37 @@ export class SegmentReader {
     for (let index = 0; index < this.lexical.postingTerms.length; index++) this.lexical.postings(index);
     this.lexical.allRowTerms();
     this.vectors?.matrix();
+  }
+
+  /** The open file's identity: another thread that opens the path checks it has this very file (segments are written whole and renamed into place). */
+  identity(): FileIdentity {
+    if (this.fd === undefined) throw new SegmentError('the segment file was closed', { damaged: false });
+    const { dev, ino, size, mtimeMs } = fstatSync(this.fd);
+    return { dev, ino, size, mtimeMs };
+  }
+
+  /**
+   * The postings of terms [from, to) (indexes into postingTerms) in one read, each term checked
+   * as postings() checks it: the bytes as the file lays them out, from postingOffsets[from]
+   * (postingViews gives a term's lists).
+   */
+  postingRange(from: number, to: number): ArrayBuffer {
+    const offsets = this.lexical.postingOffsets;
+    const first = offsets[from] as number;
+    const bytes = this.read(this.header.postings.offset + 8 * first, 8 * ((offsets[to] as number) - first));
+    for (let index = from; index < to; index++) {
+      const start = 8 * ((offsets[index] as number) - first);
+      this.checkPostings(bytes.subarray(start, 8 * ((offsets[index + 1] as number) - first)), index);
+    }
+    return bytes.buffer as ArrayBuffer;
+  }
+
+  /** One term's postings as read: their checksum, and every slot a row of the file. */
+  private checkPostings(bytes: Uint8Array, index: number): void {
+    if (crc32(bytes) >>> 0 !== this.postingCrc[index]) throw new SegmentError(`postings of term ${this.lexical.postingTerms[index]} fail their checksum`);
+    const rows = this.header.rows;
+    const slots = new Int32Array(bytes.buffer, bytes.byteOffset, bytes.length >>> 3);
+    for (let entry = 0; entry < slots.length; entry++) if ((slots[entry] as number) >>> 0 >= rows) throw new SegmentError('a posting points outside the rows');
   }
 
   close(): void {

@@ -76,8 +76,8 @@ export class ExactOrGraphVectorIndex {
     return Math.max(1, this.viewDelta >>> 3);
   }
 
-  /** Reads up to `bytes` more of a restored matrix in the background (see FlatVectorIndex.prefetchMatrix). */
-  prefetchMatrix(bytes: number): boolean {
+  /** Reads up to `bytes` more of a restored matrix in the background, or adopts one read elsewhere (FlatVectorIndex.prefetchMatrix). */
+  prefetchMatrix(bytes: number | Float32Array): boolean {
     return this.flat.prefetchMatrix(bytes);
   }
 

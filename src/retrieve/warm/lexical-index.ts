@@ -8,6 +8,7 @@ import { FolderSlots } from './folder-slots.js';
 import type { TermLookup } from './lexicon.js';
 import { PostingLists } from './posting-lists.js';
 import { RowTerms } from './row-terms.js';
+import type { PostingRange } from './restored-postings.js';
 import { snapshotRows } from './lexical-snapshot.js';
 import { MetaSlots } from './meta-slots.js';
 import { RowSlots } from './row-slots.js';
@@ -136,6 +137,11 @@ export class LexicalIndex {
    */
   prefetch(terms: number): boolean {
     return this.lists.prefetch(terms);
+  }
+
+  /** Keeps restored postings a background thread read (prefetch-worker.ts): later queries take theirs from them. */
+  adoptPostings(range: PostingRange): void {
+    this.lists.adoptRange(range);
   }
 
   has(rowId: number): boolean {

@@ -7,8 +7,11 @@ function base(): { base: LexicalBase; reads: number[] } {
   const terms = Array.from({ length: 10 }, (_, index) => index * 2);
   const reads: number[] = [];
   const listOf = (term: number) => Array.from({ length: term + 3 }, (_, slot) => slot);
+  const offsets = [0];
+  for (const term of terms) offsets.push((offsets.at(-1) as number) + listOf(term).length);
   const lexical = {
     postingTerms: Uint32Array.from(terms),
+    postingOffsets: Uint32Array.from(offsets),
     postingMax: Float32Array.from(terms, (term) => term + 2 + term / 10),
     postings: (index: number) => {
       reads.push(index);
@@ -82,6 +85,39 @@ describe('posting lists over a restored base', () => {
     reference.append(4, 50, 1);
     reference.removeDocument(4);
     expect(shape(again, 4)).toEqual(shape(reference, 4));
+  });
+});
+
+/** Terms [from, to) of base() laid out as the file lays out postings ([slots][weights] per term): what the prefetch thread hands over. */
+function rangeOf(from: number, to: number): { from: number; to: number; buffer: ArrayBuffer } {
+  const { base: source } = base();
+  const parts = Array.from({ length: to - from }, (_, at) => source.postings(from + at));
+  const buffer = new ArrayBuffer(parts.reduce((sum, part) => sum + 8 * part.slots.length, 0));
+  let offset = 0;
+  for (const { slots, weighted } of parts) {
+    new Int32Array(buffer, offset, slots.length).set(slots);
+    new Float32Array(buffer, offset + 4 * slots.length, weighted.length).set(weighted);
+    offset += 8 * slots.length;
+  }
+  return { from, to, buffer };
+}
+
+describe('postings another thread read', () => {
+  it('give the same lists, changes made meanwhile included, and read nothing from the file; ranges out of order or of the wrong size are ignored', () => {
+    const { base: restoredBase, reads } = base();
+    const lists = new PostingLists();
+    lists.restore(restoredBase);
+    change(lists);
+    expect(shape(lists, 0)).toBeDefined(); // term index 0 read from the file before any range came
+    lists.adoptRange(rangeOf(0, 4)); // terms 0–6; term 0 already taken
+    lists.adoptRange(rangeOf(2, 6)); // overlaps the last range: ignored
+    lists.adoptRange({ ...rangeOf(6, 8), buffer: new ArrayBuffer(8) }); // the wrong size: ignored
+    lists.adoptRange(rangeOf(8, 10)); // terms 16, 18
+    const reference = eager();
+    change(reference);
+    for (let term = 0; term < 22; term++) expect(shape(lists, term)).toEqual(shape(reference, term));
+    // Read from the file: term 0 (before the ranges) and terms 8–14 (indexes 4–7, in no range kept).
+    expect(reads).toEqual([0, 4, 5, 6, 7]);
   });
 });
 

@@ -1,6 +1,6 @@
 import type { LexicalBase } from '../../store/segment-file.js';
 import type { Postings } from './posting-blocks.js';
-import { RestoredPostings } from './restored-postings.js';
+import { type PostingRange, RestoredPostings } from './restored-postings.js';
 
 /** Postings added to, or rows removed from, a restored list not read yet. */
 interface Deferred {
@@ -90,6 +90,11 @@ export class PostingLists {
     if (!this.restored) return false;
     for (const termId of this.restored.next(terms)) this.get(termId);
     return !this.restored.done;
+  }
+
+  /** Keeps postings of the restored base another thread read (its lists are taken from them, unread). */
+  adoptRange(range: PostingRange): void {
+    this.restored?.adopt(range);
   }
 
   /** Every restored list read (before walking them all: snapshot, compaction). */

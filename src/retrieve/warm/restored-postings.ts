@@ -1,16 +1,26 @@
-import type { LexicalBase } from '../../store/segment-file.js';
+import { type LexicalBase, postingViews } from '../../store/segment-file.js';
 import type { Postings } from './posting-blocks.js';
+
+/** Postings of terms [from, to) read elsewhere (another thread) as the file lays them out, from postingOffsets[from]. */
+export interface PostingRange {
+  from: number;
+  to: number;
+  buffer: ArrayBuffer;
+}
 
 /**
  * The postings of a restored base (a segment file) not yet read: each term's are read once,
  * when a query, a write or a removal first touches the term, or when a long-lived process
- * reads the rest in the background.
+ * reads the rest in the background. Ranges read by a background thread are kept as they came
+ * (a term taken from one costs two views, no read), so adopting a range costs nothing per term.
  */
 export class RestoredPostings {
   /** slot[termId]: the term's index in the base's term table; -1 once taken or absent. */
   private readonly slot: Int32Array;
   /** Term ids below this were visited by next(). */
   private cursor = 0;
+  /** Ranges read elsewhere, in ascending, disjoint term indexes. */
+  private readonly ranges: PostingRange[] = [];
 
   constructor(private readonly base: LexicalBase) {
     const { postingTerms } = base;
@@ -23,11 +33,21 @@ export class RestoredPostings {
     return termId < this.slot.length && (this.slot[termId] as number) >= 0;
   }
 
+  /** Keeps a range another thread read and checked (postings(): checksum and slots); one out of order or beyond the table is ignored. */
+  adopt(range: PostingRange): void {
+    const { from, to, buffer } = range;
+    const offsets = this.base.postingOffsets;
+    const last = this.ranges.at(-1);
+    if (!(from >= (last?.to ?? 0) && to > from && to < offsets.length)) return;
+    if (buffer.byteLength !== 8 * ((offsets[to] as number) - (offsets[from] as number))) return;
+    this.ranges.push(range);
+  }
+
   /** The term's postings from the file, once; undefined when it has none there or they were taken. */
   take(termId: number): Postings | undefined {
     const index = termId < this.slot.length ? (this.slot[termId] as number) : -1;
     if (index < 0) return undefined;
-    const read = this.base.postings(index);
+    const read = this.fromRange(index) ?? this.base.postings(index);
     this.slot[termId] = -1;
     return { slots: read.slots, weighted: read.weighted, length: read.slots.length, documentFrequency: read.slots.length, maxWeighted: this.base.postingMax[index] as number };
   }
@@ -44,5 +64,25 @@ export class RestoredPostings {
 
   get done(): boolean {
     return this.cursor >= this.slot.length;
+  }
+
+  /** Term index `index`'s lists within an adopted range, if one holds it. */
+  private fromRange(index: number): { slots: Int32Array; weighted: Float32Array } | undefined {
+    const ranges = this.ranges;
+    let low = 0;
+    let high = ranges.length - 1;
+    while (low <= high) {
+      const middle = (low + high) >> 1;
+      const range = ranges[middle] as PostingRange;
+      if (index < range.from) high = middle - 1;
+      else if (index >= range.to) low = middle + 1;
+      else {
+        const offsets = this.base.postingOffsets;
+        const first = offsets[range.from] as number;
+        const start = offsets[index] as number;
+        return postingViews(range.buffer, 8 * (start - first), (offsets[index + 1] as number) - start);
+      }
+    }
+    return undefined;
   }
 }

@@ -85,11 +85,16 @@ export class FlatVectorIndex {
 
   /**
    * Reads up to `bytes` more of a restored matrix (a long-lived process reads it between
-   * searches, so rescoring stops reading rows from the file one by one). False once the
-   * matrix is in memory or there is none to read.
+   * searches, so rescoring stops reading rows from the file one by one), or adopts the whole
+   * matrix read and checked elsewhere (prefetch-worker.ts). False once the matrix is in memory
+   * or there is none to read.
    */
-  prefetchMatrix(bytes: number): boolean {
+  prefetchMatrix(bytes: number | Float32Array): boolean {
     if (!this.pendingMatrix || !this.pendingReader) return false;
+    if (typeof bytes !== 'number') {
+      this.adopt(bytes);
+      return false;
+    }
     this.reading ??= this.pendingReader();
     const loaded = this.reading.step(bytes);
     if (!loaded) return true;

@@ -12,7 +12,6 @@ import { graphBeingBuilt } from './graph-builds.js';
 import { writeSegmentInParts } from './segment-parts.js';
 import { GraphSearchThread } from './graph-search-thread.js';
 import { SEGMENT_REWRITE_MIN, SEGMENT_REWRITE_SHARE, type WarmIndexOptions } from './warm-options.js';
-
 export { SEGMENT_REWRITE_MIN, type SegmentEvent, type WarmIndexOptions } from './warm-options.js';
 
 /**
@@ -101,8 +100,9 @@ export class WarmIndex {
     return this;
   }
 
-  /** Closes the segment file this index reads from (what is unread stays unread; later reads rebuild). */
+  /** Closes the segment file this index reads from and stops its background read (what is unread stays unread; later reads rebuild). */
   close(): void {
+    this.retired = true;
     void this.graphThread?.close();
     this.reader?.close();
     openReaders.unregister(this);
@@ -268,7 +268,7 @@ export class WarmIndex {
       const { lexical, vectors } = this;
       // Stops when this index is rebuilt, waits while its graph is built elsewhere; damage resets it (rebuilt from the store).
       prefetchInBackground(
-        { lexicon: reader.lexicon, metas: reader.lexical.metas },
+        { lexicon: reader.lexicon, metas: reader.lexical.metas, segment: { file, reader, onSegment: this.options.onSegment } },
         lexical,
         vectors,
         () => lexical === this.lexical && vectors === this.vectors && !this.retired,

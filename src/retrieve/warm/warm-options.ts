@@ -1,12 +1,14 @@
 import type { LexicalWeights } from '../../store/spec.js';
 
-/** What a warm index reports about its segment file (loaded, saved, rejected and why). */
+/** What a warm index reports about its segment file (loaded, read whole in the background, saved, rejected and why). */
 export interface SegmentEvent {
-  type: 'segment-loaded' | 'segment-saved' | 'segment-rejected';
+  type: 'segment-loaded' | 'segment-prefetched' | 'segment-saved' | 'segment-rejected';
   file: string;
   rows: number;
   ms: number;
   reason?: string;
+  /** segment-prefetched: whether a worker thread read the postings and the matrix (else this thread did). */
+  thread?: boolean;
 }
 
 export interface WarmIndexOptions {

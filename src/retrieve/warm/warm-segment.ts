@@ -5,6 +5,8 @@ import type { Store } from '../../store/spec.js';
 import type { ExactOrGraphVectorIndex } from './exact-or-graph-vector-index.js';
 import type { LexicalIndex } from './lexical-index.js';
 import type { Lexicon } from './lexicon.js';
+import type { SegmentEvent } from './warm-options.js';
+import { prefetchOnThread } from './segment-prefetch.js';
 
 /** Named store state holding a random id of the store, so a segment file is never read against another store. */
 export const STORE_INSTANCE_STATE = 'store-instance';
@@ -98,22 +100,36 @@ const PREFETCH_MATRIX_BYTES = 8 * 1024 * 1024;
 const HOLD_OFF_MS = 250;
 
 /**
- * The lexicon and path blocks, postings, then the vector matrix, read a slice at a time
- * between other work (a few milliseconds each), never keeping the process alive: later
- * searches read nothing from the file (at 1M rows, rescoring a graph's 400 candidates row by
- * row from the file took ~1.5 ms). Stops once `current` says the index was replaced; damage
- * found goes to `damaged`. Waits while `holdOff` says so: a graph another thread is finishing
- * for this index (at 1M rows, that graph and the whole index read back at once were the peak of
- * a build's memory).
+ * The lexicon and path blocks, postings, then the vector matrix, read between other work,
+ * never keeping the process alive: later searches read nothing from the file (at 1M rows,
+ * rescoring a graph's 400 candidates row by row from the file took ~1.5 ms). The postings and
+ * the matrix are read on a worker thread when one can be had (segment-prefetch.ts), so neither
+ * the reads nor the first touch of the memory they fill stall searches (on the bench machine,
+ * 3-4 ms a MB); otherwise, or once that thread gives up, here a slice at a time (a few
+ * milliseconds each). Stops once `current` says the index was replaced; damage found goes to
+ * `damaged`. Waits while `holdOff` says so: a graph another thread is finishing for this index
+ * (at 1M rows, that graph and the whole index read back at once were the peak of a build's memory).
  */
 export function prefetchInBackground(
-  tables: { lexicon: TermTable; metas: MetaTable | undefined },
+  tables: { lexicon: TermTable; metas: MetaTable | undefined; segment?: { file: string; reader: SegmentReader; onSegment?: ((event: SegmentEvent) => void) | undefined } },
   lexical: LexicalIndex,
   vectors: ExactOrGraphVectorIndex | undefined,
   current: () => boolean,
   damaged: (error: SegmentError) => void,
   holdOff: () => boolean = () => false,
 ): void {
+  const { segment } = tables;
+  const started = performance.now();
+  /** Whether a worker thread reads the postings and the matrix (until it gives up), and whether it has read them. */
+  let onThread = false;
+  let threadTried = segment === undefined;
+  let threadDone = false;
+  let stepsDone = false;
+  /** Reported once everything is read, by whichever of this thread and the worker ends last. */
+  const ended = (): void => {
+    if (!stepsDone || (onThread && !threadDone) || !current()) return;
+    if (segment) segment.onSegment?.({ type: 'segment-prefetched', file: segment.file, rows: segment.reader.header.rows, ms: performance.now() - started, thread: onThread });
+  };
   const step = (): void => {
     if (!current()) return;
     if (holdOff()) {
@@ -122,11 +138,29 @@ export function prefetchInBackground(
     }
     let more: boolean;
     try {
+      if (!threadTried && segment) {
+        threadTried = true;
+        onThread = prefetchOnThread(segment.file, segment.reader.identity(), {
+          postings: (range) => lexical.adoptPostings(range),
+          matrix: vectors ? (matrix) => vectors.prefetchMatrix(matrix) : undefined,
+          current,
+          damaged,
+          finished: () => {
+            threadDone = true;
+            ended();
+          },
+          fallback: () => {
+            // The rest is read here (what the thread handed over stays adopted).
+            onThread = false;
+            stepsDone = false;
+            setTimeout(step, 0).unref();
+          },
+        });
+      }
       more =
         (tables.lexicon.prefetch?.(PREFETCH_BLOCKS) ?? false) ||
         (tables.metas?.prefetch?.(PREFETCH_BLOCKS) ?? false) ||
-        lexical.prefetch(PREFETCH_SLICE) ||
-        (vectors?.prefetchMatrix(PREFETCH_MATRIX_BYTES) ?? false);
+        (!onThread && (lexical.prefetch(PREFETCH_SLICE) || (vectors?.prefetchMatrix(PREFETCH_MATRIX_BYTES) ?? false)));
     } catch (error) {
       // Damage resets the index; anything else (the disk failing under a timer) only ends the
       // background read: searches read what they need and meet the error themselves.
@@ -134,6 +168,10 @@ export function prefetchInBackground(
       return;
     }
     if (more) setTimeout(step, 0).unref();
+    else {
+      stepsDone = true;
+      ended();
+    }
   };
   setTimeout(step, 0).unref();
 }
