@@ -93,8 +93,10 @@ describe('loci doctor', () => {
     writeFileSync(join(folder, 'vectors-0123456789ab-g2.hnsw'), 'x');
     writeFileSync(join(folder, 'vectors-fedcba987654.hnsw'), 'x');
     writeFileSync(join(folder, 'memory-vectors-0123456789ab-g2.hnsw.tmp'), 'x');
+    writeFileSync(join(folder, 'memory-vectors-0123456789ab-g2.hnsw.keys.4242.abc123.tmp'), 'x');
     const graphs = finding(check(), 'graph files');
     expect(graphs.map((item) => item.detail).sort()).toEqual([
+      expect.stringMatching(/^memory-vectors-0123456789ab-g2\.hnsw\.keys\.4242\.abc123\.tmp is left over from an interrupted save/),
       expect.stringMatching(/^memory-vectors-0123456789ab-g2\.hnsw\.tmp is left over from an interrupted save/),
       expect.stringMatching(/^vectors-0123456789ab-g2\.hnsw belongs to an embedder the store no longer uses/),
       expect.stringMatching(/^vectors-fedcba987654\.hnsw is a graph in an older layout/),

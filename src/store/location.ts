@@ -81,8 +81,8 @@ export type VectorGraphKind = 'index' | 'memory';
 
 export { MEMORY_DATABASE } from './file-names.js';
 
-/** Vector graph cache files: `vectors-<embedder hash>[-<format>].hnsw` and `memory-vectors-…` (+ `.keys`). */
-export const VECTOR_GRAPH_FILE = /^(memory-)?vectors-([0-9a-f]{12})(?:-(g\d+))?\.hnsw(\.keys)?(\.tmp)?$/;
+/** Vector graph cache files: `vectors-<embedder hash>[-<format>].hnsw` and `memory-vectors-…` (+ `.keys`; `.<pid>.<random>.tmp` while saved, `.tmp` from older versions). */
+export const VECTOR_GRAPH_FILE = /^(memory-)?vectors-([0-9a-f]{12})(?:-(g\d+))?\.hnsw(\.keys)?((?:\.[0-9]+\.[0-9a-z]+)?\.tmp)?$/;
 /**
  * The graph layout the name carries: g2 = f16, M 24. A file of another layout (the unnamed
  * f32 one before it) is never loaded: it is rebuilt, and `loci gc` removes the old one.

@@ -1,4 +1,5 @@
-import { closeSync, existsSync, openSync, readSync, rmSync, truncateSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readSync, rmSync, truncateSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -117,5 +118,29 @@ describe('an index that builds no graph (a one-shot process)', () => {
       5,
     );
     expect([damaged.usesGraph, damaged.lacksSavedGraph]).toEqual([false, true]);
+  });
+});
+
+describe('saving a graph', () => {
+  const temporary = () =>
+    readdirSync(folder)
+      .filter((name) => name.endsWith('.tmp'))
+      .sort();
+
+  it('writes through temporary files of its own process, and removes those a killed save left once their process is gone', () => {
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid as number;
+    const alive = process.ppid;
+    for (const name of [`${file}.${dead}.abc123.tmp`, `${file}.keys.${dead}.abc123.tmp`, `${file}.${alive}.def456.tmp`, `${file}.tmp`]) writeFileSync(name, 'x');
+    saveGraph();
+    // The dead process's pair is gone; a live process's save and an older version's leftover are not this save's to remove.
+    expect(temporary()).toEqual([`vectors-0123456789ab-g2.hnsw.${alive}.def456.tmp`, 'vectors-0123456789ab-g2.hnsw.tmp']);
+    expect(both()).toEqual([true, true]);
+    expect(dropUnreadableGraph(file)).toBe(false); // whole and readable
+  });
+
+  it('leaves no temporary file when a save fails', () => {
+    mkdirSync(file); // the rename into place fails: a folder holds the name
+    expect(() => saveGraph()).toThrow();
+    expect(temporary()).toEqual([]);
   });
 });

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { chmodSync, existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { sameFile, savedFilesIdentity, type MappedGraphFile } from './mapped-graph-file.js';
 import { graphFileIntact, graphFileSum, readGraphKeys, SUM_BYTES, SUM_MARK } from '../../store/graph-file-sum.js';
+import { removeAbandonedFiles } from '../../store/segment-writer.js';
 
 export { graphFileIntact, graphKeysSummary, readGraphKeys, type GraphSum } from '../../store/graph-file-sum.js';
 
@@ -65,21 +66,33 @@ export function createGraph(module: UsearchModule, dimensions: number, options: 
 
 /**
  * Saves a graph and its key list (ascending, so opening checks it in one pass, then the graph's
- * sum), each through a temporary file and a rename, readable by the store's owner only (the
- * graph holds the store's vectors, like the database).
+ * sum), each through a temporary file of this process (`<file>.<pid>.<random>.tmp`, so two
+ * processes saving at once never write one temporary file) and a rename, readable by the
+ * store's owner only (the graph holds the store's vectors, like the database). Temporary files
+ * a killed save left are removed first, once their process is gone.
  */
 export function writeGraphFiles(graph: UsearchIndex, unordered: Int32Array, file: string): void {
+  removeAbandonedFiles(file);
+  removeAbandonedFiles(`${file}.keys`);
   const keys = Int32Array.from(unordered).sort();
-  graph.save(`${file}.tmp`);
-  chmodSync(`${file}.tmp`, 0o600);
-  const sum = graphFileSum(`${file}.tmp`);
-  const list = new Int32Array(keys.length + SUM_BYTES / 4);
-  list.set(keys);
-  list.set([(sum.bytes % 2 ** 32) | 0, Math.floor(sum.bytes / 2 ** 32) | 0, sum.crc32 | 0, SUM_MARK], keys.length);
-  writeFileSync(`${file}.keys.tmp`, Buffer.from(list.buffer, list.byteOffset, list.byteLength), { mode: 0o600 });
-  chmodSync(`${file}.keys.tmp`, 0o600); // a leftover from an interrupted save keeps its old mode
-  renameSync(`${file}.tmp`, file);
-  renameSync(`${file}.keys.tmp`, `${file}.keys`);
+  const suffix = `${process.pid}.${Math.random().toString(36).slice(2, 8)}.tmp`;
+  const temporary = `${file}.${suffix}`;
+  const keysTemporary = `${file}.keys.${suffix}`;
+  try {
+    graph.save(temporary);
+    chmodSync(temporary, 0o600);
+    const sum = graphFileSum(temporary);
+    const list = new Int32Array(keys.length + SUM_BYTES / 4);
+    list.set(keys);
+    list.set([(sum.bytes % 2 ** 32) | 0, Math.floor(sum.bytes / 2 ** 32) | 0, sum.crc32 | 0, SUM_MARK], keys.length);
+    writeFileSync(keysTemporary, Buffer.from(list.buffer, list.byteOffset, list.byteLength), { mode: 0o600 });
+    renameSync(temporary, file);
+    renameSync(keysTemporary, `${file}.keys`);
+  } finally {
+    // Gone once renamed; left by a failed save (a full disk), removed here.
+    rmSync(temporary, { force: true });
+    rmSync(keysTemporary, { force: true });
+  }
 }
 
 /**
