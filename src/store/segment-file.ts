@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import {
   ARRAY_TYPES,
   type ArrayName,
@@ -28,6 +28,11 @@ export interface FileIdentity {
   mtimeMs: number;
 }
 
+/** Whether an open file is the one `expected` describes: segments are written whole and renamed into place, so the same inode, size and time are the same bytes. */
+export function sameIdentity(found: FileIdentity, expected: FileIdentity): boolean {
+  return found.dev === expected.dev && found.ino === expected.ino && found.size === expected.size && found.mtimeMs === expected.mtimeMs;
+}
+
 /** A term's slots and weighted frequencies within bytes laid out as the file's postings ([slots][weights], `count` each). */
 export function postingViews(buffer: ArrayBufferLike, byteOffset: number, count: number): { slots: Int32Array; weighted: Float32Array } {
   return { slots: new Int32Array(buffer, byteOffset, count), weighted: new Float32Array(buffer, byteOffset + 4 * count, count) };
@@ -37,7 +42,8 @@ export function postingViews(buffer: ArrayBufferLike, byteOffset: number, count:
 export function readSegmentHeader(file: string): SegmentHeader | undefined {
   let fd: number | undefined;
   try {
-    fd = openSync(file, 'r');
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    if (!fstatSync(fd).isFile()) return undefined;
     const prefix = Buffer.alloc(PREFIX);
     if (readSync(fd, prefix, 0, PREFIX, 0) !== PREFIX || prefix.toString('latin1', 0, 8) !== MAGIC) return undefined;
     const headerBytes = prefix.readUInt32LE(8);
@@ -133,10 +139,15 @@ export class SegmentReader {
   }
 
   /** Opens and checks a segment's eager region; throws SegmentError when it is damaged or not a segment. */
-  static open(file: string): SegmentReader {
-    const fd = openSync(file, 'r');
+  static open(file: string, expected?: FileIdentity): SegmentReader {
+    // Non-blocking, so a FIFO put at the path cannot hold the open; only a regular file is read.
+    const fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
     try {
-      const size = fstatSync(fd).size;
+      const stats = fstatSync(fd);
+      if (!stats.isFile()) throw new SegmentError('not a regular file', { damaged: false });
+      // Another thread's reader names the file it wants: anything else at the path is refused unread (not damage: it is not that file).
+      if (expected && !sameIdentity(stats, expected)) throw new SegmentError('the segment file was replaced', { damaged: false });
+      const size = stats.size;
       const prefix = Buffer.alloc(PREFIX);
       if (readSync(fd, prefix, 0, PREFIX, 0) !== PREFIX || prefix.toString('latin1', 0, 8) !== MAGIC) throw new SegmentError('not a loci segment file (or an older format)');
       const headerBytes = prefix.readUInt32LE(8);

@@ -1,5 +1,6 @@
 // A long-lived index reads its segment's postings and vector matrix on a worker thread, driven
 // through the built library (dist/): the worker file exists only after the build.
+import { execFileSync } from 'node:child_process';
 import { copyFileSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -188,5 +189,110 @@ describe('the segment read on a worker thread', () => {
     expect(ranges).toBe(1);
     expect(outcomes).toEqual([]);
     expect(stoppedAt).toBeLessThan(terms / 2); // a term a message: it stopped within a few messages of the flag, not at the end
+  });
+
+  it('sends a term whose postings exceed the bound as a range of its own, and every other range within its bounds', async () => {
+    await saved(13, 120);
+    const { prefetchOnThread } = (await dist('retrieve/warm/segment-prefetch.js')) as PrefetchModule;
+    const { SegmentReader } = (await dist('store/segment-file.js')) as FileModule;
+    const reader = SegmentReader.open(segment);
+    const offsets = reader.lexical.postingOffsets;
+    const terms = reader.lexical.postingTerms.length;
+    const identity = reader.identity();
+    reader.close();
+    const bytes = (from: number, to: number) => 8 * ((offsets[to] as number) - (offsets[from] as number));
+    const ranges: Array<{ from: number; to: number; length: number }> = [];
+    let finished = false;
+    prefetchOnThread(
+      segment,
+      identity,
+      {
+        postings: ({ from, to, buffer }) => ranges.push({ from, to, length: buffer.byteLength }),
+        current: () => true,
+        damaged: (error) => {
+          throw error;
+        },
+        fallback: (reason) => {
+          throw new Error(reason);
+        },
+        finished: () => {
+          finished = true;
+        },
+      },
+      { ownRangeBytes: 400, batchBytes: 4096 },
+    );
+    await until(() => finished, 'the read');
+    expect(ranges[0]?.from).toBe(0);
+    expect(ranges.at(-1)?.to).toBe(terms);
+    let alone = 0;
+    ranges.forEach(({ from, to, length }, at) => {
+      if (at > 0) expect(from).toBe(ranges[at - 1]?.to);
+      expect(length).toBe(bytes(from, to));
+      if (to - from > 1) {
+        expect(length).toBeLessThanOrEqual(4096);
+        for (let index = from; index < to; index++) expect(bytes(index, index + 1)).toBeLessThanOrEqual(400);
+      } else if (length > 400) alone++;
+    });
+    expect(alone).toBeGreaterThan(0);
+  });
+
+  it('refuses a FIFO put at the path at once (its open would wait for a writer), and the index reads the rest itself', async () => {
+    if (process.platform !== 'linux') return;
+    const { WarmIndex, reference } = await saved(15);
+    const { graphBuildStarted } = (await dist('retrieve/warm/graph-builds.js')) as BuildsModule;
+    const graphFile = join(folder, 'graph.hnsw');
+    const release = graphBuildStarted(graphFile);
+    const events: SegmentEvent[] = [];
+    const warm = new WarmIndex(store, options({ prefetch: true, graphFile, onSegment: (event: SegmentEvent) => events.push(event) }));
+    try {
+      await warm.refresh();
+      const fifo = join(folder, 'fifo');
+      execFileSync('mkfifo', [fifo]);
+      renameSync(fifo, segment);
+    } finally {
+      release();
+    }
+    await until(() => events.length >= 2, 'the background read');
+    expect(events.map((event) => [event.type, event.thread])).toEqual([
+      ['segment-loaded', undefined],
+      ['segment-prefetched', false],
+    ]);
+    expectSameAnswers(warm, reference, 16);
+    warm.close();
+  });
+
+  it('a thread that gives up while this thread still reads its own part leaves one chain of reads here, and one end', async () => {
+    await saved(17);
+    const { prefetchInBackground } = (await dist('retrieve/warm/warm-segment.js')) as SegmentModule;
+    const { SegmentReader } = (await dist('store/segment-file.js')) as FileModule;
+    const reader = SegmentReader.open(segment);
+    writeFileSync(`${segment}.other`, 'not a segment');
+    renameSync(`${segment}.other`, segment); // the thread refuses it
+    const started = performance.now();
+    let steps = 0;
+    // The lexicon's blocks read a step at a time for 600 ms, ~1 ms a step.
+    const lexicon = {
+      prefetch: () => {
+        steps++;
+        const until = performance.now() + 1;
+        while (performance.now() < until);
+        return performance.now() - started < 600;
+      },
+    };
+    const lexical = { adoptPostings: () => {}, prefetch: () => false };
+    const ends: Array<boolean | undefined> = [];
+    prefetchInBackground(
+      { lexicon: lexicon as never, metas: undefined, segment: { file: segment, reader, onSegment: (event: SegmentEvent) => ends.push(event.thread) } },
+      lexical as never,
+      undefined,
+      () => true,
+      (error) => {
+        throw error;
+      },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    reader.close();
+    expect(ends).toEqual([false]);
+    expect(steps).toBeLessThan(700); // one chain: two would take twice the steps in the same time
   });
 });

@@ -3,7 +3,6 @@
 // thread's own reads do, and hands the bytes over (transferred, not copied), so neither the
 // reads nor the first touch of the memory they fill stall the thread that answers searches.
 // It reads only the file the caller opened: another file at that path is refused, never read.
-import { statSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { type FileIdentity, SegmentError, SegmentReader } from '../../store/segment-file.js';
@@ -15,6 +14,8 @@ export interface PrefetchRequest {
   /** Most bytes and terms of postings one message carries. */
   batchBytes: number;
   batchTerms: number;
+  /** A term whose postings are longer comes as a range of its own, so its bytes are freed once its list grows (a copy). */
+  ownRangeBytes: number;
   matrix: boolean;
   /** Set to 1 by the caller to stop: looked at between reads (a thread terminated from outside would leave its file open). */
   stop: Int32Array;
@@ -44,50 +45,40 @@ if (process.platform === 'linux') {
   }
 }
 
-/** Whether a file is the caller's: segments are written whole and renamed into place, so the same inode, size and time are the same bytes. */
-const theCallers = (found: FileIdentity): boolean => {
-  const wanted = request.identity;
-  return found.dev === wanted.dev && found.ino === wanted.ino && found.size === wanted.size && found.mtimeMs === wanted.mtimeMs;
-};
+/** Bytes of the vector matrix read between looks at the stop flag. */
+const MATRIX_STEP = 16 * 1024 * 1024;
 
-/** Whether the open reader (else the file at the path now) is the caller's. */
-function isTheCallers(open: SegmentReader | undefined): boolean {
-  try {
-    return theCallers(open ? open.identity() : statSync(request.file));
-  } catch {
-    return false;
-  }
-}
-
+const stopped = (): boolean => Atomics.load(request.stop, 0) !== 0;
 let reader: SegmentReader | undefined;
 try {
-  reader = SegmentReader.open(request.file);
-  if (!theCallers(reader.identity())) {
-    send({ type: 'refused', message: 'the segment file was replaced' });
-  } else {
-    const offsets = reader.lexical.postingOffsets;
-    const terms = reader.lexical.postingTerms.length;
-    const stopped = (): boolean => Atomics.load(request.stop, 0) !== 0;
-    let from = 0;
-    while (from < terms && !stopped()) {
-      let to = from + 1;
-      while (to < terms && to - from < request.batchTerms && 8 * ((offsets[to + 1] as number) - (offsets[from] as number)) <= request.batchBytes) to++;
-      const buffer = reader.postingRange(from, to);
-      send({ type: 'postings', from, to, buffer }, [buffer]);
-      from = to;
+  // Only the caller's own file (checked before anything is read): any other at the path is refused, never read.
+  reader = SegmentReader.open(request.file, request.identity);
+  const offsets = reader.lexical.postingOffsets;
+  const terms = reader.lexical.postingTerms.length;
+  const bytesOf = (from: number, to: number): number => 8 * ((offsets[to] as number) - (offsets[from] as number));
+  let from = 0;
+  while (from < terms && !stopped()) {
+    let to = from + 1;
+    if (bytesOf(from, to) <= request.ownRangeBytes) {
+      while (to < terms && to - from < request.batchTerms && bytesOf(to, to + 1) <= request.ownRangeBytes && bytesOf(from, to + 1) <= request.batchBytes) to++;
     }
-    const matrix = request.matrix && !stopped() ? reader.vectors?.matrix() : undefined;
-    if (matrix) {
-      // Its own buffer, whole (a transfer moves the buffer, so a view into a larger one is copied first).
-      const buffer = matrix.byteOffset === 0 && matrix.byteLength === matrix.buffer.byteLength ? (matrix.buffer as ArrayBuffer) : (matrix.slice().buffer as ArrayBuffer);
-      send({ type: 'matrix', buffer }, [buffer]);
-    }
-    send(stopped() ? { type: 'stopped', at: from } : { type: 'done' });
+    const buffer = reader.postingRange(from, to);
+    send({ type: 'postings', from, to, buffer }, [buffer]);
+    from = to;
   }
+  const matrixReader = request.matrix && !stopped() ? reader.vectors?.matrixReader?.() : undefined;
+  let matrix: Float32Array | undefined;
+  while (matrixReader && !matrix && !stopped()) matrix = matrixReader.step(MATRIX_STEP);
+  if (matrix && !stopped()) {
+    // Its own buffer, whole (a transfer moves the buffer, so a view into a larger one is copied first).
+    const buffer = matrix.byteOffset === 0 && matrix.byteLength === matrix.buffer.byteLength ? (matrix.buffer as ArrayBuffer) : (matrix.slice().buffer as ArrayBuffer);
+    send({ type: 'matrix', buffer }, [buffer]);
+  }
+  send(stopped() ? { type: 'stopped', at: from } : { type: 'done' });
 } catch (error) {
   const message = error instanceof Error ? error.message : String(error);
-  // Damage counts only in the caller's own file: a file put at the path since (one that failed to open) is refused.
-  send({ type: error instanceof SegmentError && error.damaged && isTheCallers(reader) ? 'damaged' : 'refused', message });
+  // The file was the caller's (open checked it first): damage found in it is damage.
+  send({ type: error instanceof SegmentError && error.damaged ? 'damaged' : 'refused', message });
 } finally {
   reader?.close();
 }

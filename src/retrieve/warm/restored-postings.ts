@@ -19,8 +19,8 @@ export class RestoredPostings {
   private readonly slot: Int32Array;
   /** Term ids below this were visited by next(). */
   private cursor = 0;
-  /** Ranges read elsewhere, in ascending, disjoint term indexes. */
-  private readonly ranges: PostingRange[] = [];
+  /** Ranges read elsewhere, in ascending, disjoint term indexes, with how many of each one's terms are not taken yet (a range is let go once all are). */
+  private readonly ranges: Array<PostingRange & { untaken: number }> = [];
 
   constructor(private readonly base: LexicalBase) {
     const { postingTerms } = base;
@@ -40,7 +40,10 @@ export class RestoredPostings {
     const last = this.ranges.at(-1);
     if (!(from >= (last?.to ?? 0) && to > from && to < offsets.length)) return;
     if (buffer.byteLength !== 8 * ((offsets[to] as number) - (offsets[from] as number))) return;
-    this.ranges.push(range);
+    const { postingTerms } = this.base;
+    let untaken = 0;
+    for (let index = from; index < to; index++) if (this.slot[postingTerms[index] as number] === index) untaken++;
+    if (untaken > 0) this.ranges.push({ from, to, buffer, untaken });
   }
 
   /** The term's postings from the file, once; undefined when it has none there or they were taken. */
@@ -66,17 +69,19 @@ export class RestoredPostings {
     return this.cursor >= this.slot.length;
   }
 
-  /** Term index `index`'s lists within an adopted range, if one holds it. */
+  /** Term index `index`'s lists within an adopted range, if one holds it (called once per term: the term is being taken). */
   private fromRange(index: number): { slots: Int32Array; weighted: Float32Array } | undefined {
     const ranges = this.ranges;
     let low = 0;
     let high = ranges.length - 1;
     while (low <= high) {
       const middle = (low + high) >> 1;
-      const range = ranges[middle] as PostingRange;
+      const range = ranges[middle] as PostingRange & { untaken: number };
       if (index < range.from) high = middle - 1;
       else if (index >= range.to) low = middle + 1;
       else {
+        // The caller takes the term: once every term is taken, only their views hold the buffer.
+        if (--range.untaken === 0) ranges.splice(middle, 1);
         const offsets = this.base.postingOffsets;
         const first = offsets[range.from] as number;
         const start = offsets[index] as number;

@@ -10,6 +10,8 @@ const WORKER_FILE = compiledModule('retrieve/warm/prefetch-worker.js');
 /** Postings one message carries at most: a few milliseconds of the thread's reading, a moment of the caller's. */
 const BATCH_BYTES = 4 << 20;
 const BATCH_TERMS = 20_000;
+/** A term's postings longer than this come alone: a list that grows is copied, and then its bytes are freed (a range is held while any of its views is). */
+const OWN_RANGE_BYTES = 256 * 1024;
 /** How often a running thread looks whether its index is still wanted (it is stopped once not). */
 const CHECK_MS = 250;
 
@@ -36,11 +38,16 @@ export interface PrefetchTargets {
  * the process alive and runs below the priority of the threads that answer searches. False when
  * no thread can be had (no compiled worker file, a limit on threads): read on this thread instead.
  */
-export function prefetchOnThread(file: string, identity: FileIdentity, targets: PrefetchTargets, options: { workerFile?: URL; batchBytes?: number; batchTerms?: number } = {}): boolean {
-  const { workerFile = WORKER_FILE, batchBytes = BATCH_BYTES, batchTerms = BATCH_TERMS } = options;
+export function prefetchOnThread(
+  file: string,
+  identity: FileIdentity,
+  targets: PrefetchTargets,
+  options: { workerFile?: URL; batchBytes?: number; batchTerms?: number; ownRangeBytes?: number } = {},
+): boolean {
+  const { workerFile = WORKER_FILE, batchBytes = BATCH_BYTES, batchTerms = BATCH_TERMS, ownRangeBytes = OWN_RANGE_BYTES } = options;
   if (workerFile.protocol !== 'file:' || !existsSync(fileURLToPath(workerFile))) return false;
   const stop = new Int32Array(new SharedArrayBuffer(4));
-  const workerData: PrefetchRequest = { file, identity, batchBytes, batchTerms, matrix: targets.matrix !== undefined, stop };
+  const workerData: PrefetchRequest = { file, identity, batchBytes, batchTerms, ownRangeBytes, matrix: targets.matrix !== undefined, stop };
   let worker: Worker;
   try {
     // The heap holds the segment's eager tables while the thread runs (its byte arrays live outside it).

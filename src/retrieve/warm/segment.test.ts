@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -333,6 +333,30 @@ describe('segment files', () => {
     }
     for (let wait = 0; wait < 100 && events.length < 2; wait++) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(events.map((event) => event.type)).toEqual(['segment-loaded', 'segment-rejected']);
+    warm.close();
+  });
+
+  it('a damaged file found in the background is deleted only while the path still names it: a good one saved there since is kept', async () => {
+    const { header } = await savedWithReference(47);
+    const good = readFileSync(segment);
+    const damaged = Buffer.from(good);
+    const end = header.postings.offset + header.postings.bytes;
+    damaged.fill(0x7f, end - 8, end);
+    writeFileSync(segment, damaged);
+    const graphFile = join(folder, 'graph.hnsw');
+    const release = graphBuildStarted(graphFile); // holds the background read off until the good file is in place
+    const events: SegmentEvent[] = [];
+    const warm = new WarmIndex(store, options({ prefetch: true, graphFile, onSegment: (event) => events.push(event) }));
+    try {
+      await warm.refresh();
+      writeFileSync(`${segment}.new`, good);
+      renameSync(`${segment}.new`, segment); // another process saved a good segment
+    } finally {
+      release();
+    }
+    for (let wait = 0; wait < 100 && events.length < 2; wait++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(events.map((event) => event.type)).toEqual(['segment-loaded', 'segment-rejected']);
+    expect(readFileSync(segment).equals(good)).toBe(true);
     warm.close();
   });
 

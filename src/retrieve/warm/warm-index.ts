@@ -1,11 +1,10 @@
-import { rmSync } from 'node:fs';
 import { LociError } from '../../errors/index.js';
 import type { ScoredRow, SearchFilter, Store, TermStatistics } from '../../store/spec.js';
 import { compileFilter } from '../../store/filter-match.js';
 import { LexicalIndex } from './lexical-index.js';
 import { vectorIndexFor, type ExactOrGraphVectorIndex } from './exact-or-graph-vector-index.js';
 import { readSegmentHeader, SegmentError, type SegmentReader, writeSegment } from '../../store/segment-file.js';
-import { openMatchingSegment, prefetchInBackground, segmentContents, STORE_INSTANCE_STATE } from './warm-segment.js';
+import { dropDamagedSegment, openMatchingSegment, prefetchInBackground, segmentContents, STORE_INSTANCE_STATE } from './warm-segment.js';
 import { Lexicon } from './lexicon.js';
 import { attachCachedVectors, deletedSince } from './warm-catch-up.js';
 import { graphBeingBuilt } from './graph-builds.js';
@@ -62,10 +61,10 @@ export class WarmIndex {
     const file = this.options.segmentFile;
     this.options.onSegment?.({ type: 'segment-rejected', file: file ?? '', rows: 0, ms: 0, reason: error.message });
     this.generation++;
+    if (file && error.damaged) dropDamagedSegment(file, this.reader);
     this.reader?.close();
     this.reader = undefined;
     openReaders.unregister(this);
-    if (file && error.damaged) rmSync(file, { force: true });
     this.termIds = new Lexicon();
     this.lexical = new LexicalIndex(this.options.weights, this.termIds);
     this.vectors = vectorIndexFor(this.options);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { readSegmentHeader, SegmentReader, sortTerms } from '../../store/segment-file.js';
+import { rmSync, statSync } from 'node:fs';
+import { readSegmentHeader, sameIdentity, SegmentReader, sortTerms } from '../../store/segment-file.js';
 import { type MetaTable, SegmentError, type SegmentContents, type SegmentHeader, type TermTable } from '../../store/segment-format.js';
 import type { Store } from '../../store/spec.js';
 import type { ExactOrGraphVectorIndex } from './exact-or-graph-vector-index.js';
@@ -150,10 +151,12 @@ export function prefetchInBackground(
             ended();
           },
           fallback: () => {
-            // The rest is read here (what the thread handed over stays adopted).
+            // The rest is read here (what the thread handed over stays adopted): by this
+            // thread's chain of steps, started again only if it had ended.
+            const chainEnded = stepsDone;
             onThread = false;
             stepsDone = false;
-            setTimeout(step, 0).unref();
+            if (chainEnded) setTimeout(step, 0).unref();
           },
         });
       }
@@ -174,6 +177,20 @@ export function prefetchInBackground(
     }
   };
   setTimeout(step, 0).unref();
+}
+
+/**
+ * Deletes a segment file found damaged, so no process reads it again, but only while the path
+ * still names the file `reader` opened: another process may have saved a good one there since.
+ * Without a reader, whatever the path names is deleted.
+ */
+export function dropDamagedSegment(file: string, reader: SegmentReader | undefined): void {
+  try {
+    if (reader && !sameIdentity(statSync(file), reader.identity())) return;
+    rmSync(file, { force: true });
+  } catch {
+    // gone already, or the reader was closed: nothing to compare, so nothing is deleted
+  }
 }
 
 /** Rows with a vector, as the segment file counts them (chunks still waiting for theirs want no graph); without one, the store's chunks. */
