@@ -6,12 +6,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { queryTerms } from '../../src/lexical/tokenize.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/spec.js';
 import { catalogEntry, chunk } from '../../src/store/test-support/store-contract.js';
 import { openHandles } from '../../src/store/test-support/open-handles.js';
 import { pick, random } from '../../src/retrieve/warm/test-words.js';
+import { expectSameAnswers as sameAnswers } from '../../src/retrieve/warm/test-support/same-answers.js';
 
 type WarmModule = typeof import('../../src/retrieve/warm/warm-index.js');
 type SegmentModule = typeof import('../../src/retrieve/warm/warm-segment.js');
@@ -59,27 +59,40 @@ async function saved(seed: number, files = 40): Promise<{ WarmIndex: WarmModule[
   return { WarmIndex, reference };
 }
 
-/** Lexical and vector top 15 of 30 random queries, with and without a filter, equal on both indexes. */
-function expectSameAnswers(a: WarmIndex, b: WarmIndex, seed: number) {
-  const next = random(seed);
-  let answered = 0;
-  for (let query = 0; query < 30; query++) {
-    const terms = queryTerms(Array.from({ length: 1 + Math.floor(next() * 4) }, () => pick(next)).join(' '));
-    const vector = Float32Array.from({ length: DIMENSIONS }, () => next() - 0.5);
-    for (const filter of [undefined, { pathPrefixes: ['src/a/'] }]) {
-      const lexical = a.searchLexical(terms, 15, filter);
-      expect(lexical).toEqual(b.searchLexical(terms, 15, filter));
-      expect(a.searchVectors(vector, 15, filter)).toEqual(b.searchVectors(vector, 15, filter));
-      answered += lexical.length;
-    }
-  }
-  expect(answered).toBeGreaterThan(0);
-}
+/** The same queries against two indexes (test-support/same-answers.ts). */
+const expectSameAnswers = (a: WarmIndex, b: WarmIndex, seed: number) => sameAnswers(a, b, seed, DIMENSIONS);
 
 const until = async (done: () => boolean, what: string) => {
   for (let wait = 0; wait < 250 && !done(); wait++) await new Promise((resolve) => setTimeout(resolve, 20));
   if (!done()) throw new Error(`timed out waiting for ${what}`);
 };
+
+/**
+ * A long-lived index opened on a saved segment, its background read held off (as while a graph
+ * is built) until `replace` has put something else at the path: the thread refuses it, and the
+ * index reads the rest itself from the file it opened, with the same answers.
+ */
+async function expectRefusedAfter(seed: number, replace: () => void): Promise<void> {
+  const { WarmIndex, reference } = await saved(seed);
+  const { graphBuildStarted } = (await dist('retrieve/warm/graph-builds.js')) as BuildsModule;
+  const graphFile = join(folder, 'graph.hnsw');
+  const release = graphBuildStarted(graphFile);
+  const events: SegmentEvent[] = [];
+  const warm = new WarmIndex(store, options({ prefetch: true, graphFile, onSegment: (event: SegmentEvent) => events.push(event) }));
+  try {
+    await warm.refresh();
+    replace();
+  } finally {
+    release();
+  }
+  await until(() => events.length >= 2, 'the background read');
+  expect(events.map((event) => [event.type, event.thread])).toEqual([
+    ['segment-loaded', undefined],
+    ['segment-prefetched', false],
+  ]);
+  expectSameAnswers(warm, reference, seed + 1);
+  warm.close();
+}
 
 describe('the segment read on a worker thread', () => {
   it('hands every posting and the vector matrix to a long-lived index: the same answers, with its own file closed', async () => {
@@ -124,14 +137,7 @@ describe('the segment read on a worker thread', () => {
   });
 
   it('refuses a file replaced at the path since the index opened it; the index reads the rest itself, from the file it opened', async () => {
-    const { WarmIndex, reference } = await saved(9);
-    const { graphBuildStarted } = (await dist('retrieve/warm/graph-builds.js')) as BuildsModule;
-    const graphFile = join(folder, 'graph.hnsw');
-    const release = graphBuildStarted(graphFile); // holds the background read off until the file is replaced
-    const events: SegmentEvent[] = [];
-    const warm = new WarmIndex(store, options({ prefetch: true, graphFile, onSegment: (event: SegmentEvent) => events.push(event) }));
-    try {
-      await warm.refresh();
+    await expectRefusedAfter(9, () => {
       // Another file at the path: damaged throughout, so reading it would reset the index.
       const other = join(folder, 'other.seg');
       copyFileSync(segment, other);
@@ -139,16 +145,7 @@ describe('the segment read on a worker thread', () => {
       bytes.fill(0x7f, 4096, bytes.length - 64);
       writeFileSync(other, bytes);
       renameSync(other, segment);
-    } finally {
-      release();
-    }
-    await until(() => events.length >= 2, 'the background read');
-    expect(events.map((event) => [event.type, event.thread])).toEqual([
-      ['segment-loaded', undefined],
-      ['segment-prefetched', false],
-    ]);
-    expectSameAnswers(warm, reference, 10);
-    warm.close();
+    });
   });
 
   it('stops reading once the index is no longer wanted, and closes its file', async () => {
@@ -238,27 +235,11 @@ describe('the segment read on a worker thread', () => {
 
   it('refuses a FIFO put at the path at once (its open would wait for a writer), and the index reads the rest itself', async () => {
     if (process.platform !== 'linux') return;
-    const { WarmIndex, reference } = await saved(15);
-    const { graphBuildStarted } = (await dist('retrieve/warm/graph-builds.js')) as BuildsModule;
-    const graphFile = join(folder, 'graph.hnsw');
-    const release = graphBuildStarted(graphFile);
-    const events: SegmentEvent[] = [];
-    const warm = new WarmIndex(store, options({ prefetch: true, graphFile, onSegment: (event: SegmentEvent) => events.push(event) }));
-    try {
-      await warm.refresh();
+    await expectRefusedAfter(15, () => {
       const fifo = join(folder, 'fifo');
       execFileSync('mkfifo', [fifo]);
       renameSync(fifo, segment);
-    } finally {
-      release();
-    }
-    await until(() => events.length >= 2, 'the background read');
-    expect(events.map((event) => [event.type, event.thread])).toEqual([
-      ['segment-loaded', undefined],
-      ['segment-prefetched', false],
-    ]);
-    expectSameAnswers(warm, reference, 16);
-    warm.close();
+    });
   });
 
   it('a thread that gives up while this thread still reads its own part leaves one chain of reads here, and one end', async () => {

@@ -13,6 +13,7 @@ import { STORE_INSTANCE_STATE } from './warm-segment.js';
 import { graphBuildStarted } from './graph-builds.js';
 import { pick, random, vocabulary } from './test-words.js';
 import { openHandles } from '../../store/test-support/open-handles.js';
+import { expectSameAnswers as sameAnswers } from './test-support/same-answers.js';
 
 const weights = { path: 1.5, symbols: 2, heading: 1.5, body: 1 };
 const DIMENSIONS = 8;
@@ -87,25 +88,8 @@ async function damagedInBackground(end: number): Promise<{ warm: WarmIndex; even
   return { warm, events };
 }
 
-/** The same queries against two indexes: lexical and vector top 15, row ids and scores, with and without a filter. */
-function expectSameAnswers(a: WarmIndex, b: WarmIndex, seed: number) {
-  const next = random(seed);
-  let answered = 0;
-  for (let query = 0; query < 30; query++) {
-    const terms = queryTerms(Array.from({ length: 1 + Math.floor(next() * 4) }, () => pick(next)).join(' '));
-    const vector = Float32Array.from({ length: DIMENSIONS }, () => next() - 0.5);
-    for (const filter of [undefined, { pathPrefixes: ['src/a/'] }]) {
-      const lexical = a.searchLexical(terms, 15, filter);
-      expect(lexical).toEqual(b.searchLexical(terms, 15, filter));
-      expect(a.searchVectors(vector, 15, filter)).toEqual(b.searchVectors(vector, 15, filter));
-      answered += lexical.length;
-    }
-    expect(a.termStatistics(terms)).toEqual(b.termStatistics(terms));
-  }
-  expect(answered).toBeGreaterThan(0);
-  expect(a.languages()).toEqual(b.languages());
-  expect(a.size).toBe(b.size);
-}
+/** The same queries against two indexes (test-support/same-answers.ts). */
+const expectSameAnswers = (a: WarmIndex, b: WarmIndex, seed: number) => sameAnswers(a, b, seed, DIMENSIONS);
 
 describe('segment files', () => {
   it('a new index read from the segment, caught up with later writes, rewrites and deletes, answers exactly as one built from rows', async () => {
