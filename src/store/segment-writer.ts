@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { processAlive } from './process-alive.js';
 import { packMetas } from './segment-metas.js';
@@ -200,10 +200,13 @@ export function writeSegment(file: string, contents: SegmentContents): number {
   return PREFIX + headerBytes + lexiconAt + lexicon.body.length;
 }
 
+/** When this process started: a temporary file named by its pid but older was left by an earlier process given the same pid (a container's server is often pid 1 every run). */
+const processStarted = Date.now() - process.uptime() * 1000;
+
 /**
  * Temporary files of `file` that a process killed while saving left behind (`<file>.<pid>.…tmp`:
- * a merge's parts, or a segment written whole): as big as the index, so removed once that process
- * is gone (a live process's are its own).
+ * a merge's parts, a segment written whole, a vector graph): as big as the index, so removed
+ * once that process is gone (a live process's are its own, and this process's own since it started).
  */
 export function removeAbandonedFiles(file: string): void {
   const folder = dirname(file);
@@ -217,9 +220,17 @@ export function removeAbandonedFiles(file: string): void {
   for (const name of names) {
     if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue;
     const pid = Number(name.slice(prefix.length).split('.')[0]);
-    if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || processAlive(pid)) continue;
-    rmSync(join(folder, name), { force: true });
+    if (!Number.isSafeInteger(pid) || pid <= 0) continue;
+    const path = join(folder, name);
+    if (pid === process.pid ? !startedBefore(path) : processAlive(pid)) continue;
+    rmSync(path, { force: true });
   }
+}
+
+/** Whether a file was last written before this process started (a second's slack for clocks that round). */
+function startedBefore(path: string): boolean {
+  const stats = statSync(path, { throwIfNoEntry: false });
+  return stats !== undefined && stats.mtimeMs < processStarted - 1000;
 }
 
 function writeAll(fd: number, bytes: Uint8Array): void {

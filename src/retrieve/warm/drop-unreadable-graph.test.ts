@@ -131,9 +131,14 @@ describe('saving a graph', () => {
     const dead = spawnSync(process.execPath, ['-e', '0']).pid as number;
     const alive = process.ppid;
     for (const name of [`${file}.${dead}.abc123.tmp`, `${file}.keys.${dead}.abc123.tmp`, `${file}.${alive}.def456.tmp`, `${file}.tmp`]) writeFileSync(name, 'x');
+    // This process's pid: one written before it started (an earlier process given the same pid), one since (another thread's save).
+    const day = Date.now() / 1000 - 86_400;
+    writeFileSync(`${file}.${process.pid}.old111.tmp`, 'x');
+    utimesSync(`${file}.${process.pid}.old111.tmp`, day, day);
+    writeFileSync(`${file}.${process.pid}.new222.tmp`, 'x');
     saveGraph();
-    // The dead process's pair is gone; a live process's save and an older version's leftover are not this save's to remove.
-    expect(temporary()).toEqual([`vectors-0123456789ab-g2.hnsw.${alive}.def456.tmp`, 'vectors-0123456789ab-g2.hnsw.tmp']);
+    // The dead process's pair and the earlier process's file are gone; a live save's and an older version's leftover are not this save's to remove.
+    expect(temporary()).toEqual([`vectors-0123456789ab-g2.hnsw.${process.pid}.new222.tmp`, `vectors-0123456789ab-g2.hnsw.${alive}.def456.tmp`, 'vectors-0123456789ab-g2.hnsw.tmp'].sort());
     expect(both()).toEqual([true, true]);
     expect(dropUnreadableGraph(file)).toBe(false); // whole and readable
   });
