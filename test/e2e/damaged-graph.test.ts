@@ -109,7 +109,12 @@ describe('a damaged vector graph', () => {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       expect(await graphIntact()).toBe(true);
-      const later = await loci.search('parse json socket', { mode: 'vector' });
+      // Mapped at the first search after the worker's report reaches this thread (the file is whole on disk a moment before).
+      let later = await loci.search('parse json socket', { mode: 'vector' });
+      for (let tries = 0; tries < 100 && later.retrieval.vectors !== 'graph'; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        later = await loci.search('parse json socket', { mode: 'vector' });
+      }
       expect(later.retrieval.vectors).toBe('graph');
       expect(later.warnings).toEqual([]);
     } finally {
