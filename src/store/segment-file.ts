@@ -18,7 +18,7 @@ import {
 import { blockMetaTable, blockTermTable, LEXICON_BLOCK, PATH_BLOCK } from './segment-tables.js';
 
 export * from './segment-format.js';
-export { removeAbandonedFiles, writeSegment } from './segment-writer.js';
+export { removeAbandonedFiles, temporarySuffix, writeSegment } from './segment-writer.js';
 
 /** What identifies an open file: the same device, inode, size and modification time. */
 export interface FileIdentity {

@@ -160,7 +160,7 @@ export function writeSegment(file: string, contents: SegmentContents): number {
   prefix.write(MAGIC, 0, 'latin1');
   prefix.writeUInt32LE(headerBytes, 8);
   prefix.writeUInt32LE(crc >>> 0, 12);
-  const temporary = `${file}.${process.pid}.${Math.random().toString(36).slice(2, 8)}.tmp`;
+  const temporary = `${file}.${temporarySuffix()}.tmp`;
   const fd = openSync(temporary, 'w', 0o600);
   try {
     const out = new Output(fd);
@@ -198,6 +198,11 @@ export function writeSegment(file: string, contents: SegmentContents): number {
   closeSync(fd);
   renameSync(temporary, file);
   return PREFIX + headerBytes + lexiconAt + lexicon.body.length;
+}
+
+/** The middle of a temporary file's name (`<file>.<this>.tmp`): this process's pid, which removeAbandonedFiles reads, and a random tag (two saves never share a file). */
+export function temporarySuffix(): string {
+  return `${process.pid}.${Math.random().toString(36).slice(2, 8)}`;
 }
 
 /** When this process started: a temporary file named by its pid but older was left by an earlier process given the same pid (a container's server is often pid 1 every run). */

@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
 import type { GraphSum } from '../../store/graph-file-sum.js';
+import { sameIdentity } from '../../store/segment-file.js';
 
 /**
  * A saved graph file as one thread mapped it: another thread searching "the same graph" maps
@@ -45,8 +46,7 @@ export function fileIdentity(path: string): Pick<MappedGraphFile, 'path' | 'dev'
 
 /** Whether the file at `file.path` is still the one identified. */
 export function sameFile(file: MappedGraphFile): boolean {
-  const now = fileIdentity(file.path);
-  return now.dev === file.dev && now.ino === file.ino && now.size === file.size && now.mtimeMs === file.mtimeMs;
+  return sameIdentity(fileIdentity(file.path), file);
 }
 
 /** The graph file's and its key list's identities (device, inode, size, time), or undefined when either is missing. */

@@ -8,6 +8,7 @@ import {
   type SegmentContents,
   type SortedTerms,
   sortTerms,
+  temporarySuffix,
   type VectorBase,
   writeSegment,
 } from '../../store/segment-file.js';
@@ -76,7 +77,7 @@ export async function writeSegmentInParts(store: Store, options: WarmIndexOption
   removeAbandonedFiles(options.segmentFile);
   if (segmentNearby(options, instance, count, deletions, partRows)) return false;
   const parts: Part[] = [];
-  const stem = `${options.segmentFile}.${process.pid}.${Math.random().toString(36).slice(2, 8)}`;
+  const stem = `${options.segmentFile}.${temporarySuffix()}`;
   const started = performance.now();
   try {
     let watermark = 0;

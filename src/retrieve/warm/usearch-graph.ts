@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { chmodSync, existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { sameFile, savedFilesIdentity, type MappedGraphFile } from './mapped-graph-file.js';
 import { graphFileIntact, graphFileSum, readGraphKeys, SUM_BYTES, SUM_MARK } from '../../store/graph-file-sum.js';
-import { removeAbandonedFiles } from '../../store/segment-writer.js';
+import { removeAbandonedFiles, temporarySuffix } from '../../store/segment-writer.js';
 
 export { graphFileIntact, graphKeysSummary, readGraphKeys, type GraphSum } from '../../store/graph-file-sum.js';
 
@@ -75,7 +75,7 @@ export function writeGraphFiles(graph: UsearchIndex, unordered: Int32Array, file
   removeAbandonedFiles(file);
   removeAbandonedFiles(`${file}.keys`);
   const keys = Int32Array.from(unordered).sort();
-  const suffix = `${process.pid}.${Math.random().toString(36).slice(2, 8)}.tmp`;
+  const suffix = `${temporarySuffix()}.tmp`;
   const temporary = `${file}.${suffix}`;
   const keysTemporary = `${file}.keys.${suffix}`;
   try {
