@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { WarmIndexOptions } from '../retrieve/warm/warm-index.js';
+import { temporaryFileAbandoned, temporaryFilePid } from '../store/segment-writer.js';
 import { SEGMENT_FILE, segmentFile, segmentName, VECTOR_GRAPH_FILE, vectorGraphFile, vectorGraphName, type StoreLocation } from '../store/location.js';
 
 /**
@@ -29,15 +30,18 @@ export function hasSegment(location: StoreLocation, embedderId: string): boolean
 
 /**
  * Removes the cache files (vector graphs with their key lists, segment files) of embedders
- * the store no longer uses; temporary files of an interrupted save are left to their writer.
- * Returns the names removed.
+ * the store no longer uses, and the temporary files of saves whose process is gone (a live
+ * process's are a save in progress). Returns the names removed.
  */
 export async function removeStaleIndexFiles(folder: string, embedderId: string): Promise<string[]> {
   const keep = new Set([vectorGraphName(embedderId, 'index'), vectorGraphName(embedderId, 'memory'), segmentName(embedderId, 'index'), segmentName(embedderId, 'memory')]);
   const removed: string[] = [];
   for (const name of await readdir(folder).catch(() => [] as string[])) {
     const file = name.replace(/\.keys$/, '');
-    if (name.endsWith('.tmp') || keep.has(file) || !(VECTOR_GRAPH_FILE.test(file) || SEGMENT_FILE.test(file))) continue;
+    if (name.endsWith('.tmp')) {
+      const pid = temporaryFilePid(VECTOR_GRAPH_FILE.exec(name)?.[5] ?? SEGMENT_FILE.exec(name)?.[3] ?? '');
+      if (pid === undefined || !temporaryFileAbandoned(join(folder, name), pid)) continue;
+    } else if (keep.has(file) || !(VECTOR_GRAPH_FILE.test(file) || SEGMENT_FILE.test(file))) continue;
     await rm(join(folder, name), { force: true });
     removed.push(name);
   }

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { chmodSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -90,17 +91,34 @@ describe('loci doctor', () => {
   it('flags stale, half-saved and unpaired vector-graph files', async () => {
     await writeIndex();
     const folder = join(root, '.loci');
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid as number;
     writeFileSync(join(folder, 'vectors-0123456789ab-g2.hnsw'), 'x');
     writeFileSync(join(folder, 'vectors-fedcba987654.hnsw'), 'x');
     writeFileSync(join(folder, 'memory-vectors-0123456789ab-g2.hnsw.tmp'), 'x');
-    writeFileSync(join(folder, 'memory-vectors-0123456789ab-g2.hnsw.keys.4242.abc123.tmp'), 'x');
+    writeFileSync(join(folder, `memory-vectors-0123456789ab-g2.hnsw.keys.${dead}.abc123.tmp`), 'x');
     const graphs = finding(check(), 'graph files');
     expect(graphs.map((item) => item.detail).sort()).toEqual([
-      expect.stringMatching(/^memory-vectors-0123456789ab-g2\.hnsw\.keys\.4242\.abc123\.tmp is left over from an interrupted save/),
-      expect.stringMatching(/^memory-vectors-0123456789ab-g2\.hnsw\.tmp is left over from an interrupted save/),
+      expect.stringMatching(new RegExp(`^memory-vectors-0123456789ab-g2\\.hnsw\\.keys\\.${dead}\\.abc123\\.tmp is left over from a save that process ${dead} did not finish`)),
+      expect.stringMatching(/^memory-vectors-0123456789ab-g2\.hnsw\.tmp is left over from a save by an earlier version of loci/),
       expect.stringMatching(/^vectors-0123456789ab-g2\.hnsw belongs to an embedder the store no longer uses/),
       expect.stringMatching(/^vectors-fedcba987654\.hnsw is a graph in an older layout/),
     ]);
+    expect(graphs.find((item) => item.detail.includes(`${dead}`))?.fix).toBe('Run `loci gc` to remove it (the next save of this file removes it too).');
+  });
+
+  it('reports the temporary files of a running process as saves in progress, not as files to delete', async () => {
+    await writeIndex();
+    const folder = join(root, '.loci');
+    // The parent of this test's process: alive for as long as the test runs, and not this process.
+    const live = process.ppid;
+    writeFileSync(join(folder, `vectors-0123456789ab-g2.hnsw.${live}.abc123.tmp`), 'x');
+    writeFileSync(join(folder, `segment-0123456789ab.seg.${live}.def456.part2.tmp`), 'x');
+    const found = [...finding(check(), 'graph files'), ...finding(check(), 'segment files')];
+    expect(found).toEqual([
+      expect.objectContaining({ status: 'ok', detail: expect.stringMatching(new RegExp(`^vectors-0123456789ab-g2\\.hnsw\\.${live}\\.abc123\\.tmp is a save in progress by process ${live}`)) }),
+      expect.objectContaining({ status: 'ok', detail: expect.stringMatching(new RegExp(`^segment-0123456789ab\\.seg\\.${live}\\.def456\\.part2\\.tmp is a save in progress`)) }),
+    ]);
+    expect(found.every((item) => item.fix === undefined)).toBe(true);
   });
 
   it('flags a graph file that does not match the size and checksum saved with its key list', async () => {

@@ -7,6 +7,7 @@ import { checkDatabase, recordedEmbedder, type StoreFinding } from './sqlite/che
 import { MEMORY_DATABASE, SEGMENT_FILE, VECTOR_GRAPH_FILE, VECTOR_GRAPH_FORMAT } from './location.js';
 import { SegmentReader } from './segment-file.js';
 import { graphFileIntact, graphKeysSummary } from './graph-file-sum.js';
+import { temporaryFileAbandoned, temporaryFilePid } from './segment-writer.js';
 
 export type { StoreFinding } from './sqlite/check-database.js';
 
@@ -56,7 +57,7 @@ function checkGraphFiles(folder: string, index: string, memory: string): StoreFi
     const file = join(folder, name);
     const [, prefix = '', tag, format, keys, temporary] = match;
     if (temporary) {
-      findings.push({ file, check: 'graph files', status: 'warning', detail: `${name} is left over from an interrupted save.`, fix: `Delete ${file}.` });
+      findings.push(temporaryFinding(file, name, temporary, 'graph files', ''));
       continue;
     }
     if (format !== VECTOR_GRAPH_FORMAT) {
@@ -98,6 +99,27 @@ function checkGraphFiles(folder: string, index: string, memory: string): StoreFi
   return findings;
 }
 
+/**
+ * A save's temporary file (`suffix`: what its name adds to the file saved). One whose process
+ * still runs is a save in progress, and deleting it would fail that save: it is reported as
+ * such. One whose process is gone is removed by `loci gc` and by the next save of that file.
+ */
+function temporaryFinding(file: string, name: string, suffix: string, check: string, kept: string): StoreFinding {
+  const pid = temporaryFilePid(suffix);
+  if (pid === undefined) {
+    // `<file>.tmp`, shared by every process of a loci from before per-process names.
+    return { file, check, status: 'warning', detail: `${name} is left over from a save by an earlier version of loci${kept}.`, fix: `Delete ${file} once no older loci process is using this store.` };
+  }
+  if (!temporaryFileAbandoned(file, pid)) return { file, check, status: 'ok', detail: `${name} is a save in progress by process ${pid}, which is running: leave it (the save renames or removes it).` };
+  return {
+    file,
+    check,
+    status: 'warning',
+    detail: `${name} is left over from a save that process ${pid} did not finish (it is no longer running)${kept}.`,
+    fix: 'Run `loci gc` to remove it (the next save of this file removes it too).',
+  };
+}
+
 /** Segment files are caches too: read whole and checked (checksum, bounds), never repaired in place. */
 function checkSegmentFiles(folder: string, index: string, memory: string): StoreFinding[] {
   const findings: StoreFinding[] = [];
@@ -110,7 +132,7 @@ function checkSegmentFiles(folder: string, index: string, memory: string): Store
     const file = join(folder, name);
     const [, prefix = '', hash, temporary] = match;
     if (temporary) {
-      findings.push({ file, check: 'segment files', status: 'warning', detail: `${name} is left over from an interrupted save (the last good segment is still used).`, fix: `Delete ${file}.` });
+      findings.push(temporaryFinding(file, name, temporary, 'segment files', ' (the last good segment is still used)'));
     } else if (hash !== current.get(prefix)) {
       findings.push({ file, check: 'segment files', status: 'warning', detail: `${name} belongs to an embedder the store no longer uses.`, fix: 'Run `loci gc` to remove it.' });
     } else {

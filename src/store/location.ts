@@ -100,7 +100,7 @@ export function vectorGraphName(embedderId: string, kind: VectorGraphKind = 'ind
 }
 
 /** Segment files (a warm index saved whole): `segment-<embedder hash>.seg` and `memory-segment-…`. */
-export const SEGMENT_FILE = /^(memory-)?segment-([0-9a-f]{12})\.seg(\.[0-9]+\.[0-9a-z]+\.tmp)?$/;
+export const SEGMENT_FILE = /^(memory-)?segment-([0-9a-f]{12})\.seg(\.[0-9]+\.[0-9a-z]+(?:\.part[0-9]+)?\.tmp)?$/;
 
 /** The one name of a segment file: per store folder, index or memory, and embedder (`none` too: lexical only). Absent for Postgres. */
 export function segmentFile(location: StoreLocation, embedderId: string, kind: VectorGraphKind = 'index'): string | undefined {

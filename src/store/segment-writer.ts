@@ -208,6 +208,22 @@ export function temporarySuffix(): string {
 /** When this process started: a temporary file named by its pid but older was left by an earlier process given the same pid (a container's server is often pid 1 every run). */
 const processStarted = Date.now() - process.uptime() * 1000;
 
+/** The pid a temporary file's name carries after its file's name (`.<pid>.<tag>.tmp`); undefined for another name (the shared `.tmp` of builds before per-process names). */
+export function temporaryFilePid(suffix: string): number | undefined {
+  const match = /^\.([0-9]+)\.[0-9a-z]+(?:\.part[0-9]+)?\.tmp$/.exec(suffix);
+  const pid = match ? Number(match[1]) : Number.NaN;
+  return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
+}
+
+/**
+ * Whether the temporary file at `path`, written by process `pid`, was left by a save that will
+ * never finish: its process is gone, or it is this process's pid but the file is older than this
+ * process (an earlier process given the same pid). A live process's file is a save in progress.
+ */
+export function temporaryFileAbandoned(path: string, pid: number): boolean {
+  return pid === process.pid ? startedBefore(path) : !processAlive(pid);
+}
+
 /**
  * Temporary files of `file` that a process killed while saving left behind (`<file>.<pid>.…tmp`:
  * a merge's parts, a segment written whole, a vector graph): as big as the index, so removed
@@ -215,7 +231,7 @@ const processStarted = Date.now() - process.uptime() * 1000;
  */
 export function removeAbandonedFiles(file: string): void {
   const folder = dirname(file);
-  const prefix = `${basename(file)}.`;
+  const prefix = basename(file);
   let names: string[];
   try {
     names = readdirSync(folder);
@@ -223,12 +239,10 @@ export function removeAbandonedFiles(file: string): void {
     return;
   }
   for (const name of names) {
-    if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue;
-    const pid = Number(name.slice(prefix.length).split('.')[0]);
-    if (!Number.isSafeInteger(pid) || pid <= 0) continue;
+    if (!name.startsWith(prefix)) continue;
+    const pid = temporaryFilePid(name.slice(prefix.length));
     const path = join(folder, name);
-    if (pid === process.pid ? !startedBefore(path) : processAlive(pid)) continue;
-    rmSync(path, { force: true });
+    if (pid !== undefined && temporaryFileAbandoned(path, pid)) rmSync(path, { force: true });
   }
 }
 
