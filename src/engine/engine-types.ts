@@ -37,6 +37,7 @@ export interface CreateLociOptions {
 export interface GcSummary {
   removedVectors: number;
   keptUnreferenced: number;
+  /** Names of the files removed from the store folder: graph and segment files of other embedders or layouts, and temporary files of saves whose process is gone. */
   removedGraphFiles: string[];
   expiredMemories: number;
   /** Memory records stored while the embedder was down that got their vectors now. */

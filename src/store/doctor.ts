@@ -108,14 +108,14 @@ function temporaryFinding(file: string, name: string, suffix: string, check: str
   const pid = temporaryFilePid(suffix);
   if (pid === undefined) {
     // `<file>.tmp`, shared by every process of a loci from before per-process names.
-    return { file, check, status: 'warning', detail: `${name} is left over from a save by an earlier version of loci${kept}.`, fix: `Delete ${file} once no older loci process is using this store.` };
+    return { file, check, status: 'warning', detail: `${name} is left over from a save by an earlier version of loci.${kept}`, fix: `Delete ${file} once no older loci process is using this store.` };
   }
   if (!temporaryFileAbandoned(file, pid)) return { file, check, status: 'ok', detail: `${name} is a save in progress by process ${pid}, which is running: leave it (the save renames or removes it).` };
   return {
     file,
     check,
     status: 'warning',
-    detail: `${name} is left over from a save that process ${pid} did not finish (it is no longer running)${kept}.`,
+    detail: `${name} is left over from a save that process ${pid} did not finish (it is no longer running).${kept}`,
     fix: 'Run `loci gc` to remove it (the next save of this file removes it too).',
   };
 }
@@ -132,7 +132,7 @@ function checkSegmentFiles(folder: string, index: string, memory: string): Store
     const file = join(folder, name);
     const [, prefix = '', hash, temporary] = match;
     if (temporary) {
-      findings.push(temporaryFinding(file, name, temporary, 'segment files', ' (the last good segment is still used)'));
+      findings.push(temporaryFinding(file, name, temporary, 'segment files', ' The last good segment is still used.'));
     } else if (hash !== current.get(prefix)) {
       findings.push({ file, check: 'segment files', status: 'warning', detail: `${name} belongs to an embedder the store no longer uses.`, fix: 'Run `loci gc` to remove it.' });
     } else {

@@ -21,7 +21,7 @@ export function registerGcCommand(program: Command, io: CliIo): void {
         io.stdout.write(
           flags.json
             ? `${JSON.stringify(summary)}\n`
-            : `removed ${summary.removedVectors} unused vectors (kept ${summary.keptUnreferenced} for re-use), ${summary.removedGraphFiles.length} stale graph files, ${summary.expiredMemories} expired memories${summary.embeddedMemories ? `, embedded ${summary.embeddedMemories} memories stored without vectors` : ''}; store ${formatBytes(summary.bytesBefore)} → ${formatBytes(summary.bytesAfter)}\n`,
+            : `removed ${summary.removedVectors} unused vectors (kept ${summary.keptUnreferenced} for re-use), ${summary.removedGraphFiles.length} stale graph, segment or leftover temporary files, ${summary.expiredMemories} expired memories${summary.embeddedMemories ? `, embedded ${summary.embeddedMemories} memories stored without vectors` : ''}; store ${formatBytes(summary.bytesBefore)} → ${formatBytes(summary.bytesAfter)}\n`,
         );
         for (const warning of summary.warnings) io.stderr.write(`warning: ${printable(warning)}\n`);
       } finally {
