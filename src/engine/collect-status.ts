@@ -8,6 +8,7 @@ import { NO_VECTOR_GRAPH_WARNING, vectorGraphAvailable } from '../retrieve/warm/
 import type { IndexStatus } from './status-types.js';
 import { LAST_RUN_STATE } from '../indexing/run-state.js';
 import { storeContent } from '../indexing/store-content.js';
+import { ContentSkips } from '../indexing/content-skips.js';
 import { failedRunStatus } from './failed-run.js';
 import { currentRun, interruptedRun } from './run-lease.js';
 import { indexFileBytes } from './index-files.js';
@@ -72,13 +73,17 @@ export async function collectStatus(collect: CollectStatusOptions): Promise<Inde
     ...(options.signal ? { signal: options.signal } : {}),
   });
   const catalog = new Map((await store.listCatalog()).map((entry) => [entry.path, entry]));
+  // Files the last runs read and refused for their content (binary, a secret), unchanged since: the next run skips them too.
+  const skips = await ContentSkips.read(store);
+  const indexSecrets = options.config.sources.indexSecrets === true;
   const changes = { modified: [] as string[], added: [] as string[], deleted: [] as string[], excluded: [] as string[] };
   const present = new Set<string>();
   for (const file of walk.files) {
     present.add(file.path);
     const entry = catalog.get(file.path);
-    if (!entry) changes.added.push(file.path);
-    else if (entry.size !== file.size || entry.mtimeMs !== file.mtimeMs) changes.modified.push(file.path);
+    if (!entry) {
+      if (!skips.refused(file, indexSecrets)) changes.added.push(file.path);
+    } else if (entry.size !== file.size || entry.mtimeMs !== file.mtimeMs) changes.modified.push(file.path);
   }
   // Indexed files the walk no longer reads: gone from disk, or still there but now skipped
   // (newly ignored, a secret, grown too big); the next run drops both from the index.

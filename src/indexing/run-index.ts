@@ -1,11 +1,12 @@
 import { classifyPaths } from '../sources/classify-paths.js';
 import { findSecret } from '../sources/secret-rules.js';
 import { readSourceFile, walkFolder } from '../sources/index.js';
-import { emptySkipCounts, type SkipCounts, type SourceFile } from '../sources/spec.js';
+import { emptySkipCounts, type SkipCounts, type SkipReason, type SourceFile } from '../sources/spec.js';
 import type { CatalogEntry, Store } from '../store/spec.js';
 import type { IndexProgressListener, IndexSummary } from './events.js';
 import { emptyTally, indexItems, type IndexItem, type IndexItemsContext, type IndexItemsTally } from './index-items.js';
 import { planChanges } from './plan-changes.js';
+import { ContentSkips } from './content-skips.js';
 
 export interface RunIndexOptions extends Omit<IndexItemsContext, 'progress' | 'pathIsContent'> {
   root: string;
@@ -33,13 +34,18 @@ export async function runIndex(options: RunIndexOptions): Promise<IndexSummary> 
   options.onProgress?.({ type: 'walk-finished', files: walk.files.length, skipped: walk.skipped });
 
   const catalog = await options.store.listCatalog();
-  const plan = planChanges(walk.files, catalog, { chunker: options.chunker, embedder: options.embedderId });
+  const tally = emptyTally();
+  // Files refused for their content by an earlier run and unchanged since are not read again.
+  const skips = await ContentSkips.read(options.store);
+  const walked = new Set(walk.files.map((file) => file.path));
+  skips.retain((path) => walked.has(path));
+  const files = withoutRefused(walk.files, new Set(catalog.map((entry) => entry.path)), skips, options.indexSecrets === true, tally);
+  const plan = planChanges(files, catalog, { chunker: options.chunker, embedder: options.embedderId });
   const toProcess: IndexItem[] = [...plan.add.map((file) => fileItem(file, options)), ...plan.check.map(({ file, previous }) => ({ ...fileItem(file, options), previous }))].sort((a, b) =>
     a.path < b.path ? -1 : a.path > b.path ? 1 : 0,
   );
   options.onProgress?.({ type: 'plan-ready', toIndex: plan.add.length, toCheck: plan.check.length, unchanged: plan.unchanged.length, toRemove: plan.remove.length });
 
-  const tally = emptyTally();
   tally.unchanged += plan.unchanged.length;
   // Removals first: they are cheap, and a cancelled run should not leave deleted files searchable.
   for (const entry of plan.remove) {
@@ -47,7 +53,7 @@ export async function runIndex(options: RunIndexOptions): Promise<IndexSummary> 
     tally.removed++;
     options.onProgress?.({ type: 'file-removed', path: entry.path });
   }
-  await indexItems(toProcess, { ...options, pathIsContent: true, progress: { done: 0, total: toProcess.length } }, tally);
+  await indexWithSkips(toProcess, options, tally, skips);
 
   const counts = await options.store.countRows();
   const summary = summarise(options, tally, walk.skipped, counts, started, walk.warnings);
@@ -87,14 +93,39 @@ export async function indexPaths(options: RunIndexOptions & { paths: readonly st
       options.onProgress?.({ type: 'file-removed', path: doomedPath });
     }
   }
-  const plan = planChanges(classified.files, [...catalog.values()], { chunker: options.chunker, embedder: options.embedderId });
+  const skips = await ContentSkips.read(options.store);
+  const gone = classified.gone.map(({ path }) => path);
+  skips.retain((path) => !gone.some((doomed) => path === doomed || path.startsWith(`${doomed}/`)));
+  const files = withoutRefused(classified.files, new Set(catalog.keys()), skips, options.indexSecrets === true, tally);
+  const plan = planChanges(files, [...catalog.values()], { chunker: options.chunker, embedder: options.embedderId });
   tally.unchanged += plan.unchanged.length;
   const items: IndexItem[] = [...plan.add.map((file) => fileItem(file, options)), ...plan.check.map(({ file, previous }) => ({ ...fileItem(file, options), previous }))];
-  await indexItems(items, { ...options, pathIsContent: true, progress: { done: 0, total: items.length } }, tally);
+  await indexWithSkips(items, options, tally, skips);
   const counts = await options.store.countRows();
   const summary = summarise(options, tally, skipped, counts, started, walkWarnings);
   options.onProgress?.({ type: 'index-finished', summary });
   return summary;
+}
+
+/** The files to plan: all but those not in the index that an earlier run refused for their content and that are unchanged since (counted as skipped here). */
+function withoutRefused(files: readonly SourceFile[], indexed: ReadonlySet<string>, skips: ContentSkips, indexSecrets: boolean, tally: IndexItemsTally): SourceFile[] {
+  return files.filter((file) => {
+    const reason = indexed.has(file.path) ? undefined : skips.refused(file, indexSecrets);
+    if (reason) tally.skipped[reason] = (tally.skipped[reason] ?? 0) + 1;
+    return reason === undefined;
+  });
+}
+
+/** indexItems, then the record of the files it refused for their content (kept only when the run ends). */
+async function indexWithSkips(items: IndexItem[], options: RunIndexOptions, tally: IndexItemsTally, skips: ContentSkips): Promise<void> {
+  const refused = new Map<string, SkipReason>();
+  const onProgress: IndexProgressListener = (event) => {
+    if (event.type === 'file-skipped') refused.set(event.path, event.reason);
+    options.onProgress?.(event);
+  };
+  await indexItems(items, { ...options, onProgress, pathIsContent: true, progress: { done: 0, total: items.length } }, tally);
+  for (const item of items) skips.note(item, refused.get(item.path));
+  await skips.write(options.store);
 }
 
 function fileItem(file: SourceFile, options: { maxFileBytes: number; indexSecrets?: boolean }): IndexItem {
