@@ -4,11 +4,12 @@ import type { RowFilter } from '../../store/filter-match.js';
 import type { VectorBase } from '../../store/segment-file.js';
 import { TopK } from '../../store/top-k.js';
 import { FlatVectorIndex, type VectorRowMeta, type VectorSnapshot } from './vector-index.js';
-import { createGraph, graphKeysSummary, loadGraphFiles, loadUsearch, mapIdentified, normalized, readGraphKeys, writeGraphFiles, type GraphSum, type UsearchIndex } from './usearch-graph.js';
+import { addRows, applyChanges, createGraph, graphKeysSummary, keepLiveRows, loadGraphFiles, loadUsearch } from './usearch-graph.js';
+import { mapIdentified, normalized, readGraphKeys, writeGraphFiles, type GraphSum, type UsearchIndex } from './usearch-graph.js';
 import type { GraphSearchThread } from './graph-search-thread.js';
 import { scoreCandidates, type GraphCandidates } from './graph-candidates.js';
 import { fileIdentity, savedFilesIdentity, type MappedGraphFile } from './mapped-graph-file.js';
-import { defaultHnswOptions, MAX_BREADTH, SELECTIVE_FILTER, VECTORS_PER_BREADTH, VIEW_DELTA, type HnswOptions } from './hnsw-options.js';
+import { defaultHnswOptions, DRAINED_AT_MOST, graphCandidatesWanted, VIEW_DELTA, type HnswOptions } from './hnsw-options.js';
 
 export { defaultHnswOptions, type HnswOptions } from './hnsw-options.js';
 
@@ -42,8 +43,13 @@ export class ExactOrGraphVectorIndex {
   private unmappable: string | undefined;
   /** Saved files that could not be loaded where no graph is built: not read again until either changes. */
   private unloadable: string | undefined;
-  /** While mapped: held rows the graph lacks (scored exactly beside its candidates). */
+  /**
+   * Held rows the graph lacks, scored exactly beside its candidates: while mapped, rows changed
+   * since the file; in memory, rows added since that drain() has not put in the graph yet.
+   */
   private extra = new Set<number>();
+  /** In memory: rows gone whose nodes drain() has not removed yet (skipped among the graph's candidates, as a mapped graph's stale keys are). */
+  private removed = new Set<number>();
   /** While mapped: keys of the graph whose rows are gone. */
   private stale = 0;
   /** While mapped: the file, as identified when mapped (another thread may search it). */
@@ -91,7 +97,12 @@ export class ExactOrGraphVectorIndex {
   }
   /** Live rows the graph search covers (a mapped graph's own and those beside it). */
   private get graphSize(): number {
-    return this.viewed ? this.viewedKeys - this.stale + this.extra.size : this.graphKeys.size;
+    return this.viewed ? this.viewedKeys - this.stale + this.extra.size : this.graphKeys.size + this.extra.size;
+  }
+
+  /** Nodes of gone rows the graph still holds (among its candidates, skipped). */
+  private get gone(): number {
+    return this.viewed ? this.stale : this.removed.size;
   }
 
   /** The graph is the saved file, memory-mapped (not read into memory). */
@@ -119,13 +130,24 @@ export class ExactOrGraphVectorIndex {
       if (this.extra.size > this.viewDelta || this.stale > this.staleDelta) this.materialize();
       return;
     }
-    // A held row given a new vector: its node moves (graph distances choose which candidates are scored).
-    if (this.graph && replaced && this.graphKeys.delete(rowId)) this.graph.remove(BigInt(rowId));
+    // A held row given a new vector (or a row id used again): its node moves (graph distances choose which candidates are scored).
+    if (this.graph && ((replaced && this.graphKeys.delete(rowId)) || this.removed.delete(rowId))) this.graph.remove(BigInt(rowId));
+    // Put in the graph by drain(), not here: a catch-up of thousands of rows from another process's run held searches for seconds.
     if (this.graph && !this.graphKeys.has(rowId)) {
-      this.graph.add(BigUint64Array.of(BigInt(rowId)), this.flat.vectorOf(rowId) as Float32Array);
-      this.graphKeys.add(rowId);
+      this.extra.add(rowId);
       this.dirty = true;
     }
+  }
+
+  /** Row changes an in-memory graph has not taken yet (drain()). */
+  get undrained(): number {
+    return this.viewed ? 0 : this.extra.size + this.removed.size;
+  }
+
+  /** Applies row changes to the in-memory graph for up to `budgetMs` (removals, then additions); true while some are left. */
+  drain(budgetMs: number): boolean {
+    if (!this.graph || this.viewed) return false;
+    return applyChanges(this.graph, { removed: this.removed, added: this.extra, keys: this.graphKeys }, (rowId) => this.flat.vectorOf(rowId) as Float32Array, budgetMs);
   }
 
   remove(rowId: number): void {
@@ -137,8 +159,9 @@ export class ExactOrGraphVectorIndex {
       return;
     }
     this.flat.remove(rowId);
+    if (this.extra.delete(rowId)) return;
     if (this.graph && this.graphKeys.delete(rowId)) {
-      this.graph.remove(BigInt(rowId));
+      this.removed.add(rowId);
       this.dirty = true;
     }
   }
@@ -165,28 +188,12 @@ export class ExactOrGraphVectorIndex {
     if (!saved && file && this.options.build === false) return void (this.unloadable = savedFilesIdentity(file));
     // A file refused after usearch read it (its key list does not match) left its nodes in that graph.
     if (!saved && file) graph = create();
-    this.dirty = saved === undefined;
-    if (saved) {
-      for (const rowId of saved) {
-        if (live.has(rowId) && !moved?.has(rowId)) this.graphKeys.add(rowId);
-        else {
-          graph.remove(BigInt(rowId));
-          this.dirty = true;
-        }
-      }
-    }
+    this.dirty = saved === undefined || keepLiveRows(graph, saved, live, moved, this.graphKeys);
     const missing = [...live].filter((rowId) => !this.graphKeys.has(rowId));
-    if (missing.length > 0) {
-      this.dirty = true;
-      const vectors = new Float32Array(missing.length * this.dimensions);
-      missing.forEach((rowId, index) => vectors.set(this.flat.vectorOf(rowId) as Float32Array, index * this.dimensions));
-      graph.add(
-        BigUint64Array.from(missing, (rowId) => BigInt(rowId)),
-        vectors,
-        this.options.addThreads ?? 0,
-      );
-      for (const rowId of missing) this.graphKeys.add(rowId);
-    }
+    this.dirty ||= missing.length > 0;
+    // Rows a saved graph lacks are scored exactly until drain() puts them in; a graph built anew takes all at once.
+    if (saved && missing.length <= DRAINED_AT_MOST) this.extra = new Set(missing);
+    else addRows(graph, missing, (rowId) => this.flat.vectorOf(rowId) as Float32Array, this.dimensions, this.options.addThreads ?? 0, this.graphKeys);
     this.graph = graph;
   }
 
@@ -252,17 +259,8 @@ export class ExactOrGraphVectorIndex {
   /** How many candidates the graph is asked for; undefined: the search is an exact scan. */
   private plan(limit: number, accept: RowFilter | undefined): { k: number } | undefined {
     if (!this.graph || limit <= 0) return undefined;
-    let want = limit;
-    if (accept) {
-      // A selective filter (a namespace, a folder) is answered exactly: scanning the few rows that
-      // pass is cheaper than oversampling the graph. A broad one oversamples by its pass rate.
-      const rate = this.flat.acceptRate(accept);
-      if (rate < SELECTIVE_FILTER) return undefined;
-      want = Math.min(this.graphSize, Math.ceil((limit / rate) * 2));
-    }
-    const breadth = Math.max(want, Math.min(MAX_BREADTH, Math.ceil(this.graphSize / VECTORS_PER_BREADTH)));
-    // Gone rows may be among the graph's candidates: as many more are asked for.
-    return { k: breadth + (this.viewed ? this.stale : 0) };
+    const k = graphCandidatesWanted(limit, this.graphSize, accept ? this.flat.acceptRate(accept) : undefined, this.gone);
+    return k === undefined ? undefined : { k };
   }
 
   private finish(query: Float32Array, limit: number, accept: RowFilter | undefined, unit: Float32Array, found: GraphCandidates): ScoredRow[] {
@@ -270,7 +268,7 @@ export class ExactOrGraphVectorIndex {
     // cosine): scores match an exact scan, in the exact order of what the graph found.
     const rows = scoreCandidates(this.flat, found, unit, accept, limit);
     const fromGraph = rows.length;
-    if (this.viewed && this.extra.size > 0) {
+    if (this.extra.size > 0) {
       // Only the best `limit` of the rows beside the graph (up to VIEW_DELTA) can be among the best `limit` of all.
       const top = new TopK(limit);
       this.flat.scoreRows([...this.extra], unit, accept, { top, skip: new Set(rows.map((row) => row.rowId)) });
@@ -279,7 +277,7 @@ export class ExactOrGraphVectorIndex {
     rows.sort((a, b) => b.score - a.score || a.rowId - b.rowId);
     if (rows.length > limit) rows.length = limit;
     // Too few passed the filter, or gone rows took live ones' places (counted before the rows beside the graph): exact.
-    if ((accept || this.stale > 0) && (rows.length < Math.min(limit, this.flat.size) || fromGraph < Math.min(limit, this.graphSize - this.extra.size))) return this.flat.search(query, limit, accept);
+    if ((accept || this.gone > 0) && (rows.length < Math.min(limit, this.flat.size) || fromGraph < Math.min(limit, this.graphSize - this.extra.size))) return this.flat.search(query, limit, accept);
     // Paths of the rows kept only (a new process reads each from a block of the segment).
     for (const row of rows) row.path = this.flat.pathOf(row.rowId) ?? row.path;
     return rows;
@@ -289,6 +287,7 @@ export class ExactOrGraphVectorIndex {
   persist(): void {
     const file = this.options.file;
     if (!this.graph || !file || !this.dirty) return;
+    while (this.drain(Number.POSITIVE_INFINITY));
     this.dirty = false;
     // A graph whose every key was removed is not saved (usearch cannot load one back): none is.
     if (this.graphKeys.size === 0) {
@@ -346,6 +345,7 @@ export class ExactOrGraphVectorIndex {
     this.mappedFile = undefined;
     this.viewedKeys = 0;
     this.extra = new Set();
+    this.removed = new Set();
     this.stale = 0;
     this.graphKeys.clear();
   }

@@ -44,6 +44,12 @@ export const MAX_BREADTH = 500;
  */
 export const VIEW_DELTA = 4_096;
 /**
+ * Rows a graph read from its file may lack and still be used: they are scored exactly (at 128
+ * dimensions ~8M multiply-adds a search at this bound) until drain() puts them in it between
+ * searches. More than this are added at once, as when a graph is built.
+ */
+export const DRAINED_AT_MOST = 65_536;
+/**
  * How far the graph's cosine of a candidate can be from its exact one. The graph holds f16
  * copies (each component within 2^-11 of itself relative to its size, 2^-25 absolute when subnormal;
  * usearch sums in f32): a dot of unit vectors moves by at most ~2·2^-11 and each norm by 2^-11,
@@ -51,3 +57,19 @@ export const VIEW_DELTA = 4_096;
  * 150,000 candidates of the 1M bench store: at most 1.05e-4 (docs/benchmarks.md).
  */
 export const GRAPH_COSINE_SLACK = 0.004;
+
+/**
+ * How many candidates a graph search asks for: `limit`, oversampled by a filter's pass `rate`,
+ * at least the breadth the graph's `size` calls for, plus the `gone` rows a mapped graph still
+ * holds (they may be among its candidates). undefined: a selective filter, answered exactly.
+ */
+export function graphCandidatesWanted(limit: number, size: number, rate: number | undefined, gone: number): number | undefined {
+  let want = limit;
+  if (rate !== undefined) {
+    // A selective filter (a namespace, a folder) is answered exactly: scanning the few rows that
+    // pass is cheaper than oversampling the graph. A broad one oversamples by its pass rate.
+    if (rate < SELECTIVE_FILTER) return undefined;
+    want = Math.min(size, Math.ceil((limit / rate) * 2));
+  }
+  return Math.max(want, Math.min(MAX_BREADTH, Math.ceil(size / VECTORS_PER_BREADTH))) + gone;
+}

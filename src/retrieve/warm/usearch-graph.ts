@@ -180,6 +180,52 @@ export function mapIdentified(graph: UsearchIndex, file: MappedGraphFile): 'mapp
 }
 
 /** A copy of `vector` scaled to unit length (the zero vector stays zero). */
+/** Keeps in `keys` the rows of a graph read from its files that are live and kept their vector (not `moved`), removing the rest from it; true when any was removed. */
+export function keepLiveRows(graph: UsearchIndex, saved: Iterable<number>, live: ReadonlySet<number>, moved: ReadonlySet<number> | undefined, keys: Set<number>): boolean {
+  let removed = false;
+  for (const rowId of saved) {
+    if (live.has(rowId) && !moved?.has(rowId)) keys.add(rowId);
+    else {
+      graph.remove(BigInt(rowId));
+      removed = true;
+    }
+  }
+  return removed;
+}
+
+/** Adds rows to a graph in one call (usearch spreads it over `threads`; 0: its default), and their keys to `keys`. */
+export function addRows(graph: UsearchIndex, rowIds: readonly number[], vectorOf: (rowId: number) => Float32Array, dimensions: number, threads: number, keys: Set<number>): void {
+  if (rowIds.length === 0) return;
+  const vectors = new Float32Array(rowIds.length * dimensions);
+  rowIds.forEach((rowId, index) => vectors.set(vectorOf(rowId), index * dimensions));
+  graph.add(
+    BigUint64Array.from(rowIds, (rowId) => BigInt(rowId)),
+    vectors,
+    threads,
+  );
+  for (const rowId of rowIds) keys.add(rowId);
+}
+
+/**
+ * Removes the nodes of `removed`, then adds those of `added` (their keys to `keys`), taking each
+ * out of its set, for up to `budgetMs`; true while some are left.
+ */
+export function applyChanges(graph: UsearchIndex, changes: { removed: Set<number>; added: Set<number>; keys: Set<number> }, vectorOf: (rowId: number) => Float32Array, budgetMs: number): boolean {
+  const started = performance.now();
+  for (const rowId of changes.removed) {
+    changes.removed.delete(rowId);
+    graph.remove(BigInt(rowId));
+    if (performance.now() - started >= budgetMs) return true;
+  }
+  for (const rowId of changes.added) {
+    changes.added.delete(rowId);
+    graph.add(BigUint64Array.of(BigInt(rowId)), vectorOf(rowId));
+    changes.keys.add(rowId);
+    if (performance.now() - started >= budgetMs) break;
+  }
+  return changes.removed.size + changes.added.size > 0;
+}
+
 export function normalized(vector: Float32Array): Float32Array {
   let norm = 0;
   for (const value of vector) norm += value * value;

@@ -7,7 +7,7 @@ import { readSegmentHeader, SegmentError, type SegmentReader, writeSegment } fro
 import { dropDamagedSegment, openMatchingSegment, prefetchInBackground, segmentContents, STORE_INSTANCE_STATE } from './warm-segment.js';
 import { Lexicon } from './lexicon.js';
 import { attachCachedVectors, deletedSince } from './warm-catch-up.js';
-import { graphBeingBuilt } from './graph-builds.js';
+import { drainInBackground, graphBeingBuilt } from './graph-builds.js';
 import { writeSegmentInParts } from './segment-parts.js';
 import { GraphSearchThread } from './graph-search-thread.js';
 import { SEGMENT_REWRITE_MIN, SEGMENT_REWRITE_SHARE, type WarmIndexOptions } from './warm-options.js';
@@ -378,6 +378,7 @@ export class WarmIndex {
     if (!current()) return false;
     // Not while deferred, nor while this process's worker builds the graph file (searches are exact meanwhile).
     if (this.graphDeferrals === 0 && !graphBeingBuilt(this.options.graphFile)) this.vectors?.ensureGraph();
+    if (this.vectors) drainInBackground(this.vectors, () => current() && !this.retired && this.graphDeferrals === 0);
     this.token = token;
     return true;
   }
