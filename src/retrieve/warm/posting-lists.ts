@@ -1,6 +1,6 @@
 import type { LexicalBase } from '../../store/segment-file.js';
 import type { Postings } from './posting-blocks.js';
-import { type PostingRange, RestoredPostings } from './restored-postings.js';
+import { type PostingRange, renumber, RestoredPostings } from './restored-postings.js';
 
 /** Postings added to, or rows removed from, a restored list not read yet. */
 interface Deferred {
@@ -184,20 +184,26 @@ export class PostingLists {
 
   /** Renumbers every list's slots by `remap` (−1: the slot is gone), dropping emptied lists. */
   compact(remap: Int32Array): void {
-    this.materializeAll();
+    // Lists still in the restored base are renumbered when first read; the changes kept for them, now.
+    this.restored?.renumberLater(remap);
+    for (const changes of this.deferred.values()) {
+      let write = 0;
+      for (let read = 0; read < changes.slots.length; read++) {
+        const target = remap[changes.slots[read] as number] ?? -1;
+        if (target < 0) continue;
+        changes.slots[write] = target;
+        changes.weighted[write] = changes.weighted[read] as number;
+        write++;
+      }
+      changes.slots.length = write;
+      changes.weighted.length = write;
+      changes.removed = 0; // every row removed so far is gone from the base's list (renumbered) and from these
+    }
     this.lists.forEach((postings, termId) => {
       if (!postings) return;
       postings.blocks = undefined; // slots are renumbered: the window summary no longer holds
-      let write = 0;
-      for (let read = 0; read < postings.length; read++) {
-        const target = remap[postings.slots[read] as number] as number;
-        if (target < 0) continue;
-        postings.slots[write] = target;
-        postings.weighted[write] = postings.weighted[read] as number;
-        write++;
-      }
-      postings.length = write;
-      if (write === 0) this.lists[termId] = undefined;
+      postings.length = renumber(postings.slots, postings.weighted, remap, postings.length);
+      if (postings.length === 0) this.lists[termId] = undefined;
     });
   }
 

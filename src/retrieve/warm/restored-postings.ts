@@ -21,6 +21,8 @@ export class RestoredPostings {
   private cursor = 0;
   /** Ranges read elsewhere, in ascending, disjoint term indexes, with how many of each one's terms are not taken yet (a range is let go once all are). */
   private readonly ranges: Array<PostingRange & { untaken: number }> = [];
+  /** The file's slots as compactions since renumbered them (−1: the row is gone): applied to a list when it is taken. */
+  private renumbered: Int32Array | undefined;
 
   constructor(private readonly base: LexicalBase) {
     const { postingTerms } = base;
@@ -52,7 +54,24 @@ export class RestoredPostings {
     if (index < 0) return undefined;
     const read = this.fromRange(index) ?? this.base.postings(index);
     this.slot[termId] = -1;
-    return { slots: read.slots, weighted: read.weighted, length: read.slots.length, documentFrequency: read.slots.length, maxWeighted: this.base.postingMax[index] as number };
+    const length = this.renumbered ? renumber(read.slots, read.weighted, this.renumbered) : read.slots.length;
+    return { slots: read.slots, weighted: read.weighted, length, documentFrequency: length, maxWeighted: this.base.postingMax[index] as number };
+  }
+
+  /**
+   * A compaction renumbered the slots (`remap`, −1: gone): lists not taken yet are renumbered
+   * when taken, so a compaction need not read every list of the file first (at 35k rows that
+   * read took ~0.7 s of a compaction that held searches ~1.2 s).
+   */
+  renumberLater(remap: Int32Array): void {
+    const before = this.renumbered;
+    const rows = this.base.rowIds.length;
+    const next = new Int32Array(rows);
+    for (let slot = 0; slot < rows; slot++) {
+      const at = before ? (before[slot] as number) : slot;
+      next[slot] = at < 0 ? -1 : (remap[at] ?? -1);
+    }
+    this.renumbered = next;
   }
 
   /** Up to `count` more term ids not taken yet (all of them without a count), in id order. */
@@ -90,4 +109,17 @@ export class RestoredPostings {
     }
     return undefined;
   }
+}
+
+/** Renumbers a list's slots in place by `remap`, dropping those of gone rows (−1); returns the entries kept. */
+export function renumber(slots: Int32Array, weighted: Float32Array, remap: Int32Array, length = slots.length): number {
+  let write = 0;
+  for (let read = 0; read < length; read++) {
+    const target = remap[slots[read] as number] ?? -1;
+    if (target < 0) continue;
+    slots[write] = target;
+    weighted[write] = weighted[read] as number;
+    write++;
+  }
+  return write;
 }

@@ -467,6 +467,51 @@ describe('segment files', () => {
     for (const query of ['alpha word3', 'word0 beta7', 'alpha']) expect(warm.searchLexical(queryTerms(query), 10, undefined)).toEqual(reference.searchLexical(queryTerms(query), 10, undefined));
   });
 
+  it('compacted twice over rows of the file whose lists were never read, then changed, read and saved, answers as an index built from rows', async () => {
+    const write = (file: number, variant = 0) =>
+      store.writeFile({
+        entry: catalogEntry(`src/f${file}.ts`, { embedder: 'e@8' }),
+        chunks: Array.from({ length: 100 }, (_, index) =>
+          chunk(`src/f${file}.ts`, index * 10 + 1, `alpha word${file} beta${index + variant} ${vocabulary[(file * 7 + index + variant) % vocabulary.length]}`, {
+            vector: Float32Array.from({ length: DIMENSIONS }, (_, dimension) => Math.sin(file + index * 0.1 + dimension + variant)),
+          }),
+        ),
+      });
+    for (let file = 0; file < 40; file++) await write(file);
+    await new WarmIndex(store, options()).persist();
+    const warm = new WarmIndex(store, options());
+    await warm.refresh();
+    expect(warm.fromSegment).toBe(true);
+    const slots = () => (warm as unknown as { lexical: { slotCount: number } }).lexical.slotCount;
+    // A quarter and more of the file's rows deleted before any list of it was read: a compaction renumbers the slots.
+    for (let file = 0; file < 11; file++) await store.deleteFile(`src/f${file}.ts`);
+    await warm.refresh();
+    const first = slots();
+    expect(first).toBeLessThan(4_000 - 1_000);
+    // New rows, then more of the file's rows deleted: a second compaction renumbers the first one's numbers.
+    for (let file = 40; file < 46; file++) await write(file);
+    await warm.refresh();
+    for (let file = 11; file < 24; file++) await store.deleteFile(`src/f${file}.ts`);
+    await warm.refresh();
+    expect(slots()).toBeLessThan(first + 600 - 800);
+    // After them, a row of the file removed (its terms found by their place in the file) and one rewritten.
+    await store.deleteFile('src/f30.ts');
+    await write(31, 3);
+    await warm.refresh();
+    const reference = new WarmIndex(store, { ...options(), segmentFile: undefined });
+    await reference.refresh();
+    expect([warm.size, reference.size]).toEqual([2_100, 2_100]);
+    expectSameAnswers(warm, reference, 63);
+    for (const query of ['alpha word33', 'word27 beta7', 'alpha', 'word5', 'beta4 word44'])
+      expect(warm.searchLexical(queryTerms(query), 10, undefined)).toEqual(reference.searchLexical(queryTerms(query), 10, undefined));
+    // Saved (every list and row of the file read for it), the next index from the new file answers the same.
+    await warm.persist();
+    const next = new WarmIndex(store, options());
+    await next.refresh();
+    expect(next.fromSegment).toBe(true);
+    expectSameAnswers(next, reference, 64);
+  });
+
   it('a long-lived index reads the vector matrix in the background too: its searches no longer read the file, and damaged vectors are found without any search', async () => {
     const { header, reference } = await savedWithReference(41);
     const whole = new WarmIndex(store, options({ prefetch: true }));
