@@ -29,7 +29,7 @@ export function graphBeingBuilt(file: string | undefined): boolean {
 }
 
 /** Time one step of a background drain runs before the event loop gets a turn: about the most a search waits for it. */
-const DRAIN_STEP_MS = 5;
+const DRAIN_STEP_MS = 2;
 /** Vector indexes a drain is running for (one at a time each). */
 const draining = new WeakSet<ExactOrGraphVectorIndex>();
 
