@@ -26,7 +26,16 @@ describe('removeStaleIndexFiles (loci gc)', () => {
       // The shared name of builds before per-process names: its writer cannot be told.
       legacy: [`${graph}.tmp`],
     };
-    for (const name of Object.values(names).flat()) writeFileSync(join(folder, name), 'x');
+    // Written by a process gone now, but only a minute ago: perhaps a process of another machine sharing the folder.
+    const recent = `${segment}.${dead}.ccc333.tmp`;
+    const hoursAgo = new Date(Date.now() - 2 * 3_600_000);
+    for (const name of Object.values(names).flat()) {
+      writeFileSync(join(folder, name), 'x');
+      // This process's own file was written since it started (another thread's save in progress).
+      if (!names.own.includes(name)) utimesSync(join(folder, name), hoursAgo, hoursAgo);
+    }
+    writeFileSync(join(folder, recent), 'x');
+    utimesSync(join(folder, recent), new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
     // Written by an earlier process given this pid: a day before this one started.
     const earlier = `${graph}.${process.pid}.bbb222.tmp`;
     writeFileSync(join(folder, earlier), 'x');
@@ -35,7 +44,7 @@ describe('removeStaleIndexFiles (loci gc)', () => {
 
     const removed = await removeStaleIndexFiles(folder, 'static:test');
     expect(removed.sort()).toEqual([...names.dead, earlier].sort());
-    expect(readdirSync(folder).sort()).toEqual([...names.current, ...names.live, ...names.own, ...names.legacy].sort());
+    expect(readdirSync(folder).sort()).toEqual([...names.current, ...names.live, ...names.own, ...names.legacy, recent].sort());
     for (const name of names.dead) expect(existsSync(join(folder, name))).toBe(false);
   });
 });

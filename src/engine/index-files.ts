@@ -29,9 +29,16 @@ export function hasSegment(location: StoreLocation, embedderId: string): boolean
 }
 
 /**
+ * How long a temporary file of a process not running here stays untouched before gc removes it:
+ * a folder shared between machines or containers may hold a save in progress of a process this
+ * machine cannot see (a merge leaves its first part files untouched while it writes the rest).
+ */
+export const LEFTOVER_AGE_MS = 3_600_000;
+
+/**
  * Removes the cache files (vector graphs with their key lists, segment files) of embedders
- * the store no longer uses, and the temporary files of saves whose process is gone (a live
- * process's are a save in progress). Returns the names removed.
+ * the store no longer uses, and the temporary files of saves whose process is gone and that
+ * were untouched for LEFTOVER_AGE_MS (a live process's are a save in progress). Returns the names removed.
  */
 export async function removeStaleIndexFiles(folder: string, embedderId: string): Promise<string[]> {
   const keep = new Set([vectorGraphName(embedderId, 'index'), vectorGraphName(embedderId, 'memory'), segmentName(embedderId, 'index'), segmentName(embedderId, 'memory')]);
@@ -40,7 +47,8 @@ export async function removeStaleIndexFiles(folder: string, embedderId: string):
     const file = name.replace(/\.keys$/, '');
     if (name.endsWith('.tmp')) {
       const pid = temporaryFilePid(VECTOR_GRAPH_FILE.exec(name)?.[5] ?? SEGMENT_FILE.exec(name)?.[3] ?? '');
-      if (pid === undefined || !temporaryFileAbandoned(join(folder, name), pid)) continue;
+      const touched = (await stat(join(folder, name)).catch(() => undefined))?.mtimeMs ?? Number.POSITIVE_INFINITY;
+      if (pid === undefined || Date.now() - touched < LEFTOVER_AGE_MS || !temporaryFileAbandoned(join(folder, name), pid)) continue;
     } else if (keep.has(file) || !(VECTOR_GRAPH_FILE.test(file) || SEGMENT_FILE.test(file))) continue;
     await rm(join(folder, name), { force: true });
     removed.push(name);

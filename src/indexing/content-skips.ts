@@ -14,7 +14,16 @@ interface Refusal {
   size: number;
   mtimeMs: number;
   reason: RememberedReason;
+  /** When the file was read and refused (ms since the epoch). */
+  at: number;
 }
+
+/**
+ * A file changed this soon before it was read may change again within its mtime's resolution
+ * (a second or two on some file systems) and keep its size and mtime: such a refusal is not
+ * trusted, and the file is read again (as plan-changes.ts re-reads a file indexed that soon).
+ */
+const RACY_MS = 2_000;
 
 /**
  * Files a run read and refused for what they hold (binary content without a binary
@@ -36,9 +45,9 @@ export class ContentSkips {
       const kept = JSON.parse((await store.readState(CONTENT_SKIPS_STATE)) ?? 'null') as { format?: unknown; files?: unknown } | null;
       if (kept?.format === FORMAT && kept.files && typeof kept.files === 'object') {
         for (const [path, value] of Object.entries(kept.files as Record<string, unknown>)) {
-          const [size, mtimeMs, reason] = Array.isArray(value) ? value : [];
-          if (typeof size === 'number' && typeof mtimeMs === 'number' && typeof reason === 'string' && REMEMBERED.has(reason)) {
-            files.set(path, { size, mtimeMs, reason: reason as RememberedReason });
+          const [size, mtimeMs, reason, at] = Array.isArray(value) ? value : [];
+          if (typeof size === 'number' && typeof mtimeMs === 'number' && typeof reason === 'string' && REMEMBERED.has(reason) && typeof at === 'number') {
+            files.set(path, { size, mtimeMs, reason: reason as RememberedReason, at });
           }
         }
       }
@@ -51,7 +60,7 @@ export class ContentSkips {
   /** Why `file` was refused, if it was and has not changed since (a secret only while secrets are withheld). */
   refused(file: { path: string; size: number; mtimeMs: number }, indexSecrets: boolean): RememberedReason | undefined {
     const kept = this.files.get(file.path);
-    if (!kept || kept.size !== file.size || kept.mtimeMs !== file.mtimeMs) return undefined;
+    if (!kept || kept.size !== file.size || kept.mtimeMs !== file.mtimeMs || kept.mtimeMs >= kept.at - RACY_MS) return undefined;
     return kept.reason === 'secret-content' && indexSecrets ? undefined : kept.reason;
   }
 
@@ -59,8 +68,8 @@ export class ContentSkips {
   note(file: { path: string; size: number; mtimeMs: number }, reason: SkipReason | undefined): void {
     if (reason !== undefined && REMEMBERED.has(reason)) {
       const kept = this.files.get(file.path);
-      if (kept && kept.size === file.size && kept.mtimeMs === file.mtimeMs && kept.reason === reason) return;
-      this.files.set(file.path, { size: file.size, mtimeMs: file.mtimeMs, reason: reason as RememberedReason });
+      if (kept && kept.size === file.size && kept.mtimeMs === file.mtimeMs && kept.reason === reason && kept.mtimeMs < kept.at - RACY_MS) return;
+      this.files.set(file.path, { size: file.size, mtimeMs: file.mtimeMs, reason: reason as RememberedReason, at: Date.now() });
       this.changed = true;
     } else if (this.files.delete(file.path)) this.changed = true;
   }
@@ -77,8 +86,9 @@ export class ContentSkips {
   /** Saves the record when it changed. */
   async write(store: Pick<Store, 'writeState'>): Promise<void> {
     if (!this.changed) return;
-    const files: Record<string, [number, number, RememberedReason]> = {};
-    for (const [path, { size, mtimeMs, reason }] of this.files) files[path] = [size, mtimeMs, reason];
+    // No prototype: a file named __proto__ is a key like any other.
+    const files: Record<string, [number, number, RememberedReason, number]> = Object.create(null);
+    for (const [path, { size, mtimeMs, reason, at }] of this.files) files[path] = [size, mtimeMs, reason, at];
     await store.writeState(CONTENT_SKIPS_STATE, JSON.stringify({ format: FORMAT, files }));
     this.changed = false;
   }

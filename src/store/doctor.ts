@@ -116,7 +116,7 @@ function temporaryFinding(file: string, name: string, suffix: string, check: str
     check,
     status: 'warning',
     detail: `${name} is left over from a save that process ${pid} did not finish (it is no longer running).${kept}`,
-    fix: 'Run `loci gc` to remove it (the next save of this file removes it too).',
+    fix: 'Run `loci gc` to remove it once it is an hour old (a process of another machine sharing this folder could still be writing it); the next save of this file removes it too.',
   };
 }
 

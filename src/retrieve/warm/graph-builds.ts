@@ -44,8 +44,15 @@ export function drainInBackground(vectors: ExactOrGraphVectorIndex, current: () 
   if (draining.has(vectors) || vectors.undrained === 0) return;
   draining.add(vectors);
   const step = (): void => {
-    if (!current() || !vectors.drain(DRAIN_STEP_MS)) return void draining.delete(vectors);
-    setImmediate(step).unref();
+    let more = false;
+    try {
+      more = current() && vectors.drain(DRAIN_STEP_MS);
+    } catch {
+      // usearch refused a change: the rows stay beside the graph, scored exactly, and are applied by the next save
+    }
+    if (!more) return void draining.delete(vectors);
+    // A timer, not an immediate: an idle server's event loop waits on its sockets and turns for unref'd immediates only when something else wakes it.
+    setTimeout(step, 0).unref();
   };
-  setImmediate(step).unref();
+  setTimeout(step, 0).unref();
 }

@@ -14,9 +14,8 @@ import { SEGMENT_REWRITE_MIN, SEGMENT_REWRITE_SHARE, type WarmIndexOptions } fro
 export { SEGMENT_REWRITE_MIN, type SegmentEvent, type WarmIndexOptions } from './warm-options.js';
 
 /**
- * The store's chunks held in memory for fast search: an inverted index and a vector
- * matrix. Before each search it catches up with whatever any process committed since
- * (new rows by row id, deletions by comparing live ids), so results are never stale.
+ * The store's chunks held in memory for fast search: an inverted index and a vector matrix. Before
+ * each search it catches up with whatever any process committed since, so results are never stale.
  */
 export class WarmIndex {
   private termIds = new Lexicon();
@@ -178,16 +177,14 @@ export class WarmIndex {
     this.graphDeferrals++;
     let released = false;
     return () => {
-      if (released) return;
+      if (!released) this.graphDeferrals--;
       released = true;
-      this.graphDeferrals--;
     };
   }
 
-  /** At close: the graph if it changed, and the segment if this process caught up with many changes since read (no catch-up first). */
+  /** At close: the graph if it changed, and the segment if this process caught up with many changes since read (no catch-up first; damage met in the file read from is reported and the file dropped). */
   saveGraph(): void {
     this.vectors?.persist();
-    // Damage met in the file read from: reported and the file dropped (the next process rebuilds).
     const damaged = this.saveSegment(this.rewriteThreshold());
     if (damaged) this.reset(damaged);
   }
@@ -332,8 +329,7 @@ export class WarmIndex {
     const token = await this.store.changeToken();
     if (!current()) return false;
     if (token === this.token) {
-      // Caught up while the graph was left for later (persist withoutGraph): build or map it now.
-      if (this.graphDeferrals === 0 && !graphBeingBuilt(this.options.graphFile)) this.vectors?.ensureGraph();
+      this.graphUpkeep(current); // caught up while the graph was left for later (persist withoutGraph)
       return true;
     }
     if (!this.segmentTried) {
@@ -376,11 +372,15 @@ export class WarmIndex {
     const vectors = this.vectors && this.withoutVector.size > 0 ? this.vectors : undefined;
     if (vectors) this.changesSinceSegment += await attachCachedVectors(this.store, this.options.embedderId, this.withoutVector, vectors, CATCH_UP_SLICE, current);
     if (!current()) return false;
-    // Not while deferred, nor while this process's worker builds the graph file (searches are exact meanwhile).
-    if (this.graphDeferrals === 0 && !graphBeingBuilt(this.options.graphFile)) this.vectors?.ensureGraph();
-    if (this.vectors) drainInBackground(this.vectors, () => current() && !this.retired && this.graphDeferrals === 0);
+    this.graphUpkeep(current);
     this.token = token;
     return true;
+  }
+
+  /** Builds or maps the graph, and puts rows changed since into it in the background; not while deferred, nor while this process's worker builds the file (searches are exact meanwhile). */
+  private graphUpkeep(current: () => boolean): void {
+    if (this.graphDeferrals === 0 && !graphBeingBuilt(this.options.graphFile)) this.vectors?.ensureGraph();
+    if (this.vectors) drainInBackground(this.vectors, () => current() && !this.retired && this.graphDeferrals === 0);
   }
 
   private removeRows(rowIds: ArrayLike<number>): void {
