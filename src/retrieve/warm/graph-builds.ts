@@ -48,7 +48,7 @@ export function drainInBackground(vectors: ExactOrGraphVectorIndex, current: () 
     try {
       more = current() && vectors.drain(DRAIN_STEP_MS);
     } catch {
-      // usearch refused a change: the rows stay beside the graph, scored exactly, and are applied by the next save
+      // usearch refused a change: it stays pending (scored exactly, or skipped), and the next save tries it again
     }
     if (!more) return void draining.delete(vectors);
     // A timer, not an immediate: an idle server's event loop waits on its sockets and turns for unref'd immediates only when something else wakes it.

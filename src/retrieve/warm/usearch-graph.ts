@@ -212,14 +212,15 @@ export function addRows(graph: UsearchIndex, rowIds: readonly number[], vectorOf
  */
 export function applyChanges(graph: UsearchIndex, changes: { removed: Set<number>; added: Set<number>; keys: Set<number> }, vectorOf: (rowId: number) => Float32Array, budgetMs: number): boolean {
   const started = performance.now();
+  // Each leaves its set once applied: one usearch refuses stays pending (a removed row skipped, an added one scored exactly).
   for (const rowId of changes.removed) {
-    changes.removed.delete(rowId);
     graph.remove(BigInt(rowId));
+    changes.removed.delete(rowId);
     if (performance.now() - started >= budgetMs) return true;
   }
   for (const rowId of changes.added) {
-    changes.added.delete(rowId);
     graph.add(BigUint64Array.of(BigInt(rowId)), vectorOf(rowId));
+    changes.added.delete(rowId);
     changes.keys.add(rowId);
     if (performance.now() - started >= budgetMs) break;
   }
