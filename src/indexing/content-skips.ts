@@ -59,19 +59,23 @@ export class ContentSkips {
 
   /** Why `file` was refused, if it was and has not changed since (a secret only while secrets are withheld). */
   refused(file: { path: string; size: number; mtimeMs: number }, indexSecrets: boolean): RememberedReason | undefined {
-    const kept = this.files.get(file.path);
-    if (!kept || kept.size !== file.size || kept.mtimeMs !== file.mtimeMs || kept.mtimeMs >= kept.at - RACY_MS) return undefined;
-    return kept.reason === 'secret-content' && indexSecrets ? undefined : kept.reason;
+    const kept = this.trusted(file);
+    return !kept || (kept.reason === 'secret-content' && indexSecrets) ? undefined : kept.reason;
   }
 
   /** A run's outcome for a file it read: refused for one of the remembered reasons, or anything else (indexed, failed, gone). */
   note(file: { path: string; size: number; mtimeMs: number }, reason: SkipReason | undefined): void {
     if (reason !== undefined && REMEMBERED.has(reason)) {
-      const kept = this.files.get(file.path);
-      if (kept && kept.size === file.size && kept.mtimeMs === file.mtimeMs && kept.reason === reason && kept.mtimeMs < kept.at - RACY_MS) return;
+      if (this.trusted(file)?.reason === reason) return;
       this.files.set(file.path, { size: file.size, mtimeMs: file.mtimeMs, reason: reason as RememberedReason, at: Date.now() });
       this.changed = true;
     } else if (this.files.delete(file.path)) this.changed = true;
+  }
+
+  /** The record of `file` while it stands: the file unchanged since, and read long enough after its last change. */
+  private trusted(file: { path: string; size: number; mtimeMs: number }): Refusal | undefined {
+    const kept = this.files.get(file.path);
+    return kept && kept.size === file.size && kept.mtimeMs === file.mtimeMs && kept.mtimeMs < kept.at - RACY_MS ? kept : undefined;
   }
 
   /** Forgets every file `keep` says no to (a whole run: files its walk no longer found). */

@@ -187,16 +187,9 @@ export class PostingLists {
     // Lists still in the restored base are renumbered when first read; the changes kept for them, now.
     this.restored?.renumberLater(remap);
     for (const changes of this.deferred.values()) {
-      let write = 0;
-      for (let read = 0; read < changes.slots.length; read++) {
-        const target = remap[changes.slots[read] as number] ?? -1;
-        if (target < 0) continue;
-        changes.slots[write] = target;
-        changes.weighted[write] = changes.weighted[read] as number;
-        write++;
-      }
-      changes.slots.length = write;
-      changes.weighted.length = write;
+      const kept = renumber(changes.slots, changes.weighted, remap);
+      changes.slots.length = kept;
+      changes.weighted.length = kept;
       changes.removed = 0; // every row removed so far is gone from the base's list (renumbered) and from these
     }
     this.lists.forEach((postings, termId) => {

@@ -111,8 +111,11 @@ export class RestoredPostings {
   }
 }
 
+/** Slots or weights a list keeps: its typed arrays, or the plain ones of changes kept for an unread list. */
+type Entries = { [index: number]: number; readonly length: number };
+
 /** Renumbers a list's slots in place by `remap`, dropping those of gone rows (−1); returns the entries kept. */
-export function renumber(slots: Int32Array, weighted: Float32Array, remap: Int32Array, length = slots.length): number {
+export function renumber(slots: Entries, weighted: Entries, remap: Int32Array, length = slots.length): number {
   let write = 0;
   for (let read = 0; read < length; read++) {
     const target = remap[slots[read] as number] ?? -1;
