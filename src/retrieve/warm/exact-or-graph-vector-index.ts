@@ -2,14 +2,14 @@ import { existsSync, rmSync } from 'node:fs';
 import type { ScoredRow } from '../../store/spec.js';
 import type { RowFilter } from '../../store/filter-match.js';
 import type { VectorBase } from '../../store/segment-file.js';
-import { TopK } from '../../store/top-k.js';
 import { FlatVectorIndex, type VectorRowMeta, type VectorSnapshot } from './vector-index.js';
-import { addRows, applyChanges, createGraph, graphKeysSummary, keepLiveRows, loadGraphFiles, loadUsearch } from './usearch-graph.js';
-import { mapIdentified, normalized, readGraphKeys, writeGraphFiles, type GraphSum, type UsearchIndex } from './usearch-graph.js';
+import { addRows, applyChanges, createGraph, keepLiveRows, loadGraphFiles, loadUsearch } from './usearch-graph.js';
+import { mapIdentified, normalized, savedGraphFit, writeGraphFiles, type UsearchIndex } from './usearch-graph.js';
 import type { GraphSearchThread } from './graph-search-thread.js';
-import { scoreCandidates, type GraphCandidates } from './graph-candidates.js';
-import { fileIdentity, savedFilesIdentity, type MappedGraphFile } from './mapped-graph-file.js';
+import { scoreCandidates, withRowsBeside, type GraphCandidates } from './graph-candidates.js';
+import { identifyGraphFile, identifySavedGraph, savedFilesIdentity, type MappedGraphFile } from './mapped-graph-file.js';
 import { defaultHnswOptions, DRAINED_AT_MOST, graphCandidatesWanted, VIEW_DELTA, type HnswOptions } from './hnsw-options.js';
+import { EXACT_WHILE_SETTLING, Settling } from './graph-settling.js';
 
 export { defaultHnswOptions, type HnswOptions } from './hnsw-options.js';
 
@@ -62,6 +62,8 @@ export class ExactOrGraphVectorIndex {
   private viewPending = false;
   /** Moves at every row change: a search answered elsewhere meanwhile is done again here. */
   private changes = 0;
+  /** A mapped graph dropped when its changes passed its bounds: searches are exact until ensureGraph makes one again. */
+  private settling: Settling | undefined;
 
   constructor(
     readonly dimensions: number,
@@ -127,9 +129,10 @@ export class ExactOrGraphVectorIndex {
       // A held row given a new vector: its key in the graph is stale, the row is scored beside it.
       if (replaced && !this.extra.has(rowId)) this.stale++;
       this.extra.add(rowId);
-      if (this.extra.size > this.viewDelta || this.stale > this.staleDelta) this.materialize();
+      if (this.extra.size > this.viewDelta || this.stale > this.staleDelta) this.overflow();
       return;
     }
+    this.settling?.changed(rowId, replaced);
     // A held row given a new vector (or a row id used again): its node moves (graph distances choose which candidates are scored).
     if (this.graph && ((replaced && this.graphKeys.delete(rowId)) || this.removed.delete(rowId))) this.graph.remove(BigInt(rowId));
     // Put in the graph by drain(), not here: a catch-up of thousands of rows from another process's run held searches for seconds.
@@ -155,10 +158,11 @@ export class ExactOrGraphVectorIndex {
     if (this.viewed) {
       const held = this.flat.has(rowId);
       this.flat.remove(rowId);
-      if (held && !this.extra.delete(rowId) && ++this.stale > this.staleDelta) this.materialize();
+      if (held && !this.extra.delete(rowId) && ++this.stale > this.staleDelta) this.overflow();
       return;
     }
     this.flat.remove(rowId);
+    this.settling?.changed(rowId, false);
     if (this.extra.delete(rowId)) return;
     if (this.graph && this.graphKeys.delete(rowId)) {
       this.removed.add(rowId);
@@ -166,10 +170,19 @@ export class ExactOrGraphVectorIndex {
     }
   }
 
-  /** Builds (or loads and reconciles) the graph once the index is big enough. */
-  ensureGraph(mapSaved = true, moved?: ReadonlySet<number>): void {
-    if (this.graph || this.flat.size < this.options.threshold) return;
+  /** Builds (or loads and reconciles) the graph once the index is big enough; after overflow(), maps a file saved since that fits, or reads one once changes pause (or `now`). */
+  ensureGraph(mapSaved = true, moved?: ReadonlySet<number>, now = false): void {
+    if (this.graph) return;
+    if (this.flat.size < this.options.threshold) return void (this.settling = undefined);
     const file = this.options.file;
+    const settling = this.settling;
+    if (settling) {
+      if (settling.tryNewFile() && this.mapFile(false)) return void (this.settling = undefined); // one that does not fit yet is tried again after changes
+      if (!now && !settling.quiet) return;
+      this.settling = undefined;
+      // Only a file saved since is trusted as it stands; the dropped one is read and its moved rows' nodes made anew.
+      return void this.ensureGraph(settling.fileChanged, settling.moved);
+    }
     if (this.options.build === false && !(file && existsSync(file) && savedFilesIdentity(file) !== this.unloadable)) return;
     const module = loadUsearch();
     if (!module) return;
@@ -266,18 +279,11 @@ export class ExactOrGraphVectorIndex {
   private finish(query: Float32Array, limit: number, accept: RowFilter | undefined, unit: Float32Array, found: GraphCandidates): ScoredRow[] {
     // The graph's f16 distances only choose candidates; each that can place is scored exactly (f32
     // cosine): scores match an exact scan, in the exact order of what the graph found.
-    const rows = scoreCandidates(this.flat, found, unit, accept, limit);
-    const fromGraph = rows.length;
-    if (this.extra.size > 0) {
-      // Only the best `limit` of the rows beside the graph (up to VIEW_DELTA) can be among the best `limit` of all.
-      const top = new TopK(limit);
-      this.flat.scoreRows([...this.extra], unit, accept, { top, skip: new Set(rows.map((row) => row.rowId)) });
-      for (const { id, score } of top.sorted()) rows.push({ rowId: id, score, path: '' });
-    }
-    rows.sort((a, b) => b.score - a.score || a.rowId - b.rowId);
-    if (rows.length > limit) rows.length = limit;
+    const fromGraph = scoreCandidates(this.flat, found, unit, accept, limit);
+    const rows = withRowsBeside(this.flat, fromGraph, this.extra, unit, accept, limit);
     // Too few passed the filter, or gone rows took live ones' places (counted before the rows beside the graph): exact.
-    if ((accept || this.gone > 0) && (rows.length < Math.min(limit, this.flat.size) || fromGraph < Math.min(limit, this.graphSize - this.extra.size))) return this.flat.search(query, limit, accept);
+    if ((accept || this.gone > 0) && (rows.length < Math.min(limit, this.flat.size) || fromGraph.length < Math.min(limit, this.graphSize - this.extra.size)))
+      return this.flat.search(query, limit, accept);
     // Paths of the rows kept only (a new process reads each from a block of the segment).
     for (const row of rows) row.path = this.flat.pathOf(row.rowId) ?? row.path;
     return rows;
@@ -285,6 +291,7 @@ export class ExactOrGraphVectorIndex {
 
   /** Saves the graph and its key list (each via a rename) when they changed since loaded or saved; a no-op without a graph. */
   persist(): void {
+    if (this.settling) this.ensureGraph(true, undefined, true); // changes done: made again, so the file saved holds them
     const file = this.options.file;
     if (!this.graph || !file || !this.dirty) return;
     while (this.drain(Number.POSITIVE_INFINITY));
@@ -307,14 +314,19 @@ export class ExactOrGraphVectorIndex {
    */
   mapSavedGraph(): boolean {
     if (!this.graph || this.viewed || this.dirty || !this.options.file) return false;
-    const saved = savedFilesIdentity(this.options.file);
+    return this.mapFile(true);
+  }
+
+  /** Maps the saved file in place of the graph held (if any) when it fits the rows. */
+  private mapFile(markUnmappable: boolean): boolean {
+    const saved = this.options.file ? savedFilesIdentity(this.options.file) : undefined;
     if (saved === undefined || saved === this.unmappable) return false;
     const module = loadUsearch();
     if (!module) return false;
     const view = createGraph(module, this.dimensions, this.options);
     if (!this.viewSaved(view)) {
       // Every save would try again (and read the key list) for the same files: once until they change.
-      this.unmappable = saved;
+      if (markUnmappable) this.unmappable = saved;
       return false;
     }
     this.unmappable = undefined;
@@ -324,9 +336,21 @@ export class ExactOrGraphVectorIndex {
     return true;
   }
 
-  /** Whether persist() would write: the graph changed since it was loaded or saved. */
+  /** Whether persist() would write: the graph changed since it was loaded or saved (or one dropped is still to be made again). */
   get unsaved(): boolean {
-    return this.graph !== undefined && this.dirty;
+    return (this.graph !== undefined && this.dirty) || this.settling !== undefined;
+  }
+
+  /**
+   * A mapped graph's changes passed its bounds: a small index drops it and scans exactly while they
+   * go on (graph-settling.ts), instead of reading the file mid catch-up; a large one reads it now.
+   */
+  private overflow(): void {
+    const file = this.options.file;
+    if (!file || this.flat.size > (this.options.exactWhileSettling ?? EXACT_WHILE_SETTLING)) return void this.materialize();
+    const beside = this.extra;
+    this.forgetGraph();
+    this.settling = new Settling(file, beside, this.options.settleQuietMs);
   }
 
   /** A viewed graph takes its first change: the graph is loaded from its file and reconciled with the rows as they are now. */
@@ -352,19 +376,7 @@ export class ExactOrGraphVectorIndex {
 
   /** The saved graph file as mapping it would identify it now (the graph thread maps it while a new process opens the rest: prepare), or undefined. */
   savedGraphFile(): MappedGraphFile | undefined {
-    const file = this.options.file;
-    if (!file || this.graph) return undefined;
-    const summary = graphKeysSummary(file);
-    try {
-      return summary && summary.keys > 0 ? this.identify(file, summary.keys, summary.sum) : undefined;
-    } catch {
-      return undefined;
-    }
-  }
-
-  private identify(file: string, keys: number, sum: GraphSum | undefined): MappedGraphFile {
-    const { connectivity, expansionAdd, expansionSearch } = this.options;
-    return { ...fileIdentity(file), keys, dimensions: this.dimensions, connectivity, expansionAdd, expansionSearch, ...(sum ? { sum } : {}) };
+    return this.options.file && !this.graph ? identifySavedGraph(this.options.file, this.dimensions, this.options) : undefined;
   }
 
   /**
@@ -373,28 +385,17 @@ export class ExactOrGraphVectorIndex {
    */
   private viewSaved(graph: UsearchIndex): boolean {
     const file = this.options.file;
-    if (!file || !graph.view || !existsSync(file) || !existsSync(`${file}.keys`)) return false;
-    try {
-      const list = readGraphKeys(file);
-      if (!list) return false;
-      const { keys, sum } = list;
-      const delta = keys.length === this.flat.size && this.flat.hasAll(keys) ? { extra: [], absent: 0 } : this.flat.beside(keys, this.viewDelta, this.staleDelta);
-      if (!delta) return false;
-      // Mapped here at the first walk on this thread (mapNow), if the file is still this one then.
-      const mapped = this.identify(file, keys.length, sum);
-      // Not the size saved with its key list (cut short, grown): read, found damaged and rebuilt instead.
-      if (sum && mapped.size !== sum.bytes) return false;
-      this.mappedFile = mapped;
-      this.viewPending = true;
-      this.extra = new Set(delta.extra);
-      this.stale = delta.absent;
-      // graphKeys stays empty while mapped: its keys are the file's, less `stale`, plus `extra`.
-      this.viewedKeys = keys.length;
-      this.viewed = true;
-      this.dirty = false;
-      return true;
-    } catch {
-      return false;
-    }
+    const fit = file && graph.view ? savedGraphFit(file, this.flat, this.viewDelta, this.staleDelta, (keys, sum) => identifyGraphFile(file, keys, sum, this.dimensions, this.options)) : undefined;
+    if (!fit) return false;
+    // Mapped here at the first walk on this thread (mapNow), if the file is still this one then.
+    this.mappedFile = fit.file;
+    this.viewPending = true;
+    this.extra = new Set(fit.extra);
+    this.stale = fit.absent;
+    // graphKeys stays empty while mapped: its keys are the file's, less `stale`, plus `extra`.
+    this.viewedKeys = fit.file.keys;
+    this.viewed = true;
+    this.dirty = false;
+    return true;
   }
 }

@@ -141,10 +141,14 @@ describe('scoring a graph walk’s candidates', () => {
       index.ensureGraph();
       index.persist();
       expect(index.mapSavedGraph()).toBe(true);
-      // Row 1 becomes the query itself (beside the mapped graph); a second change past the gone-row allowance reads the graph into memory.
+      // Row 1 becomes the query itself (beside the mapped graph); a second change past the gone-row allowance drops the graph (exact meanwhile)…
       index.add(1, query, meta(1));
       index.add(2, random(), meta(2));
       expect(index.mapped).toBe(false);
+      expect(index.usesGraph).toBe(false);
+      expect(index.search(query, 1).map((row) => row.rowId)).toEqual([1]);
+      // …and a save reads it into memory, row 1 at its new place.
+      index.persist();
       expect(index.usesGraph).toBe(true);
       expect(index.search(query, 1).map((row) => row.rowId)).toEqual([1]);
     } finally {

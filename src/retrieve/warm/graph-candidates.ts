@@ -2,6 +2,7 @@ import type { RowFilter } from '../../store/filter-match.js';
 import type { ScoredRow } from '../../store/spec.js';
 import { GRAPH_COSINE_SLACK } from './hnsw-options.js';
 import type { FlatVectorIndex } from './vector-index.js';
+import { TopK } from '../../store/top-k.js';
 
 /** What a graph walk proposes: row ids best first, each with usearch's cosine distance (1 − cosine of the graph's f16 copies). */
 export interface GraphCandidates {
@@ -34,4 +35,28 @@ export function scoreCandidates(flat: Pick<FlatVectorIndex, 'scoreRows'>, found:
   for (let index = head; index < keys.length; index++) if (!bounded || !(1 - (distances[index] as number) < bar)) rest.push(Number(keys[index]));
   for (const row of flat.scoreRows(rest, unit, accept)) rows.push(row);
   return rows;
+}
+
+/**
+ * The graph's scored `rows` with the best `limit` of the rows held beside the graph (scored
+ * exactly: only those can be among the best `limit` of all), best first (score, then row id),
+ * cut to `limit`. A new array; `rows` is left as it was.
+ */
+export function withRowsBeside(
+  flat: Pick<FlatVectorIndex, 'scoreRows'>,
+  rows: readonly ScoredRow[],
+  beside: ReadonlySet<number>,
+  unit: Float32Array,
+  accept: RowFilter | undefined,
+  limit: number,
+): ScoredRow[] {
+  const out = [...rows];
+  if (beside.size > 0) {
+    const top = new TopK(limit);
+    flat.scoreRows([...beside], unit, accept, { top, skip: new Set(rows.map((row) => row.rowId)) });
+    for (const { id, score } of top.sorted()) out.push({ rowId: id, score, path: '' });
+  }
+  out.sort((a, b) => b.score - a.score || a.rowId - b.rowId);
+  if (out.length > limit) out.length = limit;
+  return out;
 }

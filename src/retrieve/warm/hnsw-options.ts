@@ -11,6 +11,10 @@ export interface HnswOptions {
   build?: boolean;
   /** Row changes a mapped graph takes beside it before it is read into memory (default VIEW_DELTA, exact-or-graph-vector-index.ts). */
   viewDelta?: number;
+  /** Rows up to which a mapped graph past viewDelta is dropped while changes go on (default EXACT_WHILE_SETTLING, graph-settling.ts); 0: read into memory at once. */
+  exactWhileSettling?: number;
+  /** How long changes must pause before a dropped graph is read again (default SETTLE_QUIET_MS). */
+  settleQuietMs?: number;
   /** Threads a graph is built on here (default 0: every core; on usearch#735, docs/benchmarks.md). */
   addThreads?: number;
 }

@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import type { GraphSum } from '../../store/graph-file-sum.js';
+import { graphKeysSummary, type GraphSum } from '../../store/graph-file-sum.js';
 import { sameIdentity } from '../../store/segment-file.js';
 
 /**
@@ -42,6 +42,28 @@ export function graphFileKey(file: MappedGraphFile): string {
 export function fileIdentity(path: string): Pick<MappedGraphFile, 'path' | 'dev' | 'ino' | 'size' | 'mtimeMs'> {
   const stat = statSync(path);
   return { path, dev: stat.dev, ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs };
+}
+
+/** The graph file at `path` as mapping it would identify it now (throws when it is gone). */
+export function identifyGraphFile(
+  path: string,
+  keys: number,
+  sum: GraphSum | undefined,
+  dimensions: number,
+  shape: Pick<MappedGraphFile, 'connectivity' | 'expansionAdd' | 'expansionSearch'>,
+): MappedGraphFile {
+  const { connectivity, expansionAdd, expansionSearch } = shape;
+  return { ...fileIdentity(path), keys, dimensions, connectivity, expansionAdd, expansionSearch, ...(sum ? { sum } : {}) };
+}
+
+/** identifyGraphFile for the saved graph at `path` as its key list describes it; undefined when it is missing, empty or unreadable. */
+export function identifySavedGraph(path: string, dimensions: number, shape: Pick<MappedGraphFile, 'connectivity' | 'expansionAdd' | 'expansionSearch'>): MappedGraphFile | undefined {
+  const summary = graphKeysSummary(path);
+  try {
+    return summary && summary.keys > 0 ? identifyGraphFile(path, summary.keys, summary.sum, dimensions, shape) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Whether the file at `file.path` is still the one identified. */

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { chmodSync, existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { sameFile, savedFilesIdentity, type MappedGraphFile } from './mapped-graph-file.js';
-import { graphFileIntact, graphFileSum, readGraphKeys, SUM_BYTES, SUM_MARK } from '../../store/graph-file-sum.js';
+import { graphFileIntact, graphFileSum, readGraphKeys, SUM_BYTES, SUM_MARK, type GraphSum } from '../../store/graph-file-sum.js';
 import { removeAbandonedFiles, temporarySuffix } from '../../store/segment-writer.js';
 
 export { graphFileIntact, graphKeysSummary, readGraphKeys, type GraphSum } from '../../store/graph-file-sum.js';
@@ -232,4 +232,32 @@ export function normalized(vector: Float32Array): Float32Array {
   for (const value of vector) norm += value * value;
   const scale = norm > 0 ? 1 / Math.sqrt(norm) : 0;
   return Float32Array.from(vector, (value) => value * scale);
+}
+
+/**
+ * Whether the saved graph at `file` holds the live rows of `flat` but for a small delta (at most
+ * `extraLimit` rows it lacks, `absentLimit` keys of rows gone), so it can be memory-mapped
+ * instead of read: the file as `identify` names it, and that delta. undefined: it does not fit,
+ * or is missing, unreadable, or not the size saved with its key list (read, found damaged and
+ * rebuilt instead).
+ */
+export function savedGraphFit(
+  file: string,
+  flat: { size: number; hasAll(keys: Int32Array): boolean; beside(keys: Int32Array, extraLimit: number, absentLimit: number): { extra: number[]; absent: number } | undefined },
+  extraLimit: number,
+  absentLimit: number,
+  identify: (keys: number, sum: GraphSum | undefined) => MappedGraphFile,
+): { file: MappedGraphFile; extra: number[]; absent: number } | undefined {
+  if (!existsSync(file) || !existsSync(`${file}.keys`)) return undefined;
+  try {
+    const list = readGraphKeys(file);
+    if (!list) return undefined;
+    const { keys, sum } = list;
+    const delta = keys.length === flat.size && flat.hasAll(keys) ? { extra: [], absent: 0 } : flat.beside(keys, extraLimit, absentLimit);
+    if (!delta) return undefined;
+    const mapped = identify(keys.length, sum);
+    return sum && mapped.size !== sum.bytes ? undefined : { file: mapped, ...delta };
+  } catch {
+    return undefined;
+  }
 }
