@@ -29,7 +29,7 @@ export const errorCodes = {
   ENGINE_CLOSED: { category: 'usage', hint: 'Create a new engine with createLoci() (and its memory with loci.memory()); close() ends an engine for good.' },
   STORE_GONE: {
     category: 'conflict',
-    hint: 'Restart the process that had it open (loci serve, loci mcp, loci watch, your program): it opens the store at that path again, or creates a new one.',
+    hint: 'Restart the process that had it open (loci watch, your program): it opens the store at that path again, or creates a new one. loci serve and loci mcp open the new store at their next request.',
   },
   STORE_BUSY: { category: 'conflict', hint: 'Another process holds the store; retry when it finishes.' },
   STORE_UNREACHABLE: { category: 'provider', hint: 'Check the PostgreSQL URL (host, port, database) and that the server is running and reachable.' },

@@ -1,9 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../config/load.js';
 import { Roots } from './roots.js';
+import { createLoci } from '../../engine/create-loci.js';
 
 describe('served roots', () => {
   it('serves a folder named twice once, and two folders of one name under two names', async () => {
@@ -12,6 +13,46 @@ describe('served roots', () => {
     try {
       expect(roots.list().map((root) => root.name)).toEqual(['proj', 'proj-2']);
       expect(roots.get('proj-2').path).toBe(join(workspace, 'b', 'proj'));
+    } finally {
+      await roots.close();
+      await rm(workspace, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a served root whose store is deleted and made again', () => {
+  it('gets a new engine on the new store at the next request, instead of STORE_GONE until a restart', async () => {
+    const workspace = await mkdtemp(join(tmpdir(), 'loci-roots-gone-'));
+    const root = join(workspace, 'proj');
+    await mkdir(root);
+    await writeFile(join(root, 'old.ts'), 'export function parseInvoiceTotals(text: string) { return text.length; }\n');
+    const config = () => resolveConfig([{ origin: 'test', values: { embedder: 'none' } }]);
+    const roots = new Roots([root], config, {});
+    try {
+      await roots.get().loci.index();
+      expect((await roots.get().loci.search('parse invoice totals')).results[0]?.path).toBe('old.ts');
+      const memory = await roots.get().loci.memory();
+      await memory.add({ namespace: 'n', text: 'a note in the first store' });
+      const first = roots.get().loci;
+      // Another process: the store deleted, the folder changed and indexed again.
+      await rm(join(root, '.loci'), { recursive: true, force: true });
+      await rm(join(root, 'old.ts'));
+      await writeFile(join(root, 'new.ts'), 'export function renderShippingLabel(order: string) { return order; }\n');
+      const other = createLoci({ root, config: config() });
+      await other.index();
+      await other.close();
+      const response = await roots.get().loci.search('render shipping label');
+      expect(response.results.map((result) => result.path)).toEqual(['new.ts']);
+      expect(roots.get().loci).not.toBe(first);
+      // Memory is the new store's too (the old note went with the old files), and takes notes.
+      const again = await roots.get().loci.memory();
+      expect(await again.recall('note in the first store')).toEqual([]);
+      await again.add({ namespace: 'n', text: 'a note in the second store' });
+      expect((await again.recall('second store')).map((hit) => hit.record.text)).toEqual(['a note in the second store']);
+      // Nothing replaced since: the same engine answers.
+      const engine = roots.get().loci;
+      await roots.get().loci.search('render');
+      expect(roots.get().loci).toBe(engine);
     } finally {
       await roots.close();
       await rm(workspace, { recursive: true, force: true });

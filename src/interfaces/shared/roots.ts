@@ -1,8 +1,10 @@
-import { basename, resolve } from 'node:path';
+import { statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { LociConfig } from '../../config/schema.js';
 import { createLoci, type Loci } from '../../engine/create-loci.js';
 import { LociError } from '../../errors/index.js';
 import type { IndexSummary } from '../../indexing/events.js';
+import { MEMORY_DATABASE } from '../../store/file-names.js';
 
 /** What watchers of a root's indexing hear: progress while it runs, then its end. */
 export type IndexingListener = (state: RootState['indexing']) => void;
@@ -22,6 +24,10 @@ export class Roots {
   private readonly byName = new Map<string, RootState>();
   private readonly controllers = new Set<AbortController>();
   private readonly listeners = new Map<string, Set<IndexingListener>>();
+  /** Each root's engine maker and the store files it opened (reopenIfReplaced). */
+  private readonly engines = new Map<RootState, { open: () => Loci; files: StoreFiles }>();
+  /** Engines replaced while requests may still use them: closed with the rest. */
+  private readonly retired = new Set<Promise<void>>();
 
   constructor(paths: readonly string[], config: (root: string) => LociConfig, env: Record<string, string | undefined>) {
     for (const path of paths) {
@@ -30,7 +36,11 @@ export class Roots {
       if ([...this.byName.values()].some((root) => root.path === absolute)) continue;
       let name = basename(absolute) || 'root';
       for (let suffix = 2; this.byName.has(name); suffix++) name = `${basename(absolute)}-${suffix}`;
-      this.byName.set(name, { name, path: absolute, loci: createLoci({ root: absolute, config: config(absolute), env }), indexing: { running: false } });
+      const open = () => createLoci({ root: absolute, config: config(absolute), env });
+      const loci = open();
+      const root: RootState = { name, path: absolute, loci, indexing: { running: false } };
+      this.byName.set(name, root);
+      this.engines.set(root, { open, files: new StoreFiles(loci.storeLocation) });
     }
   }
 
@@ -40,8 +50,7 @@ export class Roots {
 
   /** A root by name or path; the first one when none is named. */
   get(name?: string): RootState {
-    if (name === undefined || name === '') return this.list()[0] as RootState;
-    const found = this.byName.get(name) ?? this.list().find((root) => root.path === resolve(name));
+    const found = name === undefined || name === '' ? this.list()[0] : (this.byName.get(name) ?? this.list().find((root) => root.path === resolve(name)));
     if (!found) {
       throw new LociError('INDEX_NOT_FOUND', `No served root named "${name}".`, {
         hint: `Served roots: ${this.list()
@@ -49,7 +58,26 @@ export class Roots {
           .join(', ')}.`,
       });
     }
+    this.reopenIfReplaced(found);
     return found;
+  }
+
+  /**
+   * A root whose store files were deleted or replaced since its engine opened them (`rm -rf .loci`
+   * then `loci index` while the server runs) gets a new engine on the files there now, as a
+   * restart would: before, every request answered STORE_GONE until the server was restarted (an
+   * editor's MCP server too). The old engine finishes what it was answering, then closes. Not
+   * while this server indexes the root: that run ends first (it meets STORE_GONE itself).
+   */
+  private reopenIfReplaced(root: RootState): void {
+    const engine = this.engines.get(root);
+    if (!engine || root.indexing.running || !engine.files.replaced()) return;
+    const old = root.loci;
+    root.loci = engine.open();
+    engine.files = new StoreFiles(root.loci.storeLocation);
+    const closing = old.close().catch(() => undefined);
+    this.retired.add(closing);
+    void closing.finally(() => this.retired.delete(closing));
   }
 
   /** Calls `listener` on each progress step and at the end of a root's indexing; returns the unsubscribe. */
@@ -104,5 +132,34 @@ export class Roots {
   async close(): Promise<void> {
     for (const controller of this.controllers) controller.abort();
     for (const root of this.list()) await root.loci.close().catch(() => undefined);
+    await Promise.all(this.retired);
   }
+}
+
+/**
+ * A SQLite store's database files (index and memory) by device and inode, as first seen: one
+ * seen that is now gone or another file has been replaced. A file that appears later (the
+ * first `loci index`, or the engine creating it) is taken as it is. Other stores have none.
+ */
+class StoreFiles {
+  private readonly seen = new Map<string, string | undefined>();
+
+  constructor(location: string) {
+    if (/^postgres(ql)?:\/\//i.test(location) || !/\.(db|sqlite3?)$/i.test(location)) return;
+    for (const file of [location, join(dirname(location), MEMORY_DATABASE)]) this.seen.set(file, identity(file));
+  }
+
+  replaced(): boolean {
+    for (const [file, was] of this.seen) {
+      const now = identity(file);
+      if (was === undefined) this.seen.set(file, now);
+      else if (now !== was) return true;
+    }
+    return false;
+  }
+}
+
+function identity(file: string): string | undefined {
+  const stats = statSync(file, { throwIfNoEntry: false });
+  return stats ? `${stats.dev}:${stats.ino}` : undefined;
 }
