@@ -95,7 +95,7 @@ export class ExactOrGraphVectorIndex {
 
   /** Searches scan exactly though the index wants a graph: the saved one was refused here (damaged), or a process that builds none has none to read. */
   get lacksSavedGraph(): boolean {
-    return !this.graph && this.options.file !== undefined && this.flat.size >= this.options.threshold && (this.unmappable !== undefined || this.options.build === false);
+    return !this.graph && !this.settling && this.options.file !== undefined && this.flat.size >= this.options.threshold && (this.unmappable !== undefined || this.options.build === false);
   }
   /** Live rows the graph search covers (a mapped graph's own and those beside it). */
   private get graphSize(): number {

@@ -37,7 +37,7 @@ describe('a mapped graph whose changes passed its bounds (dropped, then mapped o
   /** An index of `rows`, its graph mapped from `name` (saved first by another index of the same rows). */
   const mappedOver = (name: string, rows: Iterable<number>, more: Partial<ConstructorParameters<typeof ExactOrGraphVectorIndex>[1]> = {}) => {
     const list = [...rows];
-    const writer = new ExactOrGraphVectorIndex(dimensions, options(name, more));
+    const writer = new ExactOrGraphVectorIndex(dimensions, options(name));
     for (const rowId of list) writer.add(rowId, vectors[rowId] as Float32Array, meta(rowId));
     writer.ensureGraph();
     writer.persist();
@@ -139,6 +139,17 @@ describe('a mapped graph whose changes passed its bounds (dropped, then mapped o
     expect(index.search(vectors[2000] as Float32Array, 1)[0]?.rowId).toBe(500);
     const best = index.search(vectors[2000] as Float32Array, 1)[0];
     expect(best?.score).toBeCloseTo(1, 5);
+  });
+
+  it('an index that builds no graph (memory, a one-shot search) is not reported as lacking a saved one while it settles, and reads the file afterwards', async () => {
+    const index = mappedOver('nobuild.hnsw', range(0, 1000), { build: false });
+    change(index);
+    expect(index.usesGraph).toBe(false);
+    expect(index.lacksSavedGraph).toBe(false); // searches carry no "no saved graph" warning meanwhile
+    await sleep(QUIET + 40);
+    index.ensureGraph();
+    expect(index.usesGraph).toBe(true);
+    for (const rowId of [1000, 1299]) expect(index.search(vectors[rowId] as Float32Array, 1)[0]?.rowId).toBe(rowId);
   });
 
   it('above exactWhileSettling rows the file is read into memory at once, as before', () => {
