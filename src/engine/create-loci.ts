@@ -33,6 +33,7 @@ import { engineSourceReader, type SafeReader } from './source-reader.js';
 import type { IndexStatus } from './status-types.js';
 
 import type { CreateLociOptions, GcSummary, Loci, RunOptions } from './engine-types.js';
+import { storeStillHere } from '../store/still-here.js';
 export type { CreateLociOptions, GcSummary, Loci, RunOptions } from './engine-types.js';
 export type { LociWatcher, WatchEvent, WatchOptions } from './watch.js';
 
@@ -350,7 +351,7 @@ class LociEngine implements Loci {
     this.warm = undefined;
     await this.graphRepair.stop();
     try {
-      warm?.saveGraph(); // a graph built or grown here is saved for the next process; an unchanged one is not rewritten
+      if (!store || (await storeStillHere(store))) warm?.saveGraph(); // for the next process (an unchanged graph is not rewritten); not over a new store's files
     } catch {
       // only a cache: the next process rebuilds it
     }

@@ -3,6 +3,7 @@ import { LociError } from '../errors/index.js';
 import type { Retriever } from '../retrieve/search.js';
 import { storeRetriever } from '../retrieve/search.js';
 import { ranksLexically } from '../store/spec.js';
+import { storeStillHere } from '../store/still-here.js';
 import { WarmIndex } from '../retrieve/warm/warm-index.js';
 import { defaultHnswOptions } from '../retrieve/warm/exact-or-graph-vector-index.js';
 import { BackgroundGraph } from '../indexing/background-graph.js';
@@ -310,7 +311,8 @@ export class Memory implements MemoryCore {
 
   /** Saves the vector graph (if one was built and changed since loaded or saved) so the next process starts warm. */
   async persist(): Promise<void> {
-    this.warm?.saveGraph();
+    // Not over the files of a store that replaced this one (a server reopens it): they are that store's.
+    if (this.warm && (await storeStillHere(this.context.store))) this.warm.saveGraph();
   }
 
   /** persist(), then lets go of what the recall index holds open (its segment file, its graph search thread); a later recall opens them again. */
@@ -355,6 +357,7 @@ export class Memory implements MemoryCore {
     const graphFile = this.context.graphFile;
     const model = this.context.model;
     if (this.graphBuild || this.graphBuildFailed || !graphFile || !model || warm.usesVectorGraph || warm.size < defaultHnswOptions.threshold) return;
+    if (!warm.lacksSavedGraph && existsSync(graphFile)) return; // a graph dropped while changes go on is read again from its file
     dropUnreadableGraph(graphFile); // a damaged file would stop the rebuild for good
     const build = BackgroundGraph.forRun({ store: this.context.store, embedderId: this.records.embedderId, dimensions: model.dimensions, graphFile, chunksBefore: warm.size });
     if (!build) return;

@@ -63,6 +63,7 @@ export function createHttpApp(options: HttpAppOptions): Hono {
   // The one place HTTP errors are put on the wire: no absolute paths of this machine leave it.
   const wire = (text: string): string => redactPaths(text, roots.list());
   app.onError((error, c) => {
+    roots.noteError(error);
     if (isLociError(error)) return c.json({ error: { code: error.code, message: wire(error.message), hint: wire(error.hint) } }, statusOf[error.category]);
     if (error instanceof HTTPException && error.status === 503)
       return c.json({ error: { code: 'TIMEOUT', message: error.message, hint: 'Narrow the request (fewer results, a smaller token budget) and retry.' } }, 503);

@@ -31,6 +31,7 @@ export async function guard(roots: Roots, action: () => Promise<CallToolResult>)
   try {
     return await action();
   } catch (error) {
+    roots.noteError(error);
     const text = isLociError(error) ? `${error.code}: ${error.describe()}` : `Unexpected error: ${(error as Error).message}`;
     return { isError: true, content: [{ type: 'text', text: redactPaths(text, roots.list()) }] };
   }

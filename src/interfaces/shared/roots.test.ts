@@ -59,3 +59,36 @@ describe('a served root whose store is deleted and made again', () => {
     }
   });
 });
+
+describe('a store this server created, replaced before its next request', () => {
+  it('answers STORE_GONE once, then the root is opened again (the error handlers report it: noteError)', async () => {
+    const workspace = await mkdtemp(join(tmpdir(), 'loci-roots-created-'));
+    const root = join(workspace, 'proj');
+    await mkdir(root);
+    await writeFile(join(root, 'a.ts'), 'export function computeLedgerBalance(rows: number[]) { return rows.length; }\n');
+    const config = () => resolveConfig([{ origin: 'test', values: { embedder: 'none' } }]);
+    const roots = new Roots([root], config, {});
+    try {
+      await roots.get().loci.index(); // this server's engine creates the store
+      await rm(join(root, '.loci'), { recursive: true, force: true });
+      await writeFile(join(root, 'b.ts'), 'export function renderShippingLabel(order: string) { return order; }\n');
+      const other = createLoci({ root, config: config() });
+      await other.index();
+      await other.close();
+      // The file check first saw the new files, so it cannot tell: the engine meets STORE_GONE itself.
+      const failed = await roots
+        .get()
+        .loci.search('render shipping label')
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      expect(failed).toMatchObject({ code: 'STORE_GONE' });
+      roots.noteError(failed);
+      expect((await roots.get().loci.search('render shipping label')).results[0]?.path).toBe('b.ts');
+    } finally {
+      await roots.close();
+      await rm(workspace, { recursive: true, force: true });
+    }
+  });
+});

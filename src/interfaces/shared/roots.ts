@@ -28,6 +28,8 @@ export class Roots {
   private readonly engines = new Map<RootState, { open: () => Loci; files: StoreFiles }>();
   /** Engines replaced while requests may still use them: closed with the rest. */
   private readonly retired = new Set<Promise<void>>();
+  /** Roots to open again at their next request: a call answered STORE_GONE (which root's store it was is not known here). */
+  private readonly suspect = new Set<RootState>();
 
   constructor(paths: readonly string[], config: (root: string) => LociConfig, env: Record<string, string | undefined>) {
     for (const path of paths) {
@@ -71,13 +73,23 @@ export class Roots {
    */
   private reopenIfReplaced(root: RootState): void {
     const engine = this.engines.get(root);
-    if (!engine || root.indexing.running || !engine.files.replaced()) return;
+    if (!engine || root.indexing.running || !(engine.files.replaced() || this.suspect.has(root))) return;
     const old = root.loci;
-    root.loci = engine.open();
+    root.loci = engine.open(); // a config that no longer loads throws here: that request says why, and the next one tries again
+    this.suspect.delete(root);
     engine.files = new StoreFiles(root.loci.storeLocation);
     const closing = old.close().catch(() => undefined);
     this.retired.add(closing);
     void closing.finally(() => this.retired.delete(closing));
+  }
+
+  /**
+   * Called with every error a request answers: after STORE_GONE every root is opened again at its
+   * next request. The file check in get() misses a store this server's engine created itself and
+   * that was replaced before that check first saw it.
+   */
+  noteError(error: unknown): void {
+    if (error instanceof LociError && error.code === 'STORE_GONE') for (const root of this.list()) this.suspect.add(root);
   }
 
   /** Calls `listener` on each progress step and at the end of a root's indexing; returns the unsubscribe. */
@@ -160,6 +172,10 @@ class StoreFiles {
 }
 
 function identity(file: string): string | undefined {
-  const stats = statSync(file, { throwIfNoEntry: false });
-  return stats ? `${stats.dev}:${stats.ino}` : undefined;
+  try {
+    const stats = statSync(file, { throwIfNoEntry: false });
+    return stats ? `${stats.dev}:${stats.ino}` : undefined;
+  } catch {
+    return undefined; // unreadable (EACCES, ENOTDIR): as gone; the engine's own calls say why
+  }
 }

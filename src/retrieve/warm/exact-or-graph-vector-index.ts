@@ -43,10 +43,7 @@ export class ExactOrGraphVectorIndex {
   private unmappable: string | undefined;
   /** Saved files that could not be loaded where no graph is built: not read again until either changes. */
   private unloadable: string | undefined;
-  /**
-   * Held rows the graph lacks, scored exactly beside its candidates: while mapped, rows changed
-   * since the file; in memory, rows added since that drain() has not put in the graph yet.
-   */
+  /** Held rows the graph lacks, scored exactly beside its candidates: while mapped, rows changed since the file; in memory, rows drain() has not put in yet. */
   private extra = new Set<number>();
   /** In memory: rows gone whose nodes drain() has not removed yet (skipped among the graph's candidates, as a mapped graph's stale keys are). */
   private removed = new Set<number>();
@@ -64,6 +61,8 @@ export class ExactOrGraphVectorIndex {
   private changes = 0;
   /** A mapped graph dropped when its changes passed its bounds: searches are exact until ensureGraph makes one again. */
   private settling: Settling | undefined;
+  /** While mapped: savedFilesIdentity as the file was mapped. */
+  private mappedIdentity: string | undefined;
 
   constructor(
     readonly dimensions: number,
@@ -132,7 +131,7 @@ export class ExactOrGraphVectorIndex {
       if (this.extra.size > this.viewDelta || this.stale > this.staleDelta) this.overflow();
       return;
     }
-    this.settling?.changed(rowId, replaced);
+    if (this.settling) return void this.settlingChange(rowId, replaced);
     // A held row given a new vector (or a row id used again): its node moves (graph distances choose which candidates are scored).
     if (this.graph && ((replaced && this.graphKeys.delete(rowId)) || this.removed.delete(rowId))) this.graph.remove(BigInt(rowId));
     // Put in the graph by drain(), not here: a catch-up of thousands of rows from another process's run held searches for seconds.
@@ -161,8 +160,9 @@ export class ExactOrGraphVectorIndex {
       if (held && !this.extra.delete(rowId) && ++this.stale > this.staleDelta) this.overflow();
       return;
     }
+    const held = this.flat.has(rowId);
     this.flat.remove(rowId);
-    this.settling?.changed(rowId, false);
+    if (this.settling) return void (held && this.settlingChange(rowId, false));
     if (this.extra.delete(rowId)) return;
     if (this.graph && this.graphKeys.delete(rowId)) {
       this.removed.add(rowId);
@@ -341,16 +341,25 @@ export class ExactOrGraphVectorIndex {
     return (this.graph !== undefined && this.dirty) || this.settling !== undefined;
   }
 
-  /**
-   * A mapped graph's changes passed its bounds: a small index drops it and scans exactly while they
-   * go on (graph-settling.ts), instead of reading the file mid catch-up; a large one reads it now.
-   */
+  /** A mapped graph's changes passed its bounds: a small index drops it and scans exactly meanwhile (graph-settling.ts); a large one reads it now. */
   private overflow(): void {
     const file = this.options.file;
-    if (!file || this.flat.size > (this.options.exactWhileSettling ?? EXACT_WHILE_SETTLING)) return void this.materialize();
+    if (!file || this.flat.size > this.exactWhileSettling) return void this.materialize();
     const beside = this.extra;
+    const mapped = this.mappedIdentity;
     this.forgetGraph();
-    this.settling = new Settling(file, beside, this.options.settleQuietMs);
+    this.settling = new Settling(file, mapped, beside, this.options.settleQuietMs);
+  }
+
+  private get exactWhileSettling(): number {
+    return this.options.exactWhileSettling ?? EXACT_WHILE_SETTLING;
+  }
+
+  /** A row changed while settling: past its bounds, the graph is read now (its rows then drained between searches, not added at once). */
+  private settlingChange(rowId: number, replaced: boolean): void {
+    const settling = this.settling as Settling;
+    settling.changed(rowId, replaced);
+    if (settling.overdue(this.flat.size, this.exactWhileSettling, DRAINED_AT_MOST / 2)) this.ensureGraph(true, undefined, true);
   }
 
   /** A viewed graph takes its first change: the graph is loaded from its file and reconciled with the rows as they are now. */
@@ -385,6 +394,7 @@ export class ExactOrGraphVectorIndex {
    */
   private viewSaved(graph: UsearchIndex): boolean {
     const file = this.options.file;
+    const identity = file ? savedFilesIdentity(file) : undefined; // before its key list is read: a file saved after that is another
     const fit = file && graph.view ? savedGraphFit(file, this.flat, this.viewDelta, this.staleDelta, (keys, sum) => identifyGraphFile(file, keys, sum, this.dimensions, this.options)) : undefined;
     if (!fit) return false;
     // Mapped here at the first walk on this thread (mapNow), if the file is still this one then.
@@ -394,6 +404,7 @@ export class ExactOrGraphVectorIndex {
     this.stale = fit.absent;
     // graphKeys stays empty while mapped: its keys are the file's, less `stale`, plus `extra`.
     this.viewedKeys = fit.file.keys;
+    this.mappedIdentity = identity;
     this.viewed = true;
     this.dirty = false;
     return true;

@@ -152,6 +152,26 @@ describe('a mapped graph whose changes passed its bounds (dropped, then mapped o
     for (const rowId of [1000, 1299]) expect(index.search(vectors[rowId] as Float32Array, 1)[0]?.rowId).toBe(rowId);
   });
 
+  it('maps a file the writer saved before this index read its rows (the file is newer than the one mapped, not than the drop)', () => {
+    const index = mappedOver('before.hnsw', range(0, 1000), { settleQuietMs: 60_000 });
+    savedBy('before.hnsw', live);
+    change(index);
+    expect(index.usesGraph).toBe(false);
+    index.ensureGraph(); // the catch-up's end
+    expect(index.mapped).toBe(true);
+    expect(index.unsaved).toBe(false);
+  });
+
+  it('reads the file at once when the index grows past exactWhileSettling while it waits (its scans would get slow)', () => {
+    const index = mappedOver('grown.hnsw', range(0, 1000), { exactWhileSettling: 1_100, settleQuietMs: 60_000 });
+    for (const rowId of range(1000, 1050)) index.add(rowId, vectors[rowId] as Float32Array, meta(rowId));
+    expect(index.usesGraph).toBe(false); // 1,050 rows: dropped, exact
+    for (const rowId of range(1050, 1150)) index.add(rowId, vectors[rowId] as Float32Array, meta(rowId));
+    expect(index.usesGraph).toBe(true); // past 1,100: read, the rows beside it drained later
+    expect(index.undrained).toBeGreaterThan(0);
+    for (const rowId of [1000, 1149]) expect(index.search(vectors[rowId] as Float32Array, 1)[0]?.rowId).toBe(rowId);
+  });
+
   it('above exactWhileSettling rows the file is read into memory at once, as before', () => {
     const index = mappedOver('large.hnsw', range(0, 1000), { exactWhileSettling: 500 });
     change(index);

@@ -23,26 +23,37 @@ export class Settling {
   /** Rows the dropped file may hold with another vector (beside it, or given a new one since): never kept from that file. */
   readonly moved: Set<number>;
   private lastChange = performance.now();
-  /** The saved files' identity when the graph was dropped. */
-  private readonly dropped: string | undefined;
+  /** Row changes since the drop. */
+  private count = 0;
   /** The identity last tried, and when: a newer file is tried once, then again after rows change. */
   private tried: string | undefined;
   private triedAt = Number.NEGATIVE_INFINITY;
 
+  /** `dropped`: the saved files' identity as the dropped graph was mapped from them (a file saved after that is new, even before the drop). */
   constructor(
     private readonly file: string,
+    private readonly dropped: string | undefined,
     beside: Iterable<number>,
     private readonly quietMs = SETTLE_QUIET_MS,
   ) {
     this.moved = new Set(beside);
-    this.dropped = savedFilesIdentity(file);
-    this.tried = this.dropped;
+    this.tried = dropped;
   }
 
   /** A row changed (`replaced`: a held row was given a new vector). */
   changed(rowId: number, replaced: boolean): void {
     this.lastChange = performance.now();
+    this.count++;
     if (replaced) this.moved.add(rowId);
+  }
+
+  /**
+   * Whether to stop waiting and read the file now: the index grew past `exactRows` (its scans got
+   * slow), or rows changed since the drop passed `changedRows` (the read would take them all at
+   * once instead of draining them between searches).
+   */
+  overdue(size: number, exactRows: number, changedRows: number): boolean {
+    return size > exactRows || this.count > changedRows;
   }
 
   /** Whether a file saved since the drop is worth trying to map now (it is new, or rows changed since it was tried). */
