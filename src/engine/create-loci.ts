@@ -345,8 +345,7 @@ class LociEngine implements Loci {
 
   async close(): Promise<void> {
     if (!(await this.life.close())) return;
-    const store = this.store;
-    const warm = this.warm;
+    const [store, warm] = [this.store, this.warm];
     this.store = undefined;
     this.warm = undefined;
     await this.graphRepair.stop();

@@ -13,18 +13,6 @@ import { EXACT_WHILE_SETTLING, Settling } from './graph-settling.js';
 
 export { defaultHnswOptions, type HnswOptions } from './hnsw-options.js';
 
-/** The vector index a warm index holds (none without an embedder). */
-export function vectorIndexFor(options: { embedderId: string; dimensions: number; graphFile?: string; graphThreshold?: number; buildGraph?: boolean }): ExactOrGraphVectorIndex | undefined {
-  return options.embedderId !== 'none' && options.dimensions > 0
-    ? new ExactOrGraphVectorIndex(options.dimensions, {
-        ...defaultHnswOptions,
-        ...(options.graphFile ? { file: options.graphFile } : {}),
-        ...(options.graphThreshold !== undefined ? { threshold: options.graphThreshold } : {}),
-        ...(options.buildGraph === false ? { build: false } : {}),
-      })
-    : undefined;
-}
-
 /**
  * Exact search over the flat matrix, plus an HNSW graph (usearch) for unfiltered top-k
  * once the index is large. Filtered queries try the graph with oversampling and fall back

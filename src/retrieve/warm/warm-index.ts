@@ -2,7 +2,7 @@ import { LociError } from '../../errors/index.js';
 import type { ScoredRow, SearchFilter, Store, TermStatistics } from '../../store/spec.js';
 import { compileFilter } from '../../store/filter-match.js';
 import { LexicalIndex } from './lexical-index.js';
-import { vectorIndexFor, type ExactOrGraphVectorIndex } from './exact-or-graph-vector-index.js';
+import { vectorIndexFor, type ExactOrGraphVectorIndex } from './vector-index-for.js';
 import { readSegmentHeader, SegmentError, type SegmentReader, writeSegment } from '../../store/segment-file.js';
 import { dropDamagedSegment, openMatchingSegment, prefetchInBackground, segmentContents, STORE_INSTANCE_STATE } from './warm-segment.js';
 import { Lexicon } from './lexicon.js';
