@@ -7,6 +7,7 @@ import { availableParallelism } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createGraph, loadUsearch, writeGraphFiles } from '../retrieve/warm/usearch-graph.js';
 import { VectorRowReader } from '../store/sqlite/vector-rows.js';
+import { FileIdentity } from '../store/sqlite/file-identity.js';
 import type { GraphWorkerData, GraphWorkerReply } from './background-graph.js';
 
 const port = parentPort;
@@ -35,6 +36,7 @@ async function build(): Promise<number> {
   const module = loadUsearch();
   if (!module) throw new Error('usearch is not installed');
   const graph = createGraph(module, job.dimensions, job.hnsw);
+  const opened = new FileIdentity(job.storeFile);
   // Only ids and vectors are read: no chunk text or term lists (this thread is a big run's last step).
   const reader = new VectorRowReader(job.storeFile);
   const keys: Int32Array[] = [];
@@ -73,6 +75,8 @@ async function build(): Promise<number> {
       all.set(part, at);
       at += part.length;
     }
+    // A store deleted or replaced meanwhile (`rm -rf .loci`, then another index): this graph is not the new store's (STORE_GONE: failed).
+    opened.check(job.storeFile);
     writeGraphFiles(graph, all, job.graphFile);
     return count;
   } finally {

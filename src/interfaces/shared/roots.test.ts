@@ -64,10 +64,13 @@ describe('a store this server created, replaced before its next request', () => 
   it('answers STORE_GONE once, then the root is opened again (the error handlers report it: noteError)', async () => {
     const workspace = await mkdtemp(join(tmpdir(), 'loci-roots-created-'));
     const root = join(workspace, 'proj');
+    const bystander = join(workspace, 'other');
     await mkdir(root);
+    await mkdir(bystander);
     await writeFile(join(root, 'a.ts'), 'export function computeLedgerBalance(rows: number[]) { return rows.length; }\n');
+    await writeFile(join(bystander, 'c.ts'), 'export function unrelated() { return 1; }\n');
     const config = () => resolveConfig([{ origin: 'test', values: { embedder: 'none' } }]);
-    const roots = new Roots([root], config, {});
+    const roots = new Roots([root, bystander], config, {});
     try {
       await roots.get().loci.index(); // this server's engine creates the store
       await rm(join(root, '.loci'), { recursive: true, force: true });
@@ -84,8 +87,10 @@ describe('a store this server created, replaced before its next request', () => 
           (error: unknown) => error,
         );
       expect(failed).toMatchObject({ code: 'STORE_GONE' });
+      const untouched = roots.get('other').loci;
       roots.noteError(failed);
       expect((await roots.get().loci.search('render shipping label')).results[0]?.path).toBe('b.ts');
+      expect(roots.get('other').loci).toBe(untouched); // the error named the first root's store: the other one keeps its engine
     } finally {
       await roots.close();
       await rm(workspace, { recursive: true, force: true });

@@ -84,12 +84,14 @@ export class Roots {
   }
 
   /**
-   * Called with every error a request answers: after STORE_GONE every root is opened again at its
-   * next request. The file check in get() misses a store this server's engine created itself and
-   * that was replaced before that check first saw it.
+   * Called with every error a request or run answers: after STORE_GONE the root whose store file
+   * it names is opened again at its next request. The file check in get() misses a store this
+   * server's engine created itself and that was replaced before that check first saw it.
    */
   noteError(error: unknown): void {
-    if (error instanceof LociError && error.code === 'STORE_GONE') for (const root of this.list()) this.suspect.add(root);
+    if (!(error instanceof LociError && error.code === 'STORE_GONE')) return;
+    const file = typeof error.details.file === 'string' ? resolve(error.details.file) : undefined;
+    for (const root of this.list()) if (file === undefined || this.engines.get(root)?.files.has(file)) this.suspect.add(root);
   }
 
   /** Calls `listener` on each progress step and at the end of a root's indexing; returns the unsubscribe. */
@@ -133,6 +135,7 @@ export class Roots {
         this.emit(root);
       })
       .catch((error: unknown) => {
+        this.noteError(error);
         const code = error instanceof LociError ? error.code : 'INTERNAL';
         root.indexing = { running: false, startedAt: root.indexing.startedAt as number, finishedAt: Date.now(), error: { code, message: (error as Error).message } };
         this.emit(root);
@@ -158,7 +161,11 @@ class StoreFiles {
 
   constructor(location: string) {
     if (/^postgres(ql)?:\/\//i.test(location) || !/\.(db|sqlite3?)$/i.test(location)) return;
-    for (const file of [location, join(dirname(location), MEMORY_DATABASE)]) this.seen.set(file, identity(file));
+    for (const file of [resolve(location), join(dirname(resolve(location)), MEMORY_DATABASE)]) this.seen.set(file, identity(file));
+  }
+
+  has(file: string): boolean {
+    return this.seen.has(file);
   }
 
   replaced(): boolean {

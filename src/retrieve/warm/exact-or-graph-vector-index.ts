@@ -192,8 +192,8 @@ export class ExactOrGraphVectorIndex {
     this.dirty = saved === undefined || keepLiveRows(graph, saved, live, moved, this.graphKeys);
     const missing = [...live].filter((rowId) => !this.graphKeys.has(rowId));
     this.dirty ||= missing.length > 0;
-    // Rows a saved graph lacks are scored exactly until drain() puts them in; a graph built anew takes all at once.
-    if (saved && missing.length <= DRAINED_AT_MOST) this.extra = new Set(missing);
+    // Rows a saved graph lacks are scored exactly until drain() puts them in (read after changes: as many as an exact scan takes); a graph built anew takes all at once.
+    if (saved && missing.length <= (moved ? Math.max(DRAINED_AT_MOST, this.exactWhileSettling) : DRAINED_AT_MOST)) this.extra = new Set(missing);
     else addRows(graph, missing, (rowId) => this.flat.vectorOf(rowId) as Float32Array, this.dimensions, this.options.addThreads ?? 0, this.graphKeys);
     this.graph = graph;
   }
@@ -343,11 +343,11 @@ export class ExactOrGraphVectorIndex {
     return this.options.exactWhileSettling ?? EXACT_WHILE_SETTLING;
   }
 
-  /** A row changed while settling: past its bounds, the graph is read now (its rows then drained between searches, not added at once). */
+  /** A row changed while settling: once the index outgrows exact scans, the graph is read now (what it lacks drained between searches). */
   private settlingChange(rowId: number, replaced: boolean): void {
     const settling = this.settling as Settling;
     settling.changed(rowId, replaced);
-    if (settling.overdue(this.flat.size, this.exactWhileSettling, DRAINED_AT_MOST / 2)) this.ensureGraph(true, undefined, true);
+    if (this.flat.size > this.exactWhileSettling) this.ensureGraph(true, undefined, true);
   }
 
   /** A viewed graph takes its first change: the graph is loaded from its file and reconciled with the rows as they are now. */

@@ -21,7 +21,8 @@ describe('a mapped graph whose changes passed its bounds (dropped, then mapped o
   const vectors = clusteredVectors(2400, dimensions, 11);
   const queries = clusteredVectors(30, dimensions, 12);
   const meta = (rowId: number) => ({ path: `file${rowId}.ts`, language: 'go' });
-  const QUIET = 80;
+  // Long enough that a loaded machine does not pass it between a change and the next line.
+  const QUIET = 1_000;
   // One thread: usearch's concurrent add can leave a node no search reaches (see exact-or-graph-vector-index.test.ts).
   const options = (name: string, more: Partial<ConstructorParameters<typeof ExactOrGraphVectorIndex>[1]> = {}) => ({
     threshold: 100,
@@ -72,13 +73,12 @@ describe('a mapped graph whose changes passed its bounds (dropped, then mapped o
   it('is dropped, not read into memory: searches are exact meanwhile, and after a quiet time the file is read and reconciled', async () => {
     const index = mappedOver('quiet.hnsw', range(0, 1000));
     change(index);
+    index.ensureGraph(); // changes just now: still exact
     expect(index.mapped).toBe(false);
     expect(index.usesGraph).toBe(false);
     expect(index.unsaved).toBe(true);
     const exact = exactOf(live);
     for (const query of queries) expect(index.search(query, 10)).toEqual(exact.search(query, 10));
-    index.ensureGraph(); // changes just now: still exact
-    expect(index.usesGraph).toBe(false);
     await sleep(QUIET + 40);
     index.ensureGraph();
     expect(index.usesGraph).toBe(true);
@@ -170,6 +170,17 @@ describe('a mapped graph whose changes passed its bounds (dropped, then mapped o
     expect(index.usesGraph).toBe(true); // past 1,100: read, the rows beside it drained later
     expect(index.undrained).toBeGreaterThan(0);
     for (const rowId of [1000, 1149]) expect(index.search(vectors[rowId] as Float32Array, 1)[0]?.rowId).toBe(rowId);
+  });
+
+  it('a file read after many changes takes the rows it lacks by draining, never all at once on the searching thread', async () => {
+    const index = mappedOver('many.hnsw', range(0, 1000), { exactWhileSettling: 100_000 });
+    // More rows than a fresh read would leave to drain (DRAINED_AT_MOST, 65,536): before, they were added in one call.
+    for (let rowId = 1000; rowId < 67_000; rowId++) index.add(rowId, vectors[rowId % 2400] as Float32Array, meta(rowId));
+    await sleep(QUIET + 40);
+    index.ensureGraph();
+    expect(index.usesGraph).toBe(true);
+    expect(index.undrained).toBeGreaterThan(65_536);
+    expect(index.search(vectors[1500] as Float32Array, 3).map((row) => row.rowId)).toEqual(expect.arrayContaining([1500]));
   });
 
   it('above exactWhileSettling rows the file is read into memory at once, as before', () => {

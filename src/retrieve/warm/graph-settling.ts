@@ -23,8 +23,6 @@ export class Settling {
   /** Rows the dropped file may hold with another vector (beside it, or given a new one since): never kept from that file. */
   readonly moved: Set<number>;
   private lastChange = performance.now();
-  /** Row changes since the drop. */
-  private count = 0;
   /** The identity last tried, and when: a newer file is tried once, then again after rows change. */
   private tried: string | undefined;
   private triedAt = Number.NEGATIVE_INFINITY;
@@ -43,17 +41,7 @@ export class Settling {
   /** A row changed (`replaced`: a held row was given a new vector). */
   changed(rowId: number, replaced: boolean): void {
     this.lastChange = performance.now();
-    this.count++;
     if (replaced) this.moved.add(rowId);
-  }
-
-  /**
-   * Whether to stop waiting and read the file now: the index grew past `exactRows` (its scans got
-   * slow), or rows changed since the drop passed `changedRows` (the read would take them all at
-   * once instead of draining them between searches).
-   */
-  overdue(size: number, exactRows: number, changedRows: number): boolean {
-    return size > exactRows || this.count > changedRows;
   }
 
   /** Whether a file saved since the drop is worth trying to map now (it is new, or rows changed since it was tried). */

@@ -43,6 +43,8 @@ export class FileIdentity {
       return;
     }
     this.passedAt = Number.NEGATIVE_INFINITY;
-    throw new LociError('STORE_GONE', `The store file ${shown} was ${now ? 'replaced' : 'deleted'} while this process had it open; nothing was read or written.`);
+    throw new LociError('STORE_GONE', `The store file ${shown} was ${now ? 'replaced' : 'deleted'} while this process had it open; nothing was read or written.`, {
+      details: { file: this.path },
+    });
   }
 }
