@@ -28,7 +28,7 @@ export class Roots {
   private readonly engines = new Map<RootState, { open: () => Loci; files: StoreFiles }>();
   /** Engines replaced while requests may still use them: closed with the rest. */
   private readonly retired = new Set<Promise<void>>();
-  /** Roots to open again at their next request: a call answered STORE_GONE (which root's store it was is not known here). */
+  /** Roots to open again at their next request: a call or run met STORE_GONE for their store (noteError). */
   private readonly suspect = new Set<RootState>();
 
   constructor(paths: readonly string[], config: (root: string) => LociConfig, env: Record<string, string | undefined>) {
