@@ -7,7 +7,7 @@ import { addRows, applyChanges, createGraph, keepLiveRows, loadGraphFiles, loadU
 import { mapIdentified, normalized, savedGraphFit, writeGraphFiles, type UsearchIndex } from './usearch-graph.js';
 import type { GraphSearchThread } from './graph-search-thread.js';
 import { scoreCandidates, withRowsBeside, type GraphCandidates } from './graph-candidates.js';
-import { identifyGraphFile, identifySavedGraph, savedFilesIdentity, type MappedGraphFile } from './mapped-graph-file.js';
+import { identifySavedGraph, savedFilesIdentity, type MappedGraphFile } from './mapped-graph-file.js';
 import { defaultHnswOptions, DRAINED_AT_MOST, graphCandidatesWanted, VIEW_DELTA, type HnswOptions } from './hnsw-options.js';
 import { EXACT_WHILE_SETTLING, Settling } from './graph-settling.js';
 
@@ -383,7 +383,7 @@ export class ExactOrGraphVectorIndex {
   private viewSaved(graph: UsearchIndex): boolean {
     const file = this.options.file;
     const identity = file ? savedFilesIdentity(file) : undefined; // before its key list is read: a file saved after that is another
-    const fit = file && graph.view ? savedGraphFit(file, this.flat, this.viewDelta, this.staleDelta, (keys, sum) => identifyGraphFile(file, keys, sum, this.dimensions, this.options)) : undefined;
+    const fit = file && graph.view ? savedGraphFit(file, this.flat, this.viewDelta, this.staleDelta, { ...this.options, dimensions: this.dimensions }) : undefined;
     if (!fit) return false;
     // Mapped here at the first walk on this thread (mapNow), if the file is still this one then.
     this.mappedFile = fit.file;

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { chmodSync, existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { sameFile, savedFilesIdentity, type MappedGraphFile } from './mapped-graph-file.js';
-import { graphFileIntact, graphFileSum, readGraphKeys, SUM_BYTES, SUM_MARK, type GraphSum } from '../../store/graph-file-sum.js';
+import { identifyGraphFile, sameFile, savedFilesIdentity, type MappedGraphFile } from './mapped-graph-file.js';
+import { graphFileIntact, graphFileSum, readGraphKeys, SUM_BYTES, SUM_MARK } from '../../store/graph-file-sum.js';
 import { removeAbandonedFiles, temporarySuffix } from '../../store/segment-writer.js';
 
 export { graphFileIntact, graphKeysSummary, readGraphKeys, type GraphSum } from '../../store/graph-file-sum.js';
@@ -237,7 +237,7 @@ export function normalized(vector: Float32Array): Float32Array {
 /**
  * Whether the saved graph at `file` holds the live rows of `flat` but for a small delta (at most
  * `extraLimit` rows it lacks, `absentLimit` keys of rows gone), so it can be memory-mapped
- * instead of read: the file as `identify` names it, and that delta. undefined: it does not fit,
+ * instead of read: the file as mapping it would identify it, and that delta. undefined: it does not fit,
  * or is missing, unreadable, or not the size saved with its key list (read, found damaged and
  * rebuilt instead).
  */
@@ -246,7 +246,7 @@ export function savedGraphFit(
   flat: { size: number; hasAll(keys: Int32Array): boolean; beside(keys: Int32Array, extraLimit: number, absentLimit: number): { extra: number[]; absent: number } | undefined },
   extraLimit: number,
   absentLimit: number,
-  identify: (keys: number, sum: GraphSum | undefined) => MappedGraphFile,
+  shape: Pick<MappedGraphFile, 'dimensions' | 'connectivity' | 'expansionAdd' | 'expansionSearch'>,
 ): { file: MappedGraphFile; extra: number[]; absent: number } | undefined {
   if (!existsSync(file) || !existsSync(`${file}.keys`)) return undefined;
   try {
@@ -255,7 +255,7 @@ export function savedGraphFit(
     const { keys, sum } = list;
     const delta = keys.length === flat.size && flat.hasAll(keys) ? { extra: [], absent: 0 } : flat.beside(keys, extraLimit, absentLimit);
     if (!delta) return undefined;
-    const mapped = identify(keys.length, sum);
+    const mapped = identifyGraphFile(file, keys.length, sum, shape.dimensions, shape);
     return sum && mapped.size !== sum.bytes ? undefined : { file: mapped, ...delta };
   } catch {
     return undefined;
