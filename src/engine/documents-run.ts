@@ -35,7 +35,7 @@ export async function runDocuments(run: DocumentsRun): Promise<IndexSummary> {
   await ensureStoreInstance(store);
   const embedderId = model ? embedderIdOf(model) : 'none';
   const threads = config.indexing.worker;
-  const graphLost = checkSavedGraph(cacheFiles, store, embedderId, model?.dimensions ?? 0);
+  const graphLost = await checkSavedGraph(cacheFiles, store, embedderId, model?.dimensions ?? 0);
   const graph = {
     store,
     embedderId,

@@ -1,7 +1,9 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Store } from '../store/spec.js';
+import { graphFileSum, keyListTrailer } from '../store/graph-file-sum.js';
 import type { WarmIndex } from '../retrieve/warm/warm-index.js';
 
 // The graph worker, replaced: each start is counted and finishes when the test says.
@@ -36,7 +38,7 @@ const index = (embedderId = 'e@8') =>
     lacksSavedGraph: false,
     size: 0,
   }) as unknown as WarmIndex;
-const store = { countChunks: async () => 30_000 } as unknown as Store;
+const store = { countChunks: async () => 30_000, readState: async () => undefined } as unknown as Store;
 const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
 
 beforeEach(() => {
@@ -75,9 +77,34 @@ describe('a long-lived engine rebuilding its graph', () => {
     await repair.stop();
   });
 
+  it("takes a graph file saved for another store for none: deletes it and starts the worker; leaves this store's alone", async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'loci-graph-repair-'));
+    try {
+      const graphFile = join(folder, 'vectors.hnsw');
+      const warm = { ...index(), options: { ...index().options, graphFile } } as unknown as WarmIndex;
+      const ofStore = (instance: string) => ({ countChunks: async () => 30_000, readState: async () => instance }) as unknown as Store;
+      const save = (instance: string) => {
+        writeFileSync(graphFile, Buffer.alloc(64, 1));
+        writeFileSync(`${graphFile}.keys`, Buffer.from(Int32Array.of(1, 2, ...keyListTrailer(graphFileSum(graphFile), instance)).buffer));
+      };
+      save('this-store');
+      await new GraphRepair().before(ofStore('this-store'), warm);
+      expect(workers.started).toHaveLength(0);
+      expect(existsSync(graphFile)).toBe(true);
+      save('another-store');
+      const repair = new GraphRepair();
+      await repair.before(ofStore('this-store'), warm);
+      expect(workers.started).toHaveLength(1);
+      expect(existsSync(graphFile) || existsSync(`${graphFile}.keys`)).toBe(false);
+      await repair.stop();
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
   it('starts nothing below the threshold or while the graph is in use', async () => {
     const repair = new GraphRepair();
-    await repair.before({ countChunks: async () => 19_999 } as unknown as Store, index());
+    await repair.before({ countChunks: async () => 19_999, readState: async () => undefined } as unknown as Store, index());
     await repair.before(store, { ...index(), usesVectorGraph: true } as unknown as WarmIndex);
     expect(workers.started).toHaveLength(0);
   });

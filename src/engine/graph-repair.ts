@@ -3,8 +3,9 @@ import { BackgroundGraph } from '../indexing/background-graph.js';
 import { defaultHnswOptions } from '../retrieve/warm/exact-or-graph-vector-index.js';
 import { graphBeingBuilt } from '../retrieve/warm/graph-builds.js';
 import type { WarmIndex } from '../retrieve/warm/warm-index.js';
-import { vectorRows } from '../retrieve/warm/warm-segment.js';
+import { storeInstanceOf, vectorRows } from '../retrieve/warm/warm-segment.js';
 import { dropUnreadableGraph } from '../retrieve/warm/usearch-graph.js';
+import { foreignGraph } from '../store/graph-file-sum.js';
 import type { Store } from '../store/spec.js';
 
 /**
@@ -28,12 +29,13 @@ export class GraphRepair {
     const { graphFile, buildGraph, embedderId, dimensions, segmentFile } = warm.options;
     if (this.build || this.starting || this.failed || !graphFile || buildGraph === false || embedderId === 'none' || dimensions <= 0 || graphBeingBuilt(graphFile)) return;
     if (warm.usesVectorGraph || (warm.size > 0 && warm.size < defaultHnswOptions.threshold)) return; // the usual case: no file is looked at
-    if (!warm.lacksSavedGraph && existsSync(graphFile)) return;
+    // A graph saved for another store at this path (deleted and made again) counts as none: the worker builds this store's.
+    if (!warm.lacksSavedGraph && existsSync(graphFile) && !foreignGraph(graphFile, await storeInstanceOf(store))) return;
     this.starting = true;
     try {
       const rows = await vectorRows(store, segmentFile);
       if (rows < defaultHnswOptions.threshold || this.build || graphBeingBuilt(graphFile)) return;
-      dropUnreadableGraph(graphFile); // the worker starts only where no graph file is
+      dropUnreadableGraph(graphFile, await storeInstanceOf(store)); // the worker starts only where no graph file is
       const build = BackgroundGraph.forRun({ store, embedderId, dimensions, graphFile, chunksBefore: rows });
       if (!build) return;
       this.build = build;

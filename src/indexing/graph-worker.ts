@@ -77,7 +77,7 @@ async function build(): Promise<number> {
     }
     // A store deleted or replaced meanwhile (`rm -rf .loci`, then another index): this graph is not the new store's (STORE_GONE: failed).
     opened.check(job.storeFile);
-    writeGraphFiles(graph, all, job.graphFile);
+    writeGraphFiles(graph, all, job.graphFile, reader.storeInstance());
     return count;
   } finally {
     reader.close();

@@ -5,7 +5,7 @@ import type { LociConfig } from '../config/schema.js';
 import { embedderIdOf, type EmbeddingModel } from '../embed/spec.js';
 import { defaultHnswOptions } from '../retrieve/warm/exact-or-graph-vector-index.js';
 import { SEGMENT_REWRITE_MIN, WarmIndex, type WarmIndexOptions } from '../retrieve/warm/warm-index.js';
-import { ensureStoreInstance, vectorRows } from '../retrieve/warm/warm-segment.js';
+import { ensureStoreInstance, storeInstanceOf, vectorRows } from '../retrieve/warm/warm-segment.js';
 import { dropUnreadableGraph, loadUsearch } from '../retrieve/warm/usearch-graph.js';
 import { readSegmentHeader } from '../store/segment-file.js';
 import type { Store } from '../store/spec.js';
@@ -99,7 +99,7 @@ export async function runIndexJob(spec: IndexJobSpec, resources: IndexJobResourc
     ...(onProgress ? { onProgress } : {}),
   };
   const progressive = spec.progressive && model !== undefined;
-  const graphLost = spec.paths ? async () => false : checkSavedGraph(spec, store, embedderId, model?.dimensions ?? 0);
+  const graphLost = spec.paths ? async () => false : await checkSavedGraph(spec, store, embedderId, model?.dimensions ?? 0);
   const graph = {
     store,
     embedderId,
@@ -209,10 +209,15 @@ export async function withBackgroundGraph<T>(
  * the check returned says after the run whether the store still wants a graph file it lacks, so
  * the run saves one though no file changed.
  */
-export function checkSavedGraph(files: { graphFile?: string | undefined; segmentFile?: string | undefined }, store: Store, embedderId: string, dimensions: number): () => Promise<boolean> {
+export async function checkSavedGraph(
+  files: { graphFile?: string | undefined; segmentFile?: string | undefined },
+  store: Store,
+  embedderId: string,
+  dimensions: number,
+): Promise<() => Promise<boolean>> {
   const { graphFile, segmentFile } = files;
   if (!graphFile || embedderId === 'none' || dimensions <= 0 || !loadUsearch()) return async () => false;
-  dropUnreadableGraph(graphFile);
+  dropUnreadableGraph(graphFile, await storeInstanceOf(store));
   return async () => !existsSync(graphFile) && (await vectorRows(store, segmentFile)) >= defaultHnswOptions.threshold;
 }
 

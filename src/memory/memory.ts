@@ -8,6 +8,7 @@ import { WarmIndex } from '../retrieve/warm/warm-index.js';
 import { defaultHnswOptions } from '../retrieve/warm/exact-or-graph-vector-index.js';
 import { BackgroundGraph } from '../indexing/background-graph.js';
 import { dropUnreadableGraph } from '../retrieve/warm/usearch-graph.js';
+import { storeInstanceOf } from '../retrieve/warm/warm-segment.js';
 import { warmRetriever } from '../retrieve/warm/warm-retriever.js';
 import { KnowledgeStores } from './knowledge.js';
 import { normalizeNamespace } from './namespace.js';
@@ -348,17 +349,17 @@ export class Memory implements MemoryCore {
     });
     const warm = this.warm;
     await warm.refresh();
-    if (this.context.inMemory !== false) this.buildGraphInBackground(warm);
+    if (this.context.inMemory !== false) this.buildGraphInBackground(warm, await storeInstanceOf(this.context.store));
     return warmRetriever(warm, embedderId, { forRanker: false });
   }
 
   /** Starts the graph worker once recall holds enough vectors and no graph file exists (once per process if it fails). */
-  private buildGraphInBackground(warm: WarmIndex): void {
+  private buildGraphInBackground(warm: WarmIndex, storeInstance: string | undefined): void {
     const graphFile = this.context.graphFile;
     const model = this.context.model;
     if (this.graphBuild || this.graphBuildFailed || !graphFile || !model || warm.usesVectorGraph || warm.size < defaultHnswOptions.threshold) return;
     if (!warm.lacksSavedGraph && existsSync(graphFile)) return; // a graph dropped while changes go on is read again from its file
-    dropUnreadableGraph(graphFile); // a damaged file would stop the rebuild for good
+    dropUnreadableGraph(graphFile, storeInstance); // a damaged file (or one saved for another store) would stop the rebuild for good
     const build = BackgroundGraph.forRun({ store: this.context.store, embedderId: this.records.embedderId, dimensions: model.dimensions, graphFile, chunksBefore: warm.size });
     if (!build) return;
     this.graphBuild = build;

@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkStore, type StoreReport } from './doctor.js';
 import { resolveStoreLocation, vectorGraphName } from './location.js';
-import { graphFileSum, SUM_MARK } from './graph-file-sum.js';
+import { graphFileSum, keyListTrailer, SUM_MARK } from './graph-file-sum.js';
 import { openSqliteStore } from './sqlite/sqlite-store.js';
 import { CURRENT_SCHEMA_VERSION } from './sqlite/schema.js';
 import { catalogEntry, chunk } from './test-support/store-contract.js';
@@ -143,6 +143,27 @@ describe('loci doctor', () => {
     // A key list saved before sums: nothing to check the graph against.
     writeFileSync(`${graph}.keys`, Buffer.from(Int32Array.of(1, 2, 3).buffer));
     expect(finding(check(), 'graph files')).toEqual([expect.objectContaining({ status: 'ok' })]);
+  });
+
+  it('flags a graph saved for another store (one deleted and made again in this folder)', async () => {
+    const file = await writeIndex();
+    const db = new Database(file);
+    db.prepare("UPDATE meta SET value = 'static:test' WHERE key = 'embedder'").run();
+    db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('state:store-instance', 'this-store')").run();
+    db.close();
+    const graph = join(root, '.loci', vectorGraphName('static:test'));
+    writeFileSync(graph, Buffer.alloc(4096, 7));
+    const keys = (instance: string) => Buffer.from(Int32Array.of(1, 2, 3, ...keyListTrailer(graphFileSum(graph), instance)).buffer);
+    writeFileSync(`${graph}.keys`, keys('this-store'));
+    expect(finding(check(), 'graph files')).toEqual([expect.objectContaining({ status: 'ok' })]);
+    writeFileSync(`${graph}.keys`, keys('another-store'));
+    expect(finding(check(), 'graph files')).toEqual([
+      expect.objectContaining({
+        status: 'warning',
+        detail: expect.stringMatching(/was saved for another store .*searches never read it; vector searches are exact until the next `loci index`/),
+        fix: `Run \`loci index\` (a store of documents: the next indexDocuments call): it deletes ${graph} and ${graph}.keys and builds the graph again.`,
+      }),
+    ]);
   });
 
   it('warns about store files other users can read', async () => {

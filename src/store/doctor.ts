@@ -3,10 +3,11 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { LociError } from '../errors/index.js';
 import type { StoreLocation } from './location.js';
-import { checkDatabase, recordedEmbedder, type StoreFinding } from './sqlite/check-database.js';
+import { checkDatabase, recordedEmbedder, recordedMeta, type StoreFinding } from './sqlite/check-database.js';
 import { MEMORY_DATABASE, SEGMENT_FILE, VECTOR_GRAPH_FILE, VECTOR_GRAPH_FORMAT } from './location.js';
 import { SegmentReader } from './segment-file.js';
-import { graphFileIntact, graphKeysSummary } from './graph-file-sum.js';
+import { graphFileIntact, graphKeysSummary, graphOfStore } from './graph-file-sum.js';
+import { STORE_INSTANCE_STATE } from './file-names.js';
 import { temporaryFileAbandoned, temporaryFilePid } from './segment-writer.js';
 
 export type { StoreFinding } from './sqlite/check-database.js';
@@ -82,9 +83,14 @@ function checkGraphFiles(folder: string, index: string, memory: string): StoreFi
     } else if (keys && statSync(file).size % 4 !== 0) {
       findings.push({ file, check: 'graph files', status: 'warning', detail: `${name} is truncated; ${rebuilt}`, fix: fix(`${file} and ${partner}`) });
     } else if (!keys) {
+      const summary = graphKeysSummary(file);
+      const instance = recordedMeta(prefix ? memory : index, `state:${STORE_INSTANCE_STATE}`);
       // Every byte against the size and checksum saved with the key list (lists saved before sums have none).
-      const sum = graphKeysSummary(file)?.sum;
-      if (sum && !graphFileIntact(file, sum)) {
+      const sum = summary?.sum;
+      if (!graphOfStore(summary?.store, instance)) {
+        const detail = `${name} was saved for another store (one deleted and made again in this folder while a process still had the old one open): searches never read it; ${rebuilt}`;
+        findings.push({ file, check: 'graph files', status: 'warning', detail, fix: fix(`${file} and ${partner}`) });
+      } else if (sum && !graphFileIntact(file, sum)) {
         findings.push({
           file,
           check: 'graph files',

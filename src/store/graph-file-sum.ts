@@ -1,5 +1,6 @@
 // The vector graph's files beside a store: usearch's graph file and its key list, which ends
 // with the graph's size and checksum (checked before usearch reads the graph: it trusts it).
+import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { crc32 } from './segment-format.js';
 
@@ -20,7 +21,36 @@ export interface GraphSum {
  */
 export const SUM_MARK = -0x4c4f4349;
 export const SUM_BYTES = 16;
+/**
+ * A list saved for a store with an instance id ends with six int32s instead: the store's tag
+ * (storeTag, two int32s), the sum's three, then this mark. A graph saved for another store at
+ * the same path (a store deleted and made again while a process still had the old one) is
+ * never read as this store's.
+ */
+export const TAGGED_MARK = -0x4c4f4354;
+export const TAGGED_BYTES = 24;
 const SUM_CHUNK = 8 * 1024 * 1024;
+
+/** A store instance id as a graph key list carries it: 8 bytes of its SHA-256, as 16 hex digits. */
+export function storeTag(instance: string): string {
+  return createHash('sha256').update(instance).digest('hex').slice(0, 16);
+}
+
+/** The trailer of a key list: the sum, and the store's tag when `instance` is given. */
+export function keyListTrailer(sum: GraphSum, instance: string | undefined): Int32Array {
+  const bytes = [(sum.bytes % 2 ** 32) | 0, Math.floor(sum.bytes / 2 ** 32) | 0, sum.crc32 | 0];
+  if (instance === undefined) return Int32Array.from([...bytes, SUM_MARK]);
+  const tag = storeTag(instance);
+  return Int32Array.from([Number.parseInt(tag.slice(0, 8), 16) | 0, Number.parseInt(tag.slice(8), 16) | 0, ...bytes, TAGGED_MARK]);
+}
+
+/**
+ * Whether a key list saved with store tag `tag` may be read for the store of `instance`: yes
+ * when they match, or when either is unknown (a list saved before tags, a store without an id).
+ */
+export function graphOfStore(tag: string | undefined, instance: string | undefined): boolean {
+  return tag === undefined || instance === undefined || tag === storeTag(instance);
+}
 
 /** The size and CRC-32 of the file at `path`, read 8 MB at a time. */
 export function graphFileSum(path: string): GraphSum {
@@ -50,40 +80,66 @@ export function graphFileIntact(path: string, sum: GraphSum): boolean {
   }
 }
 
-/** The sum in a key list's last bytes, or undefined (a list saved before sums, or not one). */
-function sumIn(list: Int32Array): GraphSum | undefined {
-  const at = list.length - SUM_BYTES / 4;
-  if (at < 0 || list[at + 3] !== SUM_MARK) return undefined;
-  return { bytes: ((list[at] as number) >>> 0) + ((list[at + 1] as number) >>> 0) * 2 ** 32, crc32: (list[at + 2] as number) >>> 0 };
+/** What a key list's last int32s say: the graph's sum and the store's tag, and how many int32s they take. */
+interface Trailer {
+  sum: GraphSum | undefined;
+  store: string | undefined;
+  length: number;
 }
 
-/**
- * A saved graph's key list and its graph's sum; undefined when it is not whole 4-byte keys.
- * A list saved before sums has none: its graph is read as before, unchecked.
- */
-export function readGraphKeys(file: string): { keys: Int32Array; sum: GraphSum | undefined } | undefined {
+const hex = (value: number): string => (value >>> 0).toString(16).padStart(8, '0');
+
+/** The trailer in a key list's last int32s (`tail`: up to TAGGED_BYTES / 4 of them); none for a list saved before sums, or not one. */
+function trailerIn(tail: Int32Array): Trailer {
+  const end = tail.length;
+  const sumAt = (at: number): GraphSum => ({ bytes: ((tail[at] as number) >>> 0) + ((tail[at + 1] as number) >>> 0) * 2 ** 32, crc32: (tail[at + 2] as number) >>> 0 });
+  if (end >= TAGGED_BYTES / 4 && tail[end - 1] === TAGGED_MARK) {
+    const at = end - TAGGED_BYTES / 4;
+    return { sum: sumAt(at + 2), store: hex(tail[at] as number) + hex(tail[at + 1] as number), length: TAGGED_BYTES / 4 };
+  }
+  if (end >= SUM_BYTES / 4 && tail[end - 1] === SUM_MARK) return { sum: sumAt(end - SUM_BYTES / 4), store: undefined, length: SUM_BYTES / 4 };
+  return { sum: undefined, store: undefined, length: 0 };
+}
+
+/** A saved graph's key list: its keys, its graph's sum, and the tag of the store it was saved for. */
+export interface GraphKeyList {
+  keys: Int32Array;
+  /** Absent in a list saved before sums: its graph is read as before, unchecked. */
+  sum: GraphSum | undefined;
+  /** storeTag of the store it was saved for; absent in a list saved before tags. */
+  store: string | undefined;
+}
+
+/** A saved graph's key list; undefined when it is not whole 4-byte keys. */
+export function readGraphKeys(file: string): GraphKeyList | undefined {
   const bytes = readFileSync(`${file}.keys`);
   if (bytes.length % 4 !== 0) return undefined;
   const list = new Int32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
-  const sum = sumIn(list);
-  return { keys: sum ? list.subarray(0, list.length - SUM_BYTES / 4) : list, sum };
+  const { sum, store, length } = trailerIn(list.subarray(Math.max(0, list.length - TAGGED_BYTES / 4)));
+  return { keys: list.subarray(0, list.length - length), sum, store };
 }
 
-/** The key count and graph sum a saved key list holds, from its size and last bytes only; undefined when unreadable. */
-export function graphKeysSummary(file: string): { keys: number; sum: GraphSum | undefined } | undefined {
+/** The key count, graph sum and store tag a saved key list holds, from its size and last bytes only; undefined when unreadable. */
+export function graphKeysSummary(file: string): { keys: number; sum: GraphSum | undefined; store: string | undefined } | undefined {
   try {
     const fd = openSync(`${file}.keys`, 'r');
     try {
       const size = fstatSync(fd).size;
       if (size === 0 || size % 4 !== 0) return undefined;
-      const tail = Buffer.alloc(SUM_BYTES);
-      const read = size >= SUM_BYTES ? readSync(fd, tail, 0, SUM_BYTES, size - SUM_BYTES) : 0;
-      const sum = read === SUM_BYTES ? sumIn(new Int32Array(tail.buffer, tail.byteOffset, SUM_BYTES / 4)) : undefined;
-      return { keys: size / 4 - (sum ? SUM_BYTES / 4 : 0), sum };
+      const wanted = Math.min(size, TAGGED_BYTES);
+      const tail = Buffer.alloc(wanted);
+      if (readSync(fd, tail, 0, wanted, size - wanted) !== wanted) return undefined;
+      const { sum, store, length } = trailerIn(new Int32Array(tail.buffer, tail.byteOffset, wanted / 4));
+      return { keys: size / 4 - length, sum, store };
     } finally {
       closeSync(fd);
     }
   } catch {
     return undefined;
   }
+}
+
+/** Whether the key list saved beside the graph at `file` names another store than `instance` (a missing or unreadable one names none). */
+export function foreignGraph(file: string, instance: string | undefined): boolean {
+  return instance !== undefined && !graphOfStore(graphKeysSummary(file)?.store, instance);
 }

@@ -4,6 +4,7 @@ import { LociError, throwIfAborted } from '../errors/index.js';
 import { LEXICAL_FIELDS, TermTable, type ChunkTermStats } from '../lexical/codec.js';
 import { describeLocation, openStore, type StoreLocation } from './location.js';
 import type { CatalogEntry, ChunkRecord, ChunkWrite, FileWrite, IndexRow, Store } from './spec.js';
+import { STORE_INSTANCE_STATE } from './file-names.js'; // never copied: the copy is another store
 
 export interface CopyProgress {
   type: 'copy-progress';
@@ -30,8 +31,6 @@ export interface CopyOptions {
 }
 
 const PAGE = 1_000;
-/** The named state holding a store's instance id (see retrieve/warm/warm-index.ts); never copied. */
-const STORE_INSTANCE_STATE = 'store-instance';
 /** engine/run-lease.ts's lease: a run on the source holds it, never the copy. */
 const RUN_LEASE_STATE = 'index-run';
 const FILES_PER_WRITE = 64;

@@ -10,6 +10,7 @@ type BackgroundGraphModule = typeof import('../../src/indexing/background-graph.
 type StoreModule = typeof import('../../src/store/sqlite/sqlite-store.js');
 type VectorIndexModule = typeof import('../../src/retrieve/warm/exact-or-graph-vector-index.js');
 type Contract = typeof import('../../src/store/test-support/store-contract.js');
+type GraphSumModule = typeof import('../../src/store/graph-file-sum.js');
 
 const dist = (path: string) => import(join(process.cwd(), 'dist', path));
 const DIMENSIONS = 16;
@@ -37,8 +38,10 @@ describe('background vector graph', () => {
     const { openSqliteStore } = (await dist('store/sqlite/sqlite-store.js')) as StoreModule;
     const { ExactOrGraphVectorIndex, defaultHnswOptions } = (await dist('retrieve/warm/exact-or-graph-vector-index.js')) as VectorIndexModule;
     const { catalogEntry, chunk } = (await import('../../src/store/test-support/store-contract.js')) as Contract;
+    const { readGraphKeys, storeTag } = (await dist('store/graph-file-sum.js')) as GraphSumModule;
     const store = openSqliteStore({ file: join(folder, 'index.db'), create: true });
     await store.setEmbedder(EMBEDDER, DIMENSIONS);
+    await store.writeState('store-instance', 'store-one');
     const graphFile = join(folder, 'vectors.hnsw');
     const next = random(5);
     const vectors = new Map<number, Float32Array>();
@@ -57,9 +60,11 @@ describe('background vector graph', () => {
     expect(await build?.finish()).toBe(600);
     await build?.stop();
     expect(existsSync(graphFile) && existsSync(`${graphFile}.keys`)).toBe(true);
+    // Saved for this store: another store at this path (deleted and made again) would not read it.
+    expect(readGraphKeys(graphFile)?.store).toBe(storeTag('store-one'));
 
     for (const row of await store.scanIndexRows({ embedderId: EMBEDDER })) vectors.set(row.rowId, row.vector as Float32Array);
-    const mapped = new ExactOrGraphVectorIndex(DIMENSIONS, { ...defaultHnswOptions, threshold: 200, file: graphFile });
+    const mapped = new ExactOrGraphVectorIndex(DIMENSIONS, { ...defaultHnswOptions, threshold: 200, file: graphFile, storeInstance: () => 'store-one' });
     const exact = new ExactOrGraphVectorIndex(DIMENSIONS, { ...defaultHnswOptions, threshold: 1_000_000 });
     for (const [rowId, vector] of vectors) {
       mapped.add(rowId, vector, { path: 'p', language: 'typescript' });
@@ -109,6 +114,35 @@ describe('background vector graph', () => {
     await build?.stop();
     expect(existsSync(graphFile)).toBe(true);
     await store.close();
+  });
+
+  it('saves nothing for a store deleted and made again while it built', async () => {
+    const { BackgroundGraph } = (await dist('indexing/background-graph.js')) as BackgroundGraphModule;
+    const { openSqliteStore } = (await dist('store/sqlite/sqlite-store.js')) as StoreModule;
+    const { catalogEntry, chunk } = (await import('../../src/store/test-support/store-contract.js')) as Contract;
+    const file = join(folder, 'index.db');
+    const store = openSqliteStore({ file, create: true });
+    await store.setEmbedder(EMBEDDER, DIMENSIONS);
+    const graphFile = join(folder, 'vectors.hnsw');
+    const next = random(3);
+    const build = BackgroundGraph.forRun({ store, embedderId: EMBEDDER, dimensions: DIMENSIONS, graphFile, chunksBefore: 10_000, threshold: 200 });
+    expect(build?.started).toBe(true);
+    const writes = Array.from({ length: 30 }, (_, at) => ({
+      entry: catalogEntry(`f${at}.ts`, { embedder: EMBEDDER, chunkCount: 10 }),
+      chunks: Array.from({ length: 10 }, (_, index) => chunk(`f${at}.ts`, index * 5 + 1, `f${at} part ${index}`, { vector: Float32Array.from({ length: DIMENSIONS }, next) })),
+    }));
+    await store.writeFiles(writes);
+    const deadline = Date.now() + 60_000;
+    while ((build?.rowsAdded ?? 0) < 300 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    // `rm -rf .loci` and a new store at the same path, as another `loci index` makes it.
+    await store.close();
+    await rm(file, { force: true });
+    const replaced = openSqliteStore({ file, create: true });
+    await replaced.setEmbedder(EMBEDDER, DIMENSIONS);
+    expect(await build?.finish()).toBeUndefined();
+    await build?.stop();
+    expect(existsSync(graphFile) || existsSync(`${graphFile}.keys`)).toBe(false);
+    await replaced.close();
   });
 
   it('does not start for a store that already has a graph, and a stopped worker saves nothing', async () => {

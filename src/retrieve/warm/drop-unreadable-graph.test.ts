@@ -25,7 +25,7 @@ function saveGraph(): void {
   const next = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648 - 0.5;
   const keys = Int32Array.from({ length: 200 }, (_, index) => index + 1);
   graph.add(BigUint64Array.from(keys, BigInt), Float32Array.from({ length: keys.length * DIMENSIONS }, next));
-  writeGraphFiles(graph, keys, file);
+  writeGraphFiles(graph, keys, file, undefined);
 }
 
 const both = () => [existsSync(file), existsSync(`${file}.keys`)];
@@ -45,53 +45,53 @@ describe('a saved graph before an index run', () => {
     saveGraph();
     const second = 1_700_000_000; // a whole second, which a later utimes restores exactly
     utimesSync(file, second, second);
-    expect(dropUnreadableGraph(file)).toBe(false);
+    expect(dropUnreadableGraph(file, undefined)).toBe(false);
     expect(both()).toEqual([true, true]);
     // Damaged behind the check's back, its size and time kept: not read again, so kept.
     flip(file, 600);
     utimesSync(file, second, second);
-    expect(dropUnreadableGraph(file)).toBe(false);
+    expect(dropUnreadableGraph(file, undefined)).toBe(false);
     // Its time changed too: read again, and dropped.
     utimesSync(file, second, second + 5);
-    expect(dropUnreadableGraph(file)).toBe(true);
+    expect(dropUnreadableGraph(file, undefined)).toBe(true);
     expect(both()).toEqual([false, false]);
   });
 
   it('drops a graph damaged in the middle, which only its checksum tells', () => {
     saveGraph();
     flip(file, 1_000);
-    expect(dropUnreadableGraph(file)).toBe(true);
+    expect(dropUnreadableGraph(file, undefined)).toBe(true);
     expect(both()).toEqual([false, false]);
   });
 
   it('drops either file without the other, a cut key list and an empty one', () => {
     saveGraph();
     rmSync(`${file}.keys`);
-    expect(dropUnreadableGraph(file)).toBe(true);
+    expect(dropUnreadableGraph(file, undefined)).toBe(true);
     expect(both()).toEqual([false, false]);
 
     saveGraph();
     rmSync(file);
-    expect(dropUnreadableGraph(file)).toBe(true);
+    expect(dropUnreadableGraph(file, undefined)).toBe(true);
     expect(both()).toEqual([false, false]);
 
     saveGraph();
     truncateSync(`${file}.keys`, 30);
-    expect(dropUnreadableGraph(file)).toBe(true);
+    expect(dropUnreadableGraph(file, undefined)).toBe(true);
     expect(both()).toEqual([false, false]);
 
     saveGraph();
     writeFileSync(`${file}.keys`, Buffer.alloc(0));
-    expect(dropUnreadableGraph(file)).toBe(true);
+    expect(dropUnreadableGraph(file, undefined)).toBe(true);
     expect(both()).toEqual([false, false]);
   });
 
   it('keeps a graph whose key list was saved before sums (nothing to check it against), and has nothing to do without files', () => {
     saveGraph();
     writeFileSync(`${file}.keys`, Buffer.from(Int32Array.from({ length: 200 }, (_, index) => index + 1).buffer));
-    expect(dropUnreadableGraph(file)).toBe(false);
+    expect(dropUnreadableGraph(file, undefined)).toBe(false);
     expect(both()).toEqual([true, true]);
-    expect(dropUnreadableGraph(join(folder, 'none.hnsw'))).toBe(false);
+    expect(dropUnreadableGraph(join(folder, 'none.hnsw'), undefined)).toBe(false);
   });
 });
 
@@ -140,7 +140,7 @@ describe('saving a graph', () => {
     // The dead process's pair and the earlier process's file are gone; a live save's and an older version's leftover are not this save's to remove.
     expect(temporary()).toEqual([`vectors-0123456789ab-g2.hnsw.${process.pid}.new222.tmp`, `vectors-0123456789ab-g2.hnsw.${alive}.def456.tmp`, 'vectors-0123456789ab-g2.hnsw.tmp'].sort());
     expect(both()).toEqual([true, true]);
-    expect(dropUnreadableGraph(file)).toBe(false); // whole and readable
+    expect(dropUnreadableGraph(file, undefined)).toBe(false); // whole and readable
   });
 
   it('leaves no temporary file when a save fails', () => {

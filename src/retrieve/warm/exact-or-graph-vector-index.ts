@@ -184,7 +184,7 @@ export class ExactOrGraphVectorIndex {
     const live = new Set(this.flat.rowIds());
     this.graphKeys.clear();
     let graph = create();
-    const saved = file ? loadGraphFiles(graph, file) : undefined;
+    const saved = file ? loadGraphFiles(graph, file, this.options.storeInstance?.()) : undefined;
     // A one-shot process builds none (minutes at 1M rows): it searches exactly until a saved graph reads whole.
     if (!saved && file && this.options.build === false) return void (this.unloadable = savedFilesIdentity(file));
     // A file refused after usearch read it (its key list does not match) left its nodes in that graph.
@@ -290,7 +290,7 @@ export class ExactOrGraphVectorIndex {
       rmSync(`${file}.keys`, { force: true });
       return;
     }
-    writeGraphFiles(this.graph, Int32Array.from(this.graphKeys), file);
+    writeGraphFiles(this.graph, Int32Array.from(this.graphKeys), file, this.options.storeInstance?.());
   }
 
   /**
@@ -373,7 +373,7 @@ export class ExactOrGraphVectorIndex {
 
   /** The saved graph file as mapping it would identify it now (the graph thread maps it while a new process opens the rest: prepare), or undefined. */
   savedGraphFile(): MappedGraphFile | undefined {
-    return this.options.file && !this.graph ? identifySavedGraph(this.options.file, this.dimensions, this.options) : undefined;
+    return this.options.file && !this.graph ? identifySavedGraph(this.options.file, this.dimensions, this.options, this.options.storeInstance?.()) : undefined;
   }
 
   /**
@@ -383,7 +383,8 @@ export class ExactOrGraphVectorIndex {
   private viewSaved(graph: UsearchIndex): boolean {
     const file = this.options.file;
     const identity = file ? savedFilesIdentity(file) : undefined; // before its key list is read: a file saved after that is another
-    const fit = file && graph.view ? savedGraphFit(file, this.flat, this.viewDelta, this.staleDelta, { ...this.options, dimensions: this.dimensions }) : undefined;
+    const fit =
+      file && graph.view ? savedGraphFit(file, this.flat, this.viewDelta, this.staleDelta, { ...this.options, dimensions: this.dimensions, storeInstance: this.options.storeInstance?.() }) : undefined;
     if (!fit) return false;
     // Mapped here at the first walk on this thread (mapNow), if the file is still this one then.
     this.mappedFile = fit.file;

@@ -17,6 +17,8 @@ export interface HnswOptions {
   settleQuietMs?: number;
   /** Threads a graph is built on here (default 0: every core; on usearch#735, docs/benchmarks.md). */
   addThreads?: number;
+  /** The store's instance id once its holder has read it: a graph file saved for another store is never read, and saves carry it (graph-file-sum.ts). */
+  storeInstance?: () => string | undefined;
 }
 
 /**

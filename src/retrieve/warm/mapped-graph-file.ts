@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { graphKeysSummary, type GraphSum } from '../../store/graph-file-sum.js';
+import { graphKeysSummary, graphOfStore, type GraphSum } from '../../store/graph-file-sum.js';
 import { sameIdentity } from '../../store/segment-file.js';
 
 /**
@@ -56,11 +56,16 @@ export function identifyGraphFile(
   return { ...fileIdentity(path), keys, dimensions, connectivity, expansionAdd, expansionSearch, ...(sum ? { sum } : {}) };
 }
 
-/** identifyGraphFile for the saved graph at `path` as its key list describes it; undefined when it is missing, empty or unreadable. */
-export function identifySavedGraph(path: string, dimensions: number, shape: Pick<MappedGraphFile, 'connectivity' | 'expansionAdd' | 'expansionSearch'>): MappedGraphFile | undefined {
+/** identifyGraphFile for the saved graph at `path` as its key list describes it; undefined when it is missing, empty, unreadable or saved for another store than `storeInstance`. */
+export function identifySavedGraph(
+  path: string,
+  dimensions: number,
+  shape: Pick<MappedGraphFile, 'connectivity' | 'expansionAdd' | 'expansionSearch'>,
+  storeInstance: string | undefined,
+): MappedGraphFile | undefined {
   const summary = graphKeysSummary(path);
   try {
-    return summary && summary.keys > 0 ? identifyGraphFile(path, summary.keys, summary.sum, dimensions, shape) : undefined;
+    return summary && summary.keys > 0 && graphOfStore(summary.store, storeInstance) ? identifyGraphFile(path, summary.keys, summary.sum, dimensions, shape) : undefined;
   } catch {
     return undefined;
   }

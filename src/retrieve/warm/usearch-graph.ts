@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { chmodSync, existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { identifyGraphFile, sameFile, savedFilesIdentity, type MappedGraphFile } from './mapped-graph-file.js';
-import { graphFileIntact, graphFileSum, readGraphKeys, SUM_BYTES, SUM_MARK } from '../../store/graph-file-sum.js';
+import { graphFileIntact, graphFileSum, graphOfStore, keyListTrailer, readGraphKeys } from '../../store/graph-file-sum.js';
 import { removeAbandonedFiles, temporarySuffix } from '../../store/segment-writer.js';
 
 export { graphFileIntact, graphKeysSummary, readGraphKeys, type GraphSum } from '../../store/graph-file-sum.js';
@@ -66,12 +66,12 @@ export function createGraph(module: UsearchModule, dimensions: number, options: 
 
 /**
  * Saves a graph and its key list (ascending, so opening checks it in one pass, then the graph's
- * sum), each through a temporary file of this process (`<file>.<pid>.<random>.tmp`, so two
+ * sum, and the tag of the store it is saved for: storeInstance), each through a temporary file of this process (`<file>.<pid>.<random>.tmp`, so two
  * processes saving at once never write one temporary file) and a rename, readable by the
  * store's owner only (the graph holds the store's vectors, like the database). Temporary files
  * a killed save left are removed first, once their process is gone.
  */
-export function writeGraphFiles(graph: UsearchIndex, unordered: Int32Array, file: string): void {
+export function writeGraphFiles(graph: UsearchIndex, unordered: Int32Array, file: string, storeInstance: string | undefined): void {
   removeAbandonedFiles(file);
   removeAbandonedFiles(`${file}.keys`);
   const keys = Int32Array.from(unordered).sort();
@@ -82,9 +82,10 @@ export function writeGraphFiles(graph: UsearchIndex, unordered: Int32Array, file
     graph.save(temporary);
     chmodSync(temporary, 0o600);
     const sum = graphFileSum(temporary);
-    const list = new Int32Array(keys.length + SUM_BYTES / 4);
+    const trailer = keyListTrailer(sum, storeInstance);
+    const list = new Int32Array(keys.length + trailer.length);
     list.set(keys);
-    list.set([(sum.bytes % 2 ** 32) | 0, Math.floor(sum.bytes / 2 ** 32) | 0, sum.crc32 | 0, SUM_MARK], keys.length);
+    list.set(trailer, keys.length);
     writeFileSync(keysTemporary, Buffer.from(list.buffer, list.byteOffset, list.byteLength), { mode: 0o600 });
     renameSync(temporary, file);
     renameSync(keysTemporary, `${file}.keys`);
@@ -97,17 +98,19 @@ export function writeGraphFiles(graph: UsearchIndex, unordered: Int32Array, file
 
 /**
  * Reads a saved graph into `graph` and returns its key list; undefined when either file is
- * missing, damaged or foreign. A graph that does not match the sum saved with its key list is
+ * missing, damaged or foreign, or saved for another store than `storeInstance`. A graph that does not match the sum saved with its key list is
  * left in place: another process may be between its two renames (a new graph beside the old
  * list), and its next save replaces a damaged one. Any other refused pair is deleted (a cache
  * is rebuilt, never trusted).
  */
-export function loadGraphFiles(graph: UsearchIndex, file: string): Int32Array | undefined {
+export function loadGraphFiles(graph: UsearchIndex, file: string, storeInstance: string | undefined): Int32Array | undefined {
   if (!existsSync(file) || !existsSync(`${file}.keys`)) return undefined;
   try {
     const list = readGraphKeys(file);
     // An empty key list (a graph with every key removed, as an older build saved one) is not loaded: usearch fails on it.
     if (!list || list.keys.length === 0) throw new Error('not a key list');
+    // Saved for another store (one deleted and made again here): not read, and replaced by this store's next save.
+    if (!graphOfStore(list.store, storeInstance)) return undefined;
     if (list.sum) {
       const identity = savedFilesIdentity(file);
       // Checked right before usearch reads it, and not replaced meanwhile.
@@ -131,22 +134,23 @@ const readableGraphs = new Map<string, string>();
  * as it does a missing one (searches leave a damaged graph in place, as another process may be
  * between a save's two renames, and until this a no-change `loci index` never replaced it). Not
  * usable: one of the two files without the other, a key list that is not whole keys or holds
- * none, a graph that does not match the size and checksum saved with its list. At worst (a save
+ * none, one saved for another store, a graph that does not match the size and checksum saved
+ * with its list. At worst (a save
  * caught between its renames) a good graph is built again. true: something was deleted.
  */
-export function dropUnreadableGraph(file: string): boolean {
+export function dropUnreadableGraph(file: string, storeInstance: string | undefined): boolean {
   const graph = existsSync(file);
   const keys = existsSync(`${file}.keys`);
   if (!graph && !keys) return false;
   const identity = savedFilesIdentity(file);
-  if (identity !== undefined && readableGraphs.get(file) === identity) return false;
+  if (identity !== undefined && readableGraphs.get(file) === `${storeInstance}:${identity}`) return false;
   try {
     const list = graph && keys ? readGraphKeys(file) : undefined;
-    const readable = list !== undefined && list.keys.length > 0 && (!list.sum || graphFileIntact(file, list.sum));
+    const readable = list !== undefined && list.keys.length > 0 && graphOfStore(list.store, storeInstance) && (!list.sum || graphFileIntact(file, list.sum));
     // Replaced while it was read: the new files are another save's, not these.
     if (savedFilesIdentity(file) !== identity) return false;
     if (readable) {
-      readableGraphs.set(file, identity as string);
+      readableGraphs.set(file, `${storeInstance}:${identity}`);
       return false;
     }
   } catch {
@@ -238,7 +242,7 @@ export function normalized(vector: Float32Array): Float32Array {
  * Whether the saved graph at `file` holds the live rows of `flat` but for a small delta (at most
  * `extraLimit` rows it lacks, `absentLimit` keys of rows gone), so it can be memory-mapped
  * instead of read: the file as mapping it would identify it, and that delta. undefined: it does not fit,
- * or is missing, unreadable, or not the size saved with its key list (read, found damaged and
+ * or is missing, unreadable, saved for another store than `shape.storeInstance`, or not the size saved with its key list (read, found damaged and
  * rebuilt instead).
  */
 export function savedGraphFit(
@@ -246,12 +250,12 @@ export function savedGraphFit(
   flat: { size: number; hasAll(keys: Int32Array): boolean; beside(keys: Int32Array, extraLimit: number, absentLimit: number): { extra: number[]; absent: number } | undefined },
   extraLimit: number,
   absentLimit: number,
-  shape: Pick<MappedGraphFile, 'dimensions' | 'connectivity' | 'expansionAdd' | 'expansionSearch'>,
+  shape: Pick<MappedGraphFile, 'dimensions' | 'connectivity' | 'expansionAdd' | 'expansionSearch'> & { storeInstance?: string | undefined },
 ): { file: MappedGraphFile; extra: number[]; absent: number } | undefined {
   if (!existsSync(file) || !existsSync(`${file}.keys`)) return undefined;
   try {
     const list = readGraphKeys(file);
-    if (!list) return undefined;
+    if (!list || !graphOfStore(list.store, shape.storeInstance)) return undefined;
     const { keys, sum } = list;
     const delta = keys.length === flat.size && flat.hasAll(keys) ? { extra: [], absent: 0 } : flat.beside(keys, extraLimit, absentLimit);
     if (!delta) return undefined;

@@ -10,6 +10,8 @@ import { fts5Oracle } from '../../store/test-support/fts5-oracle.js';
 import { queryTerms } from '../../lexical/tokenize.js';
 import { graphBuildStarted } from './graph-builds.js';
 import { WarmIndex } from './warm-index.js';
+import { readGraphKeys, storeTag } from '../../store/graph-file-sum.js';
+import { STORE_INSTANCE_STATE } from '../../store/file-names.js';
 import { SegmentError } from '../../store/segment-format.js';
 import { pick, random, vocabulary } from './test-words.js';
 
@@ -131,12 +133,14 @@ describe('warm index', () => {
       }
     };
     await write(0, 300);
+    await store.writeState(STORE_INSTANCE_STATE, 'this-store');
     for (const searchThread of [true, false]) {
       const graphFile = join(folder, `graph-${searchThread}.hnsw`);
       const warm = new WarmIndex(store, { weights, embedderId: 'e@8', dimensions: 8, graphFile, graphThreshold: 50, searchThread });
       await warm.refresh();
       expect(warm.usesVectorGraph).toBe(true);
-      await warm.persist(); // the graph built here is saved
+      await warm.persist(); // the graph built here is saved, for this store
+      expect(readGraphKeys(graphFile)?.store).toBe(storeTag('this-store'));
       utimesSync(graphFile, new Date(1_000_000), new Date(1_000_000));
       await write(1000 + (searchThread ? 0 : 10), 5);
       await warm.persist();

@@ -51,7 +51,7 @@ export class WarmIndex {
     readonly options: WarmIndexOptions,
   ) {
     this.lexical = new LexicalIndex(options.weights, this.termIds);
-    this.vectors = vectorIndexFor(this.options);
+    this.vectors = vectorIndexFor({ ...this.options, storeInstance: () => this.instance });
     this.graphThread = options.searchThread ? new GraphSearchThread() : undefined;
   }
 
@@ -66,7 +66,7 @@ export class WarmIndex {
     openReaders.unregister(this);
     this.termIds = new Lexicon();
     this.lexical = new LexicalIndex(this.options.weights, this.termIds);
-    this.vectors = vectorIndexFor(this.options);
+    this.vectors = vectorIndexFor({ ...this.options, storeInstance: () => this.instance });
     this.withoutVector.clear();
     this.lastLexiconId = 0;
     this.watermark = 0;
@@ -150,7 +150,7 @@ export class WarmIndex {
     } finally {
       release?.();
     }
-    if (this.options.segmentFile && this.instance === undefined) this.instance = (await this.store.readState(STORE_INSTANCE_STATE)) || undefined;
+    if ((this.options.segmentFile || this.options.graphFile) && this.instance === undefined) this.instance = (await this.store.readState(STORE_INSTANCE_STATE)) || undefined;
     if (!options.withoutGraph) this.persistGraph();
     const damaged = this.saveSegment(options.pastThresholdOnly ? this.rewriteThreshold() : (options.minChanges ?? 0));
     if (damaged) {
@@ -334,8 +334,8 @@ export class WarmIndex {
     }
     if (!this.segmentTried) {
       this.segmentTried = true;
+      if (this.options.segmentFile || this.options.graphFile) this.instance = (await this.store.readState(STORE_INSTANCE_STATE)) || undefined;
       if (this.options.segmentFile) {
-        this.instance = (await this.store.readState(STORE_INSTANCE_STATE)) || undefined;
         await this.loadSegment(current);
         if (!current()) return false;
       }

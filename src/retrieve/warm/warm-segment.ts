@@ -3,6 +3,7 @@ import { rmSync, statSync } from 'node:fs';
 import { readSegmentHeader, sameIdentity, SegmentReader, sortTerms } from '../../store/segment-file.js';
 import { type MetaTable, SegmentError, type SegmentContents, type SegmentHeader, type TermTable } from '../../store/segment-format.js';
 import type { Store } from '../../store/spec.js';
+import { STORE_INSTANCE_STATE } from '../../store/file-names.js';
 import type { ExactOrGraphVectorIndex } from './exact-or-graph-vector-index.js';
 import type { LexicalIndex } from './lexical-index.js';
 import type { Lexicon } from './lexicon.js';
@@ -10,7 +11,12 @@ import type { SegmentEvent } from './warm-options.js';
 import { prefetchOnThread } from './segment-prefetch.js';
 
 /** Named store state holding a random id of the store, so a segment file is never read against another store. */
-export const STORE_INSTANCE_STATE = 'store-instance';
+export { STORE_INSTANCE_STATE };
+
+/** The store's instance id, or undefined while it has none (graph files saved for another store are refused by it). */
+export async function storeInstanceOf(store: Store): Promise<string | undefined> {
+  return (await store.readState(STORE_INSTANCE_STATE)) || undefined;
+}
 
 /** Gives the store an instance id if it has none (indexing calls this; readers never write). */
 export async function ensureStoreInstance(store: Store): Promise<void> {

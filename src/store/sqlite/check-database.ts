@@ -80,11 +80,16 @@ export function checkDatabase(file: string): StoreFinding[] {
 
 /** The embedder recorded in a database's meta table, if it can be read. */
 export function recordedEmbedder(file: string): string | undefined {
+  return recordedMeta(file, 'embedder');
+}
+
+/** A value of the store's meta table (`state:<name>` for named state), or undefined when absent or unreadable. */
+export function recordedMeta(file: string, key: string): string | undefined {
   try {
     // Not read-only: a read-only connection cannot remove the -wal and -shm files it opens.
     const db = new Database(file, { fileMustExist: true });
     try {
-      return db.prepare("SELECT value FROM meta WHERE key = 'embedder'").pluck().get() as string | undefined;
+      return (db.prepare('SELECT value FROM meta WHERE key = ?').pluck().get(key) as string | undefined) || undefined;
     } finally {
       db.close();
     }

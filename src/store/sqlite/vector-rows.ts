@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { STORE_INSTANCE_STATE } from '../file-names.js';
 import { openDatabase } from './open-database.js';
 import { viewVector } from './vector-codec.js';
 
@@ -52,6 +53,11 @@ export class VectorRowReader {
     // Copies only when a row was skipped: a native add reads whole arrays.
     if (kept === rows.length) return { rowIds, matrix, last };
     return { rowIds: rowIds.slice(0, kept), matrix: matrix.slice(0, kept * dimensions), last };
+  }
+
+  /** The store's instance id now (its graph file's key list carries it), or undefined while it has none. */
+  storeInstance(): string | undefined {
+    return (this.db.prepare('SELECT value FROM meta WHERE key = ?').pluck().get(`state:${STORE_INSTANCE_STATE}`) as string | undefined) || undefined;
   }
 
   close(): void {
