@@ -38,7 +38,8 @@ const IN_HEAP = new Set(['orama', 'minisearch']);
 const OPS = ['lexical', 'vector', 'hybrid', 'ranked'];
 /** New processes per engine for the first-search row (median reported). */
 const FIRST_SEARCH_RUNS = Number(argument('first-search-runs', '3'));
-const ROUNDS = Math.max(1, Math.min(20, Number(argument('rounds', '1'))));
+const ROUNDS = Number(argument('rounds', '1'));
+if (!Number.isInteger(ROUNDS) || ROUNDS < 1 || ROUNDS > 20) throw new Error(`--rounds takes a whole number from 1 to 20 (got ${argument('rounds', '1')}).`);
 const child = new URL('./lib/first-search-child.mjs', import.meta.url).pathname;
 
 /**

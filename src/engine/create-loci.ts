@@ -259,7 +259,7 @@ class LociEngine implements Loci {
       return storeRetriever(store, embedderId, weights);
     }
     const warm = await this.warmIndexFor(store, embedderId, dimensions);
-    if (vectors) warm.prepareGraphThread(); // a lexical search leaves the graph file unread
+    if (vectors) await warm.prepareGraphThread(); // a lexical search leaves the graph file unread
     if (vectors && this.activeRuns === 0) await this.graphRepair.before(store, warm); // a run builds its own
     // While indexing, a search answers from what the warm index holds and catches up in the background (never waiting on the writer); otherwise it sees all committed before it.
     if (this.activeRuns > 0 && warm.size > 0) void warm.refresh().catch(() => undefined);

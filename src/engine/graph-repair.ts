@@ -29,13 +29,16 @@ export class GraphRepair {
     const { graphFile, buildGraph, embedderId, dimensions, segmentFile } = warm.options;
     if (this.build || this.starting || this.failed || !graphFile || buildGraph === false || embedderId === 'none' || dimensions <= 0 || graphBeingBuilt(graphFile)) return;
     if (warm.usesVectorGraph || (warm.size > 0 && warm.size < defaultHnswOptions.threshold)) return; // the usual case: no file is looked at
-    // A graph saved for another store at this path (deleted and made again) counts as none: the worker builds this store's.
-    if (!warm.lacksSavedGraph && existsSync(graphFile) && !foreignGraph(graphFile, await storeInstanceOf(store))) return;
+    const fileThere = !warm.lacksSavedGraph && existsSync(graphFile);
+    // Set before anything is awaited: searches that arrive together start one worker.
     this.starting = true;
     try {
+      const instance = await storeInstanceOf(store);
+      // A graph saved for another store at this path (deleted and made again) counts as none: the worker builds this store's.
+      if (fileThere && !foreignGraph(graphFile, instance)) return;
       const rows = await vectorRows(store, segmentFile);
       if (rows < defaultHnswOptions.threshold || this.build || graphBeingBuilt(graphFile)) return;
-      dropUnreadableGraph(graphFile, await storeInstanceOf(store)); // the worker starts only where no graph file is
+      dropUnreadableGraph(graphFile, instance); // the worker starts only where no graph file is
       const build = BackgroundGraph.forRun({ store, embedderId, dimensions, graphFile, chunksBefore: rows });
       if (!build) return;
       this.build = build;

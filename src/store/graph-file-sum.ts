@@ -22,13 +22,14 @@ export interface GraphSum {
 export const SUM_MARK = -0x4c4f4349;
 export const SUM_BYTES = 16;
 /**
- * A list saved for a store with an instance id ends with six int32s instead: the store's tag
- * (storeTag, two int32s), the sum's three, then this mark. A graph saved for another store at
- * the same path (a store deleted and made again while a process still had the old one) is
- * never read as this store's.
+ * A list saved for a store with an instance id puts the store's tag (storeTag, two int32s) and
+ * this mark before the sum: seven int32s in all, SUM_MARK still last, so a version that knows
+ * no tags still checks the graph against its sum (and refuses the list, whose key count is not
+ * the graph's). A graph saved for another store at the same path (a store deleted and made
+ * again while a process still had the old one) is never read as this store's.
  */
-export const TAGGED_MARK = -0x4c4f4354;
-export const TAGGED_BYTES = 24;
+export const TAG_MARK = -0x4c4f4354;
+export const TAGGED_BYTES = 28;
 const SUM_CHUNK = 8 * 1024 * 1024;
 
 /** A store instance id as a graph key list carries it: 8 bytes of its SHA-256, as 16 hex digits. */
@@ -38,10 +39,10 @@ export function storeTag(instance: string): string {
 
 /** The trailer of a key list: the sum, and the store's tag when `instance` is given. */
 export function keyListTrailer(sum: GraphSum, instance: string | undefined): Int32Array {
-  const bytes = [(sum.bytes % 2 ** 32) | 0, Math.floor(sum.bytes / 2 ** 32) | 0, sum.crc32 | 0];
-  if (instance === undefined) return Int32Array.from([...bytes, SUM_MARK]);
+  const summed = [(sum.bytes % 2 ** 32) | 0, Math.floor(sum.bytes / 2 ** 32) | 0, sum.crc32 | 0, SUM_MARK];
+  if (instance === undefined) return Int32Array.from(summed);
   const tag = storeTag(instance);
-  return Int32Array.from([Number.parseInt(tag.slice(0, 8), 16) | 0, Number.parseInt(tag.slice(8), 16) | 0, ...bytes, TAGGED_MARK]);
+  return Int32Array.from([Number.parseInt(tag.slice(0, 8), 16) | 0, Number.parseInt(tag.slice(8), 16) | 0, TAG_MARK, ...summed]);
 }
 
 /**
@@ -92,13 +93,12 @@ const hex = (value: number): string => (value >>> 0).toString(16).padStart(8, '0
 /** The trailer in a key list's last int32s (`tail`: up to TAGGED_BYTES / 4 of them); none for a list saved before sums, or not one. */
 function trailerIn(tail: Int32Array): Trailer {
   const end = tail.length;
-  const sumAt = (at: number): GraphSum => ({ bytes: ((tail[at] as number) >>> 0) + ((tail[at + 1] as number) >>> 0) * 2 ** 32, crc32: (tail[at + 2] as number) >>> 0 });
-  if (end >= TAGGED_BYTES / 4 && tail[end - 1] === TAGGED_MARK) {
-    const at = end - TAGGED_BYTES / 4;
-    return { sum: sumAt(at + 2), store: hex(tail[at] as number) + hex(tail[at + 1] as number), length: TAGGED_BYTES / 4 };
-  }
-  if (end >= SUM_BYTES / 4 && tail[end - 1] === SUM_MARK) return { sum: sumAt(end - SUM_BYTES / 4), store: undefined, length: SUM_BYTES / 4 };
-  return { sum: undefined, store: undefined, length: 0 };
+  if (end < SUM_BYTES / 4 || tail[end - 1] !== SUM_MARK) return { sum: undefined, store: undefined, length: 0 };
+  const at = end - SUM_BYTES / 4;
+  const sum = { bytes: ((tail[at] as number) >>> 0) + ((tail[at + 1] as number) >>> 0) * 2 ** 32, crc32: (tail[at + 2] as number) >>> 0 };
+  // Keys are never negative: the mark cannot be a key of a list saved without a tag.
+  if (end < TAGGED_BYTES / 4 || tail[at - 1] !== TAG_MARK) return { sum, store: undefined, length: SUM_BYTES / 4 };
+  return { sum, store: hex(tail[at - 3] as number) + hex(tail[at - 2] as number), length: TAGGED_BYTES / 4 };
 }
 
 /** A saved graph's key list: its keys, its graph's sum, and the tag of the store it was saved for. */

@@ -136,7 +136,7 @@ describe('background vector graph', () => {
     while ((build?.rowsAdded ?? 0) < 300 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     // `rm -rf .loci` and a new store at the same path, as another `loci index` makes it.
     await store.close();
-    await rm(file, { force: true });
+    for (const path of [file, `${file}-wal`, `${file}-shm`]) await rm(path, { force: true });
     const replaced = openSqliteStore({ file, create: true });
     await replaced.setEmbedder(EMBEDDER, DIMENSIONS);
     expect(await build?.finish()).toBeUndefined();

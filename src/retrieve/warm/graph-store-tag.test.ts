@@ -1,9 +1,9 @@
-import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { graphKeysSummary, graphOfStore, readGraphKeys, storeTag } from '../../store/graph-file-sum.js';
+import { graphKeysSummary, graphOfStore, readGraphKeys, storeTag, SUM_MARK, TAG_MARK } from '../../store/graph-file-sum.js';
 import { ExactOrGraphVectorIndex } from './exact-or-graph-vector-index.js';
 import { createGraph, dropUnreadableGraph, loadUsearch, writeGraphFiles } from './usearch-graph.js';
 
@@ -53,6 +53,9 @@ describe("a graph's key list names the store it was saved for", () => {
     expect(list?.sum?.bytes).toBe(statSync(file).size);
     expect(list?.store).toBe(storeTag('store-a'));
     expect(graphKeysSummary(file)).toEqual({ keys: ROWS, sum: list?.sum, store: storeTag('store-a') });
+    // The sum stays last: a version that knows no tags still checks the graph before usearch reads it.
+    const raw = new Int32Array(new Uint8Array(readFileSync(`${file}.keys`)).buffer);
+    expect([raw.length, raw[raw.length - 1], raw[raw.length - 5]]).toEqual([ROWS + 7, SUM_MARK, TAG_MARK]);
     saveGraph(1, undefined);
     expect(readGraphKeys(file)?.store).toBeUndefined();
     expect(readGraphKeys(file)?.keys.length).toBe(ROWS);

@@ -29,7 +29,7 @@ export class WarmIndex {
   private watermark = 0;
   private token: string | undefined;
   private refreshing: Promise<void> | undefined;
-  /** The store's instance id, once read (absent: the store has none yet, so no segment is used). */
+  /** The store's instance id, once read (absent: the store has none yet, so no segment is used and graphs are saved untagged). */
   private instance: string | undefined;
   private segmentTried = false;
   /** While any holds, a catch-up leaves the vector graph alone (see deferGraph). */
@@ -118,9 +118,16 @@ export class WarmIndex {
     return this.refreshing;
   }
 
-  /** Before a first search that needs vectors: the saved graph is mapped on the graph thread while this one catches up (GraphSearchThread.prepare). */
-  prepareGraphThread(): void {
-    if (!this.segmentTried && this.vectors) this.graphThread?.prepare(this.vectors.savedGraphFile());
+  /** Before a first search that needs vectors: the saved graph (this store's) is mapped on the graph thread while this one catches up (GraphSearchThread.prepare). */
+  async prepareGraphThread(): Promise<void> {
+    if (this.segmentTried || !this.vectors || !this.graphThread) return;
+    await this.readInstance();
+    if (!this.segmentTried) this.graphThread.prepare(this.vectors.savedGraphFile());
+  }
+
+  /** The store's instance id, read while unknown (indexing gives a store one): segment and graph files of another store are refused by it. */
+  private async readInstance(): Promise<void> {
+    if (this.instance === undefined && (this.options.segmentFile || this.options.graphFile)) this.instance = (await this.store.readState(STORE_INSTANCE_STATE)) || undefined;
   }
 
   /** Whether vector queries are answered by the HNSW graph (else exactly). */
@@ -150,7 +157,7 @@ export class WarmIndex {
     } finally {
       release?.();
     }
-    if ((this.options.segmentFile || this.options.graphFile) && this.instance === undefined) this.instance = (await this.store.readState(STORE_INSTANCE_STATE)) || undefined;
+    await this.readInstance();
     if (!options.withoutGraph) this.persistGraph();
     const damaged = this.saveSegment(options.pastThresholdOnly ? this.rewriteThreshold() : (options.minChanges ?? 0));
     if (damaged) {
@@ -217,15 +224,7 @@ export class WarmIndex {
     if (onDisk && onDisk.storeInstance === this.instance && onDisk.embedderId === this.options.embedderId && onDisk.watermark > this.watermark) return;
     const started = performance.now();
     try {
-      const header = {
-        storeInstance: this.instance,
-        embedderId: this.options.embedderId,
-        dimensions: this.vectors ? this.vectors.dimensions : 0,
-        weights: this.options.weights,
-        watermark: this.watermark,
-        lastLexiconId: this.lastLexiconId,
-        ...(this.deletionsSeen !== undefined ? { chunkDeletions: this.deletionsSeen } : {}),
-      };
+      const header = { ...this.segmentShape, watermark: this.watermark, lastLexiconId: this.lastLexiconId, ...(this.deletionsSeen !== undefined ? { chunkDeletions: this.deletionsSeen } : {}) };
       writeSegment(file, segmentContents({ header, lexical: this.lexical, vectors: this.vectors, termIds: this.termIds, withoutVector: this.withoutVector }));
       this.segmentWatermark = this.watermark;
       this.segmentDeletions = this.deletionsSeen;
@@ -239,13 +238,18 @@ export class WarmIndex {
     return undefined;
   }
 
+  /** What a segment file is written from and read against: this store (its instance id, once read), embedder and settings. */
+  private get segmentShape(): { storeInstance: string; embedderId: string; dimensions: number; weights: WarmIndexOptions['weights'] } {
+    return { storeInstance: this.instance ?? '', embedderId: this.options.embedderId, dimensions: this.vectors ? this.vectors.dimensions : 0, weights: this.options.weights };
+  }
+
   /** Adopts the segment file, if it is whole and was written from this store with these settings. */
   private async loadSegment(current: () => boolean): Promise<void> {
     const file = this.options.segmentFile;
     if (!file || this.instance === undefined || this.lexical.size > 0) return;
     const started = performance.now();
-    const expected = { storeInstance: this.instance, embedderId: this.options.embedderId, dimensions: this.vectors ? this.vectors.dimensions : 0, weights: this.options.weights };
-    const reader = await openMatchingSegment(this.store, file, expected, (reason) => this.options.onSegment?.({ type: 'segment-rejected', file, rows: 0, ms: performance.now() - started, reason }));
+    const rejected = (reason: string) => this.options.onSegment?.({ type: 'segment-rejected', file, rows: 0, ms: performance.now() - started, reason });
+    const reader = await openMatchingSegment(this.store, file, this.segmentShape, rejected);
     if (!reader || !current()) return reader?.close(); // reset meanwhile: the rebuild reads the store instead
     this.lexical.restore(reader.lexical);
     if (this.vectors && reader.vectors) this.vectors.restore(reader.vectors);
@@ -263,14 +267,10 @@ export class WarmIndex {
     if (this.options.prefetch) {
       const { lexical, vectors } = this;
       // Stops when this index is rebuilt, waits while its graph is built elsewhere; damage resets it (rebuilt from the store).
-      prefetchInBackground(
-        { lexicon: reader.lexicon, metas: reader.lexical.metas, segment: { file, reader, onSegment: this.options.onSegment } },
-        lexical,
-        vectors,
-        () => lexical === this.lexical && vectors === this.vectors && !this.retired,
-        (error) => this.reset(error),
-        () => graphBeingBuilt(this.options.graphFile),
-      );
+      const parts = { lexicon: reader.lexicon, metas: reader.lexical.metas, segment: { file, reader, onSegment: this.options.onSegment } };
+      const live = () => lexical === this.lexical && vectors === this.vectors && !this.retired;
+      const building = () => graphBeingBuilt(this.options.graphFile);
+      prefetchInBackground(parts, lexical, vectors, live, (error) => this.reset(error), building);
     }
   }
 
@@ -332,9 +332,9 @@ export class WarmIndex {
       this.graphUpkeep(current); // caught up while the graph was left for later (persist withoutGraph)
       return true;
     }
+    await this.readInstance(); // at each change while unknown: a store is given one by its first indexing run
     if (!this.segmentTried) {
       this.segmentTried = true;
-      if (this.options.segmentFile || this.options.graphFile) this.instance = (await this.store.readState(STORE_INSTANCE_STATE)) || undefined;
       if (this.options.segmentFile) {
         await this.loadSegment(current);
         if (!current()) return false;
