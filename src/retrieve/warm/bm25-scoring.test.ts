@@ -59,6 +59,29 @@ describe('top-k pruning in the warm BM25 index', () => {
     expect(pruned).toBeGreaterThan(500); // most queries fill the top k, so pruning had work to do
   });
 
+  it("builds the long lists' block summaries ahead of queries, as their first query would, and queries use them as they are", () => {
+    const { index, query } = buildIndex(7, 4000);
+    const { index: twin } = buildIndex(7, 4000);
+    const lists = (of: LexicalIndex) => (of as unknown as { lists: { get(termId: number): Postings | undefined } }).lists;
+    const least = Math.max(64, (((4000 - 1) >> 6) + 1) * 8); // bm25-scoring.ts summarises lists from this length
+    const all = Array.from({ length: 2000 }, (_, id) => id + 1);
+    const long = all.filter((termId) => (lists(index).get(termId)?.length ?? 0) >= least);
+    expect(long.length).toBeGreaterThan(5);
+    expect(long.every((termId) => lists(index).get(termId)?.blocks === undefined)).toBe(true);
+    let steps = 0;
+    while (index.summarizeLongLists(0)) steps++; // a slice of no time still builds one list
+    expect(steps).toBe(long.length - 1);
+    expect(long.every((termId) => lists(index).get(termId)?.blocks?.covered === lists(index).get(termId)?.length)).toBe(true);
+    expect(all.filter((termId) => lists(index).get(termId)?.blocks !== undefined)).toEqual(long);
+    const before = long.map((termId) => lists(index).get(termId)?.blocks);
+    for (let round = 0; round < 100; round++) {
+      const terms = query();
+      expect(index.search(terms, 10)).toEqual(twin.search(terms, 10));
+    }
+    expect(long.map((termId) => lists(index).get(termId)?.blocks)).toEqual(before);
+    expect(long.every((termId, at) => lists(index).get(termId)?.blocks === before[at])).toBe(true);
+  });
+
   it('stays exact with filters, prefixes, and after rows are removed or replaced', () => {
     const { index, query, next, addRow } = buildIndex(11, 3000);
     // Enough removals to compact the postings (over 1,024 dead and a quarter of all), then

@@ -3,7 +3,7 @@ import type { LexicalWeights, ScoredRow, TermStatistics } from '../../store/spec
 import type { RowFilter } from '../../store/filter-match.js';
 import type { LexicalBase, LexicalSnapshot, SegmentRowMeta } from '../../store/segment-file.js';
 import { scoreSlots, scoreTopK, type QueryTerm, type RowScore, type ScoringView } from './bm25-scoring.js';
-import { WINDOW_SHIFT } from './posting-blocks.js';
+import { postingBlocks, WINDOW_SHIFT } from './posting-blocks.js';
 import { FolderSlots } from './folder-slots.js';
 import type { TermLookup } from './lexicon.js';
 import { PostingLists } from './posting-lists.js';
@@ -42,6 +42,8 @@ export class LexicalIndex {
   private metas = new MetaSlots();
   private readonly slotOfRow = new RowSlots();
   private slotCount = 0;
+  /** Long lists summarizeLongLists has still to summarise (found at its first call). */
+  private unsummarized: number[] | undefined;
   private deadSlots = 0;
   private liveTokens = 0;
   private readonly languageCounts = new Map<string, number>();
@@ -137,6 +139,21 @@ export class LexicalIndex {
    */
   prefetch(terms: number): boolean {
     return this.lists.prefetch(terms);
+  }
+
+  /** Builds the block summaries pruning reads for every list long enough to use one, as each term's first query would, for up to `budgetMs`; true while some are left. */
+  summarizeLongLists(budgetMs: number): boolean {
+    const rows = this.slotOfRow.size;
+    if (rows === 0 || this.slotCount === 0) return false;
+    const least = Math.max(64, (((this.slotCount - 1) >> this.windowShift) + 1) * 8); // bm25-scoring.ts summarises lists from this length
+    this.unsummarized ??= this.lists.termsWithAtLeast(least);
+    const deadline = performance.now() + budgetMs;
+    // At least one list a call, however short the budget.
+    for (let first = true; this.unsummarized.length > 0 && (first || performance.now() < deadline); first = false) {
+      const postings = this.lists.get(this.unsummarized.pop() as number);
+      if (postings && postings.length >= least) postingBlocks(postings, this.slotLengths, this.windowShift, this.liveTokens / rows);
+    }
+    return this.unsummarized.length > 0;
   }
 
   /** Keeps restored postings a background thread read (prefetch-worker.ts): later queries take theirs from them. */

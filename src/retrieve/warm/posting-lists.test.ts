@@ -102,6 +102,20 @@ function rangeOf(from: number, to: number): { from: number; to: number; buffer: 
   return { from, to, buffer };
 }
 
+describe('long lists', () => {
+  it('are found by their stored length without reading a restored list, and by their length once read or appended to', () => {
+    const lists = new PostingLists();
+    const { base: restoredBase, reads } = base();
+    lists.restore(restoredBase);
+    expect(lists.termsWithAtLeast(15).sort((a, b) => a - b)).toEqual([12, 14, 16, 18]);
+    expect(reads).toEqual([]);
+    lists.get(12);
+    for (let slot = 40; slot < 60; slot++) lists.append(30, slot, 1); // a new term of 20 postings
+    expect(lists.termsWithAtLeast(15).sort((a, b) => a - b)).toEqual([12, 14, 16, 18, 30]);
+    expect(eager().termsWithAtLeast(21)).toEqual([18]);
+  });
+});
+
 describe('postings another thread read', () => {
   it('give the same lists, changes made meanwhile included, and read nothing from the file; ranges out of order or of the wrong size are ignored', () => {
     const { base: restoredBase, reads } = base();

@@ -92,6 +92,15 @@ export class PostingLists {
     return !this.restored.done;
   }
 
+  /** Term ids whose list holds at least `length` postings: read ones, and restored ones by their stored length (a list's deferred changes aside). */
+  termsWithAtLeast(length: number): number[] {
+    const found = new Set(this.restored?.termsWithAtLeast(length));
+    this.lists.forEach((postings, termId) => {
+      if (postings && postings.length >= length) found.add(termId);
+    });
+    return [...found];
+  }
+
   /** Keeps postings of the restored base another thread read (its lists are taken from them, unread). */
   adoptRange(range: PostingRange): void {
     this.restored?.adopt(range);

@@ -88,6 +88,15 @@ export class RestoredPostings {
     return this.cursor >= this.slot.length;
   }
 
+  /** Term ids whose stored list holds at least `length` postings (taken or not), in id order. */
+  termsWithAtLeast(length: number): number[] {
+    const offsets = this.base.postingOffsets;
+    const terms = this.base.postingTerms;
+    const out: number[] = [];
+    for (let index = 0; index < terms.length; index++) if ((offsets[index + 1] as number) - (offsets[index] as number) >= length) out.push(terms[index] as number);
+    return out;
+  }
+
   /** Term index `index`'s lists within an adopted range, if one holds it (called once per term: the term is being taken). */
   private fromRange(index: number): { slots: Int32Array; weighted: Float32Array } | undefined {
     const ranges = this.ranges;
