@@ -141,7 +141,12 @@ export function prefetchInBackground(
     // Then the long lists' block summaries, a slice at a time (~0.6–0.7 s in all at 1M chunks): a
     // query whose terms had none yet built them, BM25 mean 6.8–7.3 ms against 3.7–3.8 (docs/benchmarks.md).
     const summarize = (): void => {
-      if (current() && lexical.summarizeLongLists(SUMMARY_SLICE_MS)) setTimeout(summarize, 0).unref();
+      try {
+        if (current() && lexical.summarizeLongLists(SUMMARY_SLICE_MS)) setTimeout(summarize, 0).unref();
+      } catch (error) {
+        // As the read above: damage resets the index; anything else only ends this (queries build what is left).
+        if (error instanceof SegmentError) damaged(error);
+      }
     };
     setTimeout(summarize, 0).unref();
   };
