@@ -383,8 +383,7 @@ export class ExactOrGraphVectorIndex {
   private viewSaved(graph: UsearchIndex): boolean {
     const file = this.options.file;
     const identity = file ? savedFilesIdentity(file) : undefined; // before its key list is read: a file saved after that is another
-    const fit =
-      file && graph.view ? savedGraphFit(file, this.flat, this.viewDelta, this.staleDelta, { ...this.options, dimensions: this.dimensions, storeInstance: this.options.storeInstance?.() }) : undefined;
+    const fit = file && graph.view ? savedGraphFit(file, this.flat, this.viewDelta, this.staleDelta, { ...this.options, dimensions: this.dimensions }) : undefined;
     if (!fit) return false;
     // Mapped here at the first walk on this thread (mapNow), if the file is still this one then.
     this.mappedFile = fit.file;

@@ -250,12 +250,12 @@ export function savedGraphFit(
   flat: { size: number; hasAll(keys: Int32Array): boolean; beside(keys: Int32Array, extraLimit: number, absentLimit: number): { extra: number[]; absent: number } | undefined },
   extraLimit: number,
   absentLimit: number,
-  shape: Pick<MappedGraphFile, 'dimensions' | 'connectivity' | 'expansionAdd' | 'expansionSearch'> & { storeInstance?: string | undefined },
+  shape: Pick<MappedGraphFile, 'dimensions' | 'connectivity' | 'expansionAdd' | 'expansionSearch'> & { storeInstance?: (() => string | undefined) | undefined },
 ): { file: MappedGraphFile; extra: number[]; absent: number } | undefined {
   if (!existsSync(file) || !existsSync(`${file}.keys`)) return undefined;
   try {
     const list = readGraphKeys(file);
-    if (!list || !graphOfStore(list.store, shape.storeInstance)) return undefined;
+    if (!list || !graphOfStore(list.store, shape.storeInstance?.())) return undefined;
     const { keys, sum } = list;
     const delta = keys.length === flat.size && flat.hasAll(keys) ? { extra: [], absent: 0 } : flat.beside(keys, extraLimit, absentLimit);
     if (!delta) return undefined;
