@@ -8,7 +8,7 @@ import { loadRanker, type RankingExplanation } from './ranker/model.js';
 import { featuresWhile } from './ranker/early-features.js';
 import { featureContext, type QueryFeatures } from './ranker/features.js';
 import { rerankCandidates } from './ranker/rank.js';
-import { applyRolePriors, DEFAULT_ROLE_PENALTIES, DEFAULT_ROLE_PRIOR_DEPTH, DEFAULT_SUBJECT_SHARE, rolesOf } from './role-priors.js';
+import { applyRolePriors, DEFAULT_ROLE_PENALTIES, DEFAULT_ROLE_PRIOR_DEPTH, DEFAULT_SUBJECT_SHARE, rolesForPriors, rolesOf } from './role-priors.js';
 import type { SearchMode } from '../config/schema.js';
 import type { RankingDefaults, Retriever } from './search-types.js';
 import { throwIfAborted } from '../errors/index.js';
@@ -130,18 +130,15 @@ export async function rankPool(sources: PoolSources, query: PoolQuery, limit: nu
   let roles = new Map<string, FileRole>();
   if (mode === 'hybrid' && ranked.length > 0) {
     // Implementation before its tests and examples, unless the query asks for them.
-    roles = await rolesOf(sources.store, [...new Set(ranked.map((candidate) => candidate.path))]);
-    ranked = applyRolePriors(
-      ranked,
-      roles,
-      rolesAskedFor(query.query),
-      {
-        penalties: sources.defaults.rolePenalties ?? DEFAULT_ROLE_PENALTIES,
-        subjectShare: sources.defaults.testSubjectShare ?? DEFAULT_SUBJECT_SHARE,
-        depth: sources.defaults.rolePriorDepth ?? DEFAULT_ROLE_PRIOR_DEPTH,
-      },
-      query.files,
-    );
+    const asked = rolesAskedFor(query.query);
+    const weights = {
+      penalties: sources.defaults.rolePenalties ?? DEFAULT_ROLE_PENALTIES,
+      subjectShare: sources.defaults.testSubjectShare ?? DEFAULT_SUBJECT_SHARE,
+      depth: sources.defaults.rolePriorDepth ?? DEFAULT_ROLE_PRIOR_DEPTH,
+    };
+    // A named definition is placed by its file's role wherever it sits: every file's role then.
+    roles = query.named ? await rolesOf(sources.store, [...new Set(ranked.map((candidate) => candidate.path))]) : await rolesForPriors(sources.store, ranked, asked, weights, query.files);
+    ranked = applyRolePriors(ranked, roles, asked, weights, query.files);
     if (query.named) {
       const unfetched = ranked.filter((candidate) => candidate.signals.mention !== undefined && !records.has(candidate.rowId)).map((candidate) => candidate.rowId);
       for (const record of await sources.store.getChunks(unfetched)) records.set(record.rowId, record);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { FileRole } from '../sources/file-role.js';
 import type { FusionCandidate } from './fusion.js';
-import { applyRolePriors, DEFAULT_ROLE_PENALTIES, DEFAULT_ROLE_PRIOR_DEPTH, DEFAULT_SUBJECT_SHARE } from './role-priors.js';
+import type { CatalogEntry } from '../store/spec.js';
+import { applyRolePriors, DEFAULT_ROLE_PENALTIES, DEFAULT_ROLE_PRIOR_DEPTH, DEFAULT_SUBJECT_SHARE, rolesForPriors } from './role-priors.js';
 
 const weights = { penalties: DEFAULT_ROLE_PENALTIES, subjectShare: DEFAULT_SUBJECT_SHARE, depth: DEFAULT_ROLE_PRIOR_DEPTH };
 const candidate = (rowId: number, path: string, score: number): FusionCandidate => ({ rowId, path, score, signals: {}, contributions: {} });
@@ -67,6 +68,101 @@ describe('applyRolePriors', () => {
   it('depth 0 leaves the retrieval order and scores as they were', () => {
     const candidates = [candidate(1, 'src/a.test.ts', 0.9), candidate(2, 'src/a.ts', 0.5)];
     expect(applyRolePriors(candidates, rolesFor(candidates), new Set(), { ...weights, depth: 0 })).toEqual(candidates);
+  });
+});
+
+describe('rolesForPriors', () => {
+  const allRoles: FileRole[] = ['implementation', 'test', 'fixture', 'example', 'docs', 'generated', 'config', 'lock'];
+  /** A catalog whose stored roles need not follow the paths; it records every path read. */
+  const catalogOf = (stored: Map<string, FileRole>) => {
+    const read: string[] = [];
+    return {
+      read,
+      async getCatalogEntries(paths: string[]) {
+        read.push(...paths);
+        const entry = (path: string): CatalogEntry => ({
+          path,
+          size: 1,
+          mtimeMs: 0,
+          contentHash: '',
+          language: 'typescript',
+          chunker: '',
+          embedder: 'none',
+          chunkCount: 1,
+          indexedAt: 0,
+          attributes: JSON.stringify({ imports: [], role: stored.get(path) }),
+        });
+        return new Map(paths.filter((path) => stored.has(path)).map((path) => [path, entry(path)]));
+      },
+    };
+  };
+  let seed = 12345;
+  const random = (): number => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed / 2147483648;
+  };
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+
+  it("orders every list exactly as every file's role would, in chunk and file mode", async () => {
+    const stems = ['compose', 'parse', 'render', 'store', 'query', 'index', 'config', 'cli'];
+    const shapes = [
+      (stem: string) => `src/${stem}.ts`,
+      (stem: string) => `src/${stem}.test.ts`,
+      (stem: string) => `tests/test_${stem}.py`,
+      (stem: string) => `lib/${stem}.py`,
+      (stem: string) => `docs/${stem}.md`,
+      (stem: string) => `pkg/${stem}_test.go`,
+    ];
+    let fewer = 0;
+    for (let trial = 0; trial < 400; trial++) {
+      const count = 1 + Math.floor(random() * 300);
+      const paths = Array.from({ length: 10 + Math.floor(random() * 200) }, (_, index) => `m${index % 23}/${pick(shapes)(pick(stems))}`);
+      let score = 1 + random();
+      const fall = pick([0.001, 0.004, 0.01, 0.05]);
+      const plain = random();
+      const candidates = Array.from({ length: count }, (_, index) => {
+        // Mostly falling scores, with ties, a few rises and some below zero (a ranker's).
+        const step = random();
+        score = step < 0.1 ? score : step < 0.13 ? score + random() * 0.3 : score - random() * fall;
+        return candidate(index + 1, pick(paths), score);
+      });
+      const stored = new Map(paths.map((path) => [path, random() < plain ? 'implementation' : pick(allRoles)] as const));
+      const asked = new Set<FileRole>(random() < 0.2 ? [pick(allRoles)] : []);
+      const trialWeights = { penalties: DEFAULT_ROLE_PENALTIES, subjectShare: random() < 0.5 ? DEFAULT_SUBJECT_SHARE : random(), depth: pick([0, 1, 2, 5, 5, 5, 8, 30]) };
+      const files = random() < 0.3;
+      const catalog = catalogOf(stored);
+      const partial = await rolesForPriors(catalog, candidates, asked, trialWeights, files);
+      const full = new Map([...new Set(candidates.map((c) => c.path))].map((path) => [path, stored.get(path) as FileRole]));
+      expect(applyRolePriors(candidates, partial, asked, trialWeights, files)).toEqual(applyRolePriors(candidates, full, asked, trialWeights, files));
+      for (const [path, role] of partial) expect(role).toBe(stored.get(path));
+      expect(new Set(catalog.read).size).toBe(catalog.read.length); // no path read twice
+      if (catalog.read.length < full.size) fewer++;
+    }
+    expect(fewer).toBeGreaterThan(20);
+  });
+
+  it('reads the roles of the lead and its lenders, not of every candidate', async () => {
+    // 300 candidates of 300 files, scores falling from 1 to 0.4: one test names a deep file as its subject.
+    const candidates = Array.from({ length: 300 }, (_, index) => candidate(index + 1, index === 7 ? 'src/deep.test.ts' : index === 290 ? 'src/deep.ts' : `src/f${index}.ts`, 1 - index * 0.002));
+    const stored = new Map(candidates.map((c) => [c.path, roleOf(c.path)]));
+    const catalog = catalogOf(stored);
+    const roles = await rolesForPriors(catalog, candidates, new Set(), weights);
+    expect(catalog.read.length).toBeLessThan(30);
+    expect(roles.get('src/deep.test.ts')).toBe('test');
+    expect(roles.get('src/deep.ts')).toBe('implementation');
+    expect(applyRolePriors(candidates, roles, new Set(), weights)).toEqual(applyRolePriors(candidates, new Map(stored), new Set(), weights));
+  });
+
+  it('reads further while a file not read yet could still score into the lead', async () => {
+    // The first 20 files are docs (penalised by a quarter); files past them score close enough to join the lead.
+    const candidates = Array.from({ length: 100 }, (_, index) => candidate(index + 1, index < 20 ? `docs/d${index}.md` : `src/f${index}.ts`, 1 - index * 0.001));
+    const stored = new Map(candidates.map((c) => [c.path, roleOf(c.path)]));
+    const catalog = catalogOf(stored);
+    const roles = await rolesForPriors(catalog, candidates, new Set(), weights);
+    expect(catalog.read.length).toBeGreaterThan(20);
+    const ranked = applyRolePriors(candidates, roles, new Set(), weights);
+    expect(ranked.slice(0, 5).map((c) => c.path)).toEqual(['src/f20.ts', 'src/f21.ts', 'src/f22.ts', 'src/f23.ts', 'src/f24.ts']);
+    expect(ranked).toEqual(applyRolePriors(candidates, new Map(stored), new Set(), weights));
   });
 });
 

@@ -48,6 +48,23 @@ interface Scaled {
  * falling off the page. Returns a new order whose scores never rise.
  */
 export function applyRolePriors(candidates: FusionCandidate[], roles: Map<string, FileRole>, asked: ReadonlySet<FileRole>, weights: RolePriorWeights, files = false): FusionCandidate[] {
+  const { subjectShare } = weights;
+  const scaled = scaleByRole(candidates, roles, asked, weights);
+  scaled.sort((a, b) => b.score - a.score || a.order - b.order);
+  const ordered = leadThenRetrievalOrder(scaled, weights.depth, files);
+  return ordered.map((entry) => {
+    const { candidate, score, role, penalty, lent, capped } = entry;
+    if (score === candidate.score && penalty === 0 && lent === 0) return candidate;
+    const adjustments: ScoreAdjustments = { ...candidate.adjustments };
+    if (capped === undefined) adjustments.role = { role, factor: 1 - penalty };
+    if (lent > 0 && capped === undefined) adjustments.fromTests = subjectShare * Math.min(lent, 1);
+    if (capped !== undefined) adjustments.capped = capped;
+    return rescoredCandidate(candidate, score, { adjustments });
+  });
+}
+
+/** Each candidate's score after its role's penalty and what tests lend (a file of unknown role counts as implementation). */
+function scaleByRole(candidates: FusionCandidate[], roles: ReadonlyMap<string, FileRole>, asked: ReadonlySet<FileRole>, weights: RolePriorWeights): Scaled[] {
   const { penalties, subjectShare } = weights;
   const subjectScores = new Map<string, number>();
   const scaled: Scaled[] = candidates.map((candidate, order) => {
@@ -68,17 +85,61 @@ export function applyRolePriors(candidates: FusionCandidate[], roles: Map<string
       if (lent !== undefined && lent > 0) entry.score = entry.score <= 1 ? 1 - (1 - entry.score) * (1 - subjectShare * Math.min(lent, 1)) : entry.score + subjectShare * lent;
     }
   }
-  scaled.sort((a, b) => b.score - a.score || a.order - b.order);
-  const ordered = leadThenRetrievalOrder(scaled, weights.depth, files);
-  return ordered.map((entry) => {
-    const { candidate, score, role, penalty, lent, capped } = entry;
-    if (score === candidate.score && penalty === 0 && lent === 0) return candidate;
-    const adjustments: ScoreAdjustments = { ...candidate.adjustments };
-    if (capped === undefined) adjustments.role = { role, factor: 1 - penalty };
-    if (lent > 0 && capped === undefined) adjustments.fromTests = subjectShare * Math.min(lent, 1);
-    if (capped !== undefined) adjustments.capped = capped;
-    return rescoredCandidate(candidate, score, { adjustments });
-  });
+  return scaled;
+}
+
+/** Paths whose roles are read first: the lead's depth this many times over (at least FIRST_ROLES), then four times as many each round. */
+const LEAD_ROLES_PER_UNIT = 4;
+const FIRST_ROLES = 16;
+
+/**
+ * The roles applyRolePriors needs to order `candidates` exactly as it would with every file's
+ * role: only a file that can reach the lead, or lend to a file that can, changes the order
+ * (below the lead every candidate keeps its retrieval order whatever its role). Reads the roles
+ * of the first files, of every file named like a test and of every file a test could lend to,
+ * then more until no file left unread can score into the lead: a penalty never raises a
+ * score, so a file whose own score falls below the lead's lowest cannot join it. A search reads
+ * a few dozen catalog entries instead of one per candidate file (hundreds).
+ */
+export async function rolesForPriors(
+  store: Pick<Store, 'getCatalogEntries'>,
+  candidates: FusionCandidate[],
+  asked: ReadonlySet<FileRole>,
+  weights: RolePriorWeights,
+  files = false,
+): Promise<Map<string, FileRole>> {
+  const paths = [...new Set(candidates.map((candidate) => candidate.path))];
+  const lenders = new Set<string>();
+  for (const path of paths) {
+    const stem = testSubjectStem(path);
+    if (stem !== undefined) lenders.add(stem);
+  }
+  // A file named like a test may lend; a file named like a tested one may borrow.
+  const wanted = paths.filter((path) => testSubjectStem(path) !== undefined || lenders.has(fileStem(path)));
+  const roles = new Map<string, FileRole>();
+  let first = Math.max(FIRST_ROLES, weights.depth * LEAD_ROLES_PER_UNIT);
+  for (;;) {
+    const unread = [...paths.slice(0, first), ...wanted].filter((path) => !roles.has(path));
+    for (const [path, role] of await rolesOf(store, [...new Set(unread)])) roles.set(path, role);
+    if (first >= paths.length || weights.depth === 0) return roles;
+    // The lead's lowest unit score, from the files read (their scores are exact: every lender is read).
+    const best = new Map<string | number, number>();
+    let highestUnread = Number.NEGATIVE_INFINITY;
+    for (const entry of scaleByRole(candidates, roles, asked, weights)) {
+      const { path, rowId } = entry.candidate;
+      if (!roles.has(path)) {
+        highestUnread = Math.max(highestUnread, entry.candidate.score);
+        continue;
+      }
+      const unit = files ? path : rowId;
+      best.set(unit, Math.max(best.get(unit) ?? Number.NEGATIVE_INFINITY, entry.score));
+    }
+    if (highestUnread === Number.NEGATIVE_INFINITY) return roles;
+    const units = [...best.values()].sort((a, b) => b - a);
+    const lowestLead = units[weights.depth - 1];
+    if (lowestLead !== undefined && highestUnread < lowestLead) return roles;
+    first *= LEAD_ROLES_PER_UNIT;
+  }
 }
 
 /**
