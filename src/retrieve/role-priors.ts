@@ -109,13 +109,16 @@ export async function rolesForPriors(
   files = false,
 ): Promise<Map<string, FileRole>> {
   const paths = [...new Set(candidates.map((candidate) => candidate.path))];
+  // A file named like a test may lend; a file named like a tested one may borrow.
+  const wanted: string[] = [];
   const lenders = new Set<string>();
   for (const path of paths) {
     const stem = testSubjectStem(path);
-    if (stem !== undefined) lenders.add(stem);
+    if (stem === undefined) continue;
+    lenders.add(stem);
+    wanted.push(path);
   }
-  // A file named like a test may lend; a file named like a tested one may borrow.
-  const wanted = paths.filter((path) => testSubjectStem(path) !== undefined || lenders.has(fileStem(path)));
+  if (lenders.size > 0) for (const path of paths) if (lenders.has(fileStem(path))) wanted.push(path);
   const roles = new Map<string, FileRole>();
   let first = Math.max(FIRST_ROLES, weights.depth * LEAD_ROLES_PER_UNIT);
   for (;;) {

@@ -109,6 +109,35 @@ describe('testSubjectStem', () => {
     expect(testSubjectStem('UserServiceTest.java')).toBe('userservice');
     expect(testSubjectStem('src/compose.ts')).toBeUndefined();
   });
+
+  it('answers as the whole expression does when it skips names without a test word', () => {
+    // The expression without the shortcut, as it stood.
+    const reference = (path: string): string | undefined => {
+      const base = path.split('/').pop() as string;
+      const stem = base
+        .replace(/\.(test|spec|tests|specs|e2e|test-d|spec-d)(\.[a-z0-9]+)+$/i, '')
+        .replace(/^test_/i, '')
+        .replace(/_(test|tests|spec)(\.[a-z0-9]+)$/i, '')
+        .replace(/(Tests?|IT|Spec)(\.[a-z0-9]+)$/, '')
+        .replace(/\.[a-z0-9]+$/i, '');
+      const original = base.replace(/\.[a-z0-9]+$/i, '');
+      return stem && stem !== original ? stem.toLowerCase() : undefined;
+    };
+    const heads = ['', 'test_', 'TEST_', 'Test', 'spec_', 'a', 'UserService', 'e2e', 'IT', 'it_'];
+    const stems = ['compose', 'Router', 'api', 'x'];
+    const tails = ['', '.test', '.Spec', '.tests', '.specs', '.e2e', '.E2E', '.test-d', '.spec-d', '_test', '_TESTS', '_spec', 'Test', 'Tests', 'IT', 'It', 'Spec', 'spec', '.it', '.d'];
+    const extensions = ['.ts', '.py', '.java', '.go', '.tsx', '.JS', '', '.ts.snap'];
+    let checked = 0;
+    for (const head of heads)
+      for (const stem of stems)
+        for (const tail of tails)
+          for (const extension of extensions) {
+            const path = `src/${head}${stem}${tail}${extension}`;
+            expect(testSubjectStem(path), path).toBe(reference(path));
+            checked++;
+          }
+    expect(checked).toBe(6400);
+  });
 });
 
 describe('rolesAskedFor', () => {

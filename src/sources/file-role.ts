@@ -165,12 +165,16 @@ function countMatches(text: string, pattern: RegExp): number {
   return count;
 }
 
+const NAMES_A_TEST = /test|spec|e2e/i;
+
 /**
  * The file a test is about, as a name stem (`compose.test.ts` → `compose`, `test_sessions.py`
  * → `sessions`, `router_test.go` → `router`); undefined when the name says nothing.
  */
 export function testSubjectStem(path: string): string | undefined {
   const base = posix.basename(path.replace(/\\/g, '/'));
+  // Each form below holds one of these words: a name without them is no test's (most names, read at every search).
+  if (!NAMES_A_TEST.test(base) && !base.includes('IT')) return undefined;
   const stem = base
     .replace(/\.(test|spec|tests|specs|e2e|test-d|spec-d)(\.[a-z0-9]+)+$/i, '')
     .replace(/^test_/i, '')
