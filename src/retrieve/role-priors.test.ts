@@ -114,21 +114,24 @@ describe('rolesForPriors', () => {
       (stem: string) => `pkg/${stem}_test.go`,
     ];
     let fewer = 0;
-    for (let trial = 0; trial < 400; trial++) {
+    for (let trial = 0; trial < 1000; trial++) {
       const count = 1 + Math.floor(random() * 300);
       const paths = Array.from({ length: 10 + Math.floor(random() * 200) }, (_, index) => `m${index % 23}/${pick(shapes)(pick(stems))}`);
       let score = 1 + random();
       const fall = pick([0.001, 0.004, 0.01, 0.05]);
       const plain = random();
+      // Some lists hold only a few distinct scores: ties at the lead's edge.
+      const levels = random() < 0.3 ? [0, 0.5, 1] : undefined;
       const candidates = Array.from({ length: count }, (_, index) => {
         // Mostly falling scores, with ties, a few rises and some below zero (a ranker's).
         const step = random();
         score = step < 0.1 ? score : step < 0.13 ? score + random() * 0.3 : score - random() * fall;
-        return candidate(index + 1, pick(paths), score);
+        return candidate(index + 1, pick(paths), levels ? pick(levels) : score);
       });
       const stored = new Map(paths.map((path) => [path, random() < plain ? 'implementation' : pick(allRoles)] as const));
       const asked = new Set<FileRole>(random() < 0.2 ? [pick(allRoles)] : []);
-      const trialWeights = { penalties: DEFAULT_ROLE_PENALTIES, subjectShare: random() < 0.5 ? DEFAULT_SUBJECT_SHARE : random(), depth: pick([0, 1, 2, 5, 5, 5, 8, 30]) };
+      const penalties = random() < 0.5 ? DEFAULT_ROLE_PENALTIES : (Object.fromEntries(allRoles.map((role) => [role, pick([0, 0.1, 0.5, 1, random()])])) as Record<FileRole, number>);
+      const trialWeights = { penalties, subjectShare: random() < 0.5 ? DEFAULT_SUBJECT_SHARE : random(), depth: pick([0, 1, 2, 5, 5, 5, 8, 30]) };
       const files = random() < 0.3;
       const catalog = catalogOf(stored);
       const partial = await rolesForPriors(catalog, candidates, asked, trialWeights, files);
@@ -139,6 +142,105 @@ describe('rolesForPriors', () => {
       if (catalog.read.length < full.size) fewer++;
     }
     expect(fewer).toBeGreaterThan(20);
+  });
+
+  it('reads every role when a score is not a number, and none at depth 0', async () => {
+    // Found by a review: a NaN makes the sort's order depend on the scores of files not read.
+    const scored = [
+      0,
+      0,
+      0.5,
+      0.5,
+      0.5,
+      0.01,
+      0.5,
+      0,
+      0.5,
+      0.5,
+      0.5,
+      1,
+      0.5,
+      Number.NaN,
+      0.5,
+      0.5,
+      0.5,
+      0.5,
+      0.5,
+      0.5,
+      0.5,
+      0.5,
+      0,
+      0.5,
+      Number.NaN,
+      0.5,
+      0.5,
+      0.5,
+      0.008,
+      0.5,
+      0.5,
+      0.5,
+      0.5,
+      0.5,
+      0,
+      0,
+      0.5,
+      0.5,
+      0.5,
+      0.5,
+      0.5,
+      0.5,
+      0.5,
+      0.5,
+      0.5,
+      0.5,
+      0.5,
+      0.5,
+      0,
+      0.5,
+      Number.NaN,
+      0.5,
+      0.5,
+      0.5,
+      0.5,
+      0.5,
+      0.5,
+      1,
+      0,
+      Number.NaN,
+      0.5,
+      Number.NaN,
+      0.5,
+      0.5,
+      0.01,
+    ];
+    const candidates = scored.map((score, index) => candidate(index + 1, `f${index}.ts`, score));
+    const stored = new Map(candidates.map((c, index) => [c.path, index === 33 || index === 64 ? 'lock' : 'implementation'] as const));
+    const nanWeights = { ...weights, depth: 2 };
+    const catalog = catalogOf(stored);
+    const roles = await rolesForPriors(catalog, candidates, new Set(), nanWeights);
+    expect(roles.size).toBe(candidates.length);
+    expect(applyRolePriors(candidates, roles, new Set(), nanWeights)).toEqual(applyRolePriors(candidates, new Map(stored), new Set(), nanWeights));
+    const none = catalogOf(stored);
+    expect((await rolesForPriors(none, candidates, new Set(), { ...weights, depth: 0 })).size).toBe(0);
+    expect(none.read).toEqual([]);
+  });
+
+  it("reads on when a file not read yet ties with the lead's lowest score (it would win the tie by its place)", async () => {
+    // 16 docs first (0.6, penalised to 0.45), then src/u.ts (0.5, stored as docs), then a file named
+    // like a test but stored as implementation (0.5, read first as a possible lender), then the rest.
+    const candidates = [
+      ...Array.from({ length: 16 }, (_, index) => candidate(index + 1, `docs/d${index}.md`, 0.6)),
+      candidate(17, 'src/u.ts', 0.5),
+      candidate(18, 'src/w.test.ts', 0.5),
+      ...Array.from({ length: 10 }, (_, index) => candidate(19 + index, `src/f${index}.ts`, 0.1)),
+    ];
+    const stored = new Map(candidates.map((c) => [c.path, c.path.startsWith('docs/') || c.path === 'src/u.ts' ? 'docs' : 'implementation'] as const));
+    const lead = { ...weights, depth: 1 };
+    const roles = await rolesForPriors(catalogOf(stored), candidates, new Set(), lead);
+    expect(roles.get('src/u.ts')).toBe('docs');
+    const ranked = applyRolePriors(candidates, roles, new Set(), lead);
+    expect(ranked[0]?.path).toBe('src/w.test.ts');
+    expect(ranked).toEqual(applyRolePriors(candidates, new Map(stored), new Set(), lead));
   });
 
   it('reads the roles of the lead and its lenders, not of every candidate', async () => {

@@ -98,8 +98,10 @@ const FIRST_ROLES = 16;
  * (below the lead every candidate keeps its retrieval order whatever its role). Reads the roles
  * of the first files, of every file named like a test and of every file a test could lend to,
  * then more until no file left unread can score into the lead: a penalty never raises a
- * score, so a file whose own score falls below the lead's lowest cannot join it. A search reads
- * a few dozen catalog entries instead of one per candidate file (hundreds).
+ * score, so a file whose own score falls below the lead's lowest cannot join it (one that ties
+ * could win by its place: it is read). A search reads a few dozen catalog entries instead of
+ * one per candidate file (hundreds); at worst, with the first files all penalised, it reads
+ * them all over a few rounds.
  */
 export async function rolesForPriors(
   store: Pick<Store, 'getCatalogEntries'>,
@@ -108,7 +110,11 @@ export async function rolesForPriors(
   weights: RolePriorWeights,
   files = false,
 ): Promise<Map<string, FileRole>> {
+  // Depth 0: the priors order nothing. A score that is not a number makes the order of the
+  // sort depend on every score, read or not: every role then.
+  if (weights.depth === 0) return new Map();
   const paths = [...new Set(candidates.map((candidate) => candidate.path))];
+  if (candidates.some((candidate) => Number.isNaN(candidate.score))) return rolesOf(store, paths);
   // A file named like a test may lend; a file named like a tested one may borrow.
   const wanted: string[] = [];
   const lenders = new Set<string>();
@@ -124,7 +130,7 @@ export async function rolesForPriors(
   for (;;) {
     const unread = [...paths.slice(0, first), ...wanted].filter((path) => !roles.has(path));
     for (const [path, role] of await rolesOf(store, [...new Set(unread)])) roles.set(path, role);
-    if (first >= paths.length || weights.depth === 0) return roles;
+    if (first >= paths.length) return roles;
     // The lead's lowest unit score, from the files read (their scores are exact: every lender is read).
     const best = new Map<string | number, number>();
     let highestUnread = Number.NEGATIVE_INFINITY;
