@@ -116,20 +116,24 @@ export async function rolesForPriors(
   const paths = [...new Set(candidates.map((candidate) => candidate.path))];
   if (candidates.some((candidate) => Number.isNaN(candidate.score))) return rolesOf(store, paths);
   // A file named like a test may lend; a file named like a tested one may borrow.
-  const wanted: string[] = [];
+  const wanted = new Set<string>();
   const lenders = new Set<string>();
   for (const path of paths) {
     const stem = testSubjectStem(path);
     if (stem === undefined) continue;
     lenders.add(stem);
-    wanted.push(path);
+    wanted.add(path);
   }
-  if (lenders.size > 0) for (const path of paths) if (lenders.has(fileStem(path))) wanted.push(path);
+  if (lenders.size > 0) for (const path of paths) if (lenders.has(fileStem(path))) wanted.add(path);
   const roles = new Map<string, FileRole>();
   let first = Math.max(FIRST_ROLES, weights.depth * LEAD_ROLES_PER_UNIT);
   for (;;) {
-    const unread = [...paths.slice(0, first), ...wanted].filter((path) => !roles.has(path));
-    for (const [path, role] of await rolesOf(store, [...new Set(unread)])) roles.set(path, role);
+    for (const path of paths.slice(0, first)) wanted.add(path);
+    for (const [path, role] of await rolesOf(
+      store,
+      [...wanted].filter((path) => !roles.has(path)),
+    ))
+      roles.set(path, role);
     if (first >= paths.length) return roles;
     // The lead's lowest unit score, from the files read (their scores are exact: every lender is read).
     const best = new Map<string | number, number>();

@@ -1,6 +1,6 @@
 import type { RowFilter } from '../../store/filter-match.js';
 import { TopK } from '../../store/top-k.js';
-import { B, K1, loosening, postingBlocks, WINDOW_SHIFT, type Postings } from './posting-blocks.js';
+import { B, K1, loosening, postingBlocks, summarizedFrom, WINDOW_SHIFT, type Postings } from './posting-blocks.js';
 
 /** Relative slack on pruning decisions, far above float rounding, far below real gaps. */
 const SLACK = 1e-9;
@@ -124,9 +124,7 @@ export function scoreTopK(
     weightedOf.push(postings.weighted);
     idfs[term] = idf;
     scaled[term] = idf * (K1 + 1);
-    // A per-window summary (12 bytes a window) for lists of 8 postings a window or more: at
-    // most a fifth of their postings' memory; a shorter list is cheap to walk whole.
-    if (length >= 64 && length >= windows * 8) {
+    if (length >= summarizedFrom(windows)) {
       const blocks = postingBlocks(postings, lengths, shift, averageLength);
       const scale = idf * (K1 + 1) * loosening(blocks.averageLength, averageLength);
       const covered = blocks.maxFactor.length;

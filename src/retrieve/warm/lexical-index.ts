@@ -3,7 +3,7 @@ import type { LexicalWeights, ScoredRow, TermStatistics } from '../../store/spec
 import type { RowFilter } from '../../store/filter-match.js';
 import type { LexicalBase, LexicalSnapshot, SegmentRowMeta } from '../../store/segment-file.js';
 import { scoreSlots, scoreTopK, type QueryTerm, type RowScore, type ScoringView } from './bm25-scoring.js';
-import { postingBlocks, WINDOW_SHIFT } from './posting-blocks.js';
+import { postingBlocks, summarizedFrom, WINDOW_SHIFT } from './posting-blocks.js';
 import { FolderSlots } from './folder-slots.js';
 import type { TermLookup } from './lexicon.js';
 import { PostingLists } from './posting-lists.js';
@@ -145,7 +145,7 @@ export class LexicalIndex {
   summarizeLongLists(budgetMs: number): boolean {
     const rows = this.slotOfRow.size;
     if (rows === 0 || this.slotCount === 0) return false;
-    const least = Math.max(64, (((this.slotCount - 1) >> this.windowShift) + 1) * 8); // bm25-scoring.ts summarises lists from this length
+    const least = summarizedFrom(((this.slotCount - 1) >> this.windowShift) + 1);
     this.unsummarized ??= this.lists.termsWithAtLeast(least);
     const deadline = performance.now() + budgetMs;
     // At least one list a call, however short the budget.

@@ -25,6 +25,15 @@ export interface Postings {
 export const WINDOW_SHIFT = 10;
 
 /**
+ * The shortest list that gets a per-window summary over `windows` windows (12 bytes a window):
+ * 8 postings a window, so the summary is at most a fifth of its postings' memory; a shorter
+ * list is cheap to walk whole.
+ */
+export function summarizedFrom(windows: number): number {
+  return Math.max(64, windows * 8);
+}
+
+/**
  * A long posting list's per-window summary, for block-max pruning: for window w (slots
  * [w·2^shift, (w+1)·2^shift)), its postings are [start[w], start[w+1]) and the largest
  * saturation f / (f + K1·(1 − B + B·length/averageLength)) among them is maxFactor[w], so

@@ -4,7 +4,7 @@ import { compileFilter } from '../../store/filter-match.js';
 import { LexicalIndex } from './lexical-index.js';
 import { vectorIndexFor, type ExactOrGraphVectorIndex } from './vector-index-for.js';
 import { readSegmentHeader, SegmentError, type SegmentReader, writeSegment } from '../../store/segment-file.js';
-import { dropDamagedSegment, openMatchingSegment, prefetchInBackground, segmentContents, STORE_INSTANCE_STATE } from './warm-segment.js';
+import { dropDamagedSegment, openMatchingSegment, prefetchInBackground, segmentContents, storeInstanceOf } from './warm-segment.js';
 import { Lexicon } from './lexicon.js';
 import { attachCachedVectors, deletedSince } from './warm-catch-up.js';
 import { drainInBackground, graphBeingBuilt } from './graph-builds.js';
@@ -127,7 +127,7 @@ export class WarmIndex {
 
   /** The store's instance id, read while unknown (indexing gives a store one): segment and graph files of another store are refused by it. */
   private async readInstance(): Promise<void> {
-    if (this.instance === undefined && (this.options.segmentFile || this.options.graphFile)) this.instance = (await this.store.readState(STORE_INSTANCE_STATE)) || undefined;
+    if (this.instance === undefined && (this.options.segmentFile || this.options.graphFile)) this.instance = await storeInstanceOf(this.store);
   }
 
   /** Whether vector queries are answered by the HNSW graph (else exactly). */
