@@ -79,7 +79,8 @@ export class LexicalIndex {
       lengths: this.slotLengths,
       meta: (slot) => this.metas.get(slot),
       rowTerms: this.rowTerms,
-      postings: this.lists.all,
+      postingTermIds: this.lists.heldTermIds(),
+      postings: (termId) => this.lists.get(termId),
     });
   }
 

@@ -10,7 +10,9 @@ export interface SnapshotSource {
   lengths: Float64Array;
   meta(slot: number): SegmentRowMeta | undefined;
   rowTerms: RowTerms;
-  postings: ReadonlyArray<Postings | undefined>;
+  /** The ids of the terms with lists, ascending, and each one's list. */
+  postingTermIds: readonly number[];
+  postings(termId: number): Postings | undefined;
 }
 
 /** Row metadata numbered in the order rows first use it (path and language), as a segment file lists it. */
@@ -82,15 +84,11 @@ export function snapshotRows(state: SnapshotSource): LexicalSnapshot & { metas: 
   }
   if ((termOffsets[rows] as number) !== entries) throw new Error('lexical snapshot: row term counts changed while reading');
   // Terms with live postings; each one's live entries (its document frequency) and largest weight.
-  const postingTermList: number[] = [];
-  state.postings.forEach((postings, termId) => {
-    if (postings && postings.documentFrequency > 0) postingTermList.push(termId);
-  });
-  const postingTerms = Uint32Array.from(postingTermList);
+  const postingTerms = Uint32Array.from(state.postingTermIds.filter((termId) => (state.postings(termId)?.documentFrequency ?? 0) > 0));
   const postingOffsets = new Uint32Array(postingTerms.length + 1);
   const postingMax = new Float32Array(postingTerms.length);
   const postingsOf = (index: number): { slots: Int32Array; weighted: Float32Array } => {
-    const postings = state.postings[postingTerms[index] as number] as Postings;
+    const postings = state.postings(postingTerms[index] as number) as Postings;
     if (!remap) return { slots: postings.slots.subarray(0, postings.length), weighted: postings.weighted.subarray(0, postings.length) };
     const slots = new Int32Array(postings.documentFrequency);
     const weighted = new Float32Array(postings.documentFrequency);
@@ -105,7 +103,7 @@ export function snapshotRows(state: SnapshotSource): LexicalSnapshot & { metas: 
   };
   // Each term's live count and largest weight, read in place (the writer takes each list twice more: checksum, write).
   for (let index = 0, at = 0; index < postingTerms.length; index++) {
-    const postings = state.postings[postingTerms[index] as number] as Postings;
+    const postings = state.postings(postingTerms[index] as number) as Postings;
     let max = 0;
     let live = 0;
     for (let entry = 0; entry < postings.length; entry++) {

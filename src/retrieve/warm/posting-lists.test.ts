@@ -177,3 +177,27 @@ describe('grouped appends', () => {
     expect(all(grouped).filter(Boolean)).toEqual(expected);
   });
 });
+
+describe('lists placed in any term order', () => {
+  it('are found by their term id, listed in ascending ids, and a list emptied by a compaction is placed again', () => {
+    const lists = new PostingLists();
+    const terms = [900_000, 3, 500_000, 17, 1_500_000, 4];
+    terms.forEach((term, at) => {
+      lists.append(term, at, term % 7);
+      lists.append(term, 10 + at, 1);
+    });
+    for (const [at, term] of terms.entries()) expect(shape(lists, term)?.slots).toEqual([at, 10 + at]);
+    expect(lists.get(2)).toBeUndefined();
+    expect(lists.get(2_000_000)).toBeUndefined();
+    expect(lists.heldTermIds()).toEqual([3, 4, 17, 500_000, 900_000, 1_500_000]);
+    // Slots 1 and 11 (term 3's) are gone; the rest move down.
+    const remap = Int32Array.from({ length: 16 }, (_, slot) => (slot === 1 || slot === 11 ? -1 : slot - (slot > 11 ? 2 : slot > 1 ? 1 : 0)));
+    lists.compact(remap);
+    expect(lists.get(3)).toBeUndefined();
+    expect(lists.heldTermIds()).toEqual([4, 17, 500_000, 900_000, 1_500_000]);
+    expect(shape(lists, 1_500_000)?.slots).toEqual([3, 12]);
+    lists.append(3, 20, 2);
+    expect(shape(lists, 3)).toEqual({ slots: [20], weighted: [2], documentFrequency: 1, maxWeighted: 2 });
+    expect(lists.heldTermIds()).toEqual([3, 4, 17, 500_000, 900_000, 1_500_000]);
+  });
+});
