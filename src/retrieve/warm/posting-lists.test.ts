@@ -195,9 +195,42 @@ describe('lists placed in any term order', () => {
     lists.compact(remap);
     expect(lists.get(3)).toBeUndefined();
     expect(lists.heldTermIds()).toEqual([4, 17, 500_000, 900_000, 1_500_000]);
+    expect(lists.termsWithAtLeast(1).sort((a, b) => a - b)).toEqual([4, 17, 500_000, 900_000, 1_500_000]);
     expect(shape(lists, 1_500_000)?.slots).toEqual([3, 12]);
     lists.append(3, 20, 2);
     expect(shape(lists, 3)).toEqual({ slots: [20], weighted: [2], documentFrequency: 1, maxWeighted: 2 });
     expect(lists.heldTermIds()).toEqual([3, 4, 17, 500_000, 900_000, 1_500_000]);
+  });
+});
+
+describe('a restored base with term ids far apart', () => {
+  it('reads, defers and lists them as the same lists appended directly', () => {
+    const terms = [5, 70_000, 2_000_000];
+    const listOf = (term: number) => Array.from({ length: 3 + (term % 4) }, (_, slot) => slot * 2);
+    const offsets = [0];
+    for (const term of terms) offsets.push((offsets.at(-1) as number) + listOf(term).length);
+    const restoredBase = {
+      postingTerms: Uint32Array.from(terms),
+      postingOffsets: Uint32Array.from(offsets),
+      postingMax: Float32Array.from(terms, () => 3),
+      postings: (index: number) => {
+        const slots = listOf(terms[index] as number);
+        return { slots: Int32Array.from(slots), weighted: Float32Array.from(slots, (slot) => 1 + (slot % 3)) };
+      },
+    } as unknown as LexicalBase;
+    const restored = new PostingLists();
+    restored.restore(restoredBase);
+    const direct = new PostingLists();
+    for (const term of terms) for (const slot of listOf(term)) direct.append(term, slot, 1 + (slot % 3));
+    for (const lists of [restored, direct]) {
+      lists.get(2_000_000);
+      lists.get(5);
+      lists.append(70_000, 40, 2); // 70,000 unread in the base: deferred
+      lists.removeDocument(5);
+    }
+    restored.materializeAll();
+    expect(restored.heldTermIds()).toEqual(terms);
+    for (const term of terms) expect(shape(restored, term)).toEqual(shape(direct, term));
+    expect(shape(restored, 70_000)?.slots.at(-1)).toBe(40);
   });
 });
