@@ -166,11 +166,7 @@ export class PostingLists {
     const distinct: number[] = [];
     for (let entry = 0; entry < total; entry++) {
       const termId = terms[entry] as number;
-      if (termId >= counts.length) {
-        const grown = new Int32Array(Math.max(termId + 1, counts.length * 2, 1024));
-        grown.set(counts);
-        this.counts = counts = grown;
-      }
+      if (termId >= counts.length) this.counts = counts = grownToHold(counts, termId);
       const seen = counts[termId] as number;
       if (seen === 0) distinct.push(termId);
       counts[termId] = seen + 1;
@@ -258,11 +254,7 @@ export class PostingLists {
 
   private place(termId: number, postings: Postings): void {
     let placeOf = this.placeOf;
-    if (termId >= placeOf.length) {
-      const grown = new Int32Array(Math.max(termId + 1, placeOf.length * 2, 1024));
-      grown.set(placeOf);
-      this.placeOf = placeOf = grown;
-    }
+    if (termId >= placeOf.length) this.placeOf = placeOf = grownToHold(placeOf, termId);
     const at = placeOf[termId] as number;
     if (at > 0) {
       this.held[at - 1] = postings;
@@ -272,6 +264,13 @@ export class PostingLists {
     this.heldTerms.push(termId);
     placeOf[termId] = this.held.length;
   }
+}
+
+/** A copy of a table indexed by term id with room for `termId` (doubled at least, so growth costs O(1) a term). */
+function grownToHold(table: Int32Array, termId: number): Int32Array<ArrayBuffer> {
+  const grown = new Int32Array(Math.max(termId + 1, table.length * 2, 1024));
+  grown.set(table);
+  return grown;
 }
 
 /** A posting kept for an unread restored list (slots arrive in ascending order, after the list's own). */
