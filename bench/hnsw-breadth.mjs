@@ -8,10 +8,13 @@
 // cosine ties the 10th best (within 1e-6), and ann-benchmarks' tolerance (within 1e-3 in
 // distance): near-identical variants tie, and which tied copy is returned is arbitrary.
 // Usage: node --max-old-space-size=16384 bench/hnsw-breadth.mjs [--n 1000000] [--breadths 10,50,100,200,300,400,600]
-//          [--connectivity 24] [--expansion-add 128] [--quantization f16|f32] [--batch 2048 --threads 1] [--repos DIR,DIR]
+//          [--connectivity 24] [--expansion-add 128] [--quantization bf16|f16|f32] [--batch 2048 --threads 1] [--repos DIR,DIR]
+// `gap` is the largest difference between the graph's cosine of a candidate and its exact one
+// (what GRAPH_COSINE_SLACK must cover).
 import { createRequire } from 'node:module';
 import { argument } from './lib/report.mjs';
 import { defaultHnswOptions } from '../dist/retrieve/warm/exact-or-graph-vector-index.js';
+import { GRAPH_QUANTIZATION } from '../dist/retrieve/warm/usearch-graph.js';
 import { benchQueries, embedAll, exactTopK, realChunks, sizeTo, staticModel } from './lib/dataset.mjs';
 const require = createRequire(import.meta.url);
 const usearch = require('usearch');
@@ -20,7 +23,7 @@ const breadths = argument('breadths', '10,50,100,200,300,400,600').split(',').ma
 const repos = (argument('repos', '') || '').split(',').filter(Boolean);
 const connectivity = Number(argument('connectivity', String(defaultHnswOptions.connectivity)));
 const expansionAdd = Number(argument('expansion-add', String(defaultHnswOptions.expansionAdd)));
-const quantization = argument('quantization', 'f16');
+const quantization = argument('quantization', GRAPH_QUANTIZATION);
 const model = await staticModel();
 const d = model.dimensions;
 const real = await realChunks(n, repos);
@@ -55,11 +58,12 @@ for (const ef of [defaultHnswOptions.expansionSearch]) {
     let tied = 0;
     let tolerant = 0;
     let rescored = 0;
+    let gap = 0;
     const times = [];
     for (let q = 0; q < 100; q++) {
       const v = qv.slice(q * d, (q + 1) * d);
       const s = performance.now();
-      const { keys } = index.search(v, k, 0);
+      const { keys, distances } = index.search(v, k, 0);
       times.push(performance.now() - s);
       const got = new Set([...keys.slice(0, 10)].map((x) => Number(x) - 1));
       for (const id of exact[q]) if (got.has(id)) hit++;
@@ -69,6 +73,9 @@ for (const ef of [defaultHnswOptions.expansionSearch]) {
         return dot;
       };
       const tenth = cosine(exact[q][9]);
+      keys.forEach((key, at) => {
+        gap = Math.max(gap, Math.abs(1 - distances[at] - cosine(Number(key) - 1)));
+      });
       const best = [...keys]
         .map((x) => Number(x) - 1)
         .sort((a, b) => cosine(b) - cosine(a))
@@ -82,7 +89,7 @@ for (const ef of [defaultHnswOptions.expansionSearch]) {
     }
     times.sort((a, b) => a - b);
     console.log(
-      `n=${n} M=${connectivity} efAdd=${expansionAdd} ${quantization} breadth=${k} recall@10=${(hit / 1000).toFixed(3)} rescored=${(rescored / 1000).toFixed(3)} ties=${(Math.min(tied, 1000) / 1000).toFixed(3)} eps1e-3=${(Math.min(tolerant, 1000) / 1000).toFixed(3)} p50=${times[50].toFixed(2)}ms p95=${times[95].toFixed(2)}ms`,
+      `n=${n} M=${connectivity} efAdd=${expansionAdd} ${quantization} breadth=${k} recall@10=${(hit / 1000).toFixed(3)} rescored=${(rescored / 1000).toFixed(3)} ties=${(Math.min(tied, 1000) / 1000).toFixed(3)} eps1e-3=${(Math.min(tolerant, 1000) / 1000).toFixed(3)} p50=${times[50].toFixed(2)}ms p95=${times[95].toFixed(2)}ms gap=${gap.toExponential(2)}`,
     );
   }
 }

@@ -88,14 +88,14 @@ describe('HNSW vector index', () => {
     expect(hits / (queries.length * 10)).toBeGreaterThanOrEqual(0.95);
   });
 
-  it('with the default layout (f16, M 24) scores every hit exactly, ordered as an exact scan would', () => {
+  it('with the default layout (bf16, M 24) scores every hit exactly, ordered as an exact scan would', () => {
     const { index, exact } = graphAndExact({ ...defaultHnswOptions, threshold: 1000 });
     let hits = 0;
     for (const query of queries) {
       const truth = new Map(exact.search(query, 3000).map((row) => [row.rowId, row.score]));
       const top = exact.search(query, 10).map((row) => row.rowId);
       const rows = index.search(query, 10);
-      for (const row of rows) expect(Math.abs(row.score - (truth.get(row.rowId) as number))).toBeLessThan(1e-6); // f32 cosine, not the graph's f16 distance
+      for (const row of rows) expect(Math.abs(row.score - (truth.get(row.rowId) as number))).toBeLessThan(1e-6); // f32 cosine, not the graph's bf16 distance
       for (let rank = 1; rank < rows.length; rank++) expect((rows[rank] as { score: number }).score).toBeLessThanOrEqual((rows[rank - 1] as { score: number }).score);
       hits += rows.filter((row) => top.includes(row.rowId)).length;
     }

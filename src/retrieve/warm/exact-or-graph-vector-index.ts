@@ -265,7 +265,7 @@ export class ExactOrGraphVectorIndex {
   }
 
   private finish(query: Float32Array, limit: number, accept: RowFilter | undefined, unit: Float32Array, found: GraphCandidates): ScoredRow[] {
-    // The graph's f16 distances only choose candidates; each that can place is scored exactly (f32
+    // The graph's 16-bit distances only choose candidates; each that can place is scored exactly (f32
     // cosine): scores match an exact scan, in the exact order of what the graph found.
     const fromGraph = scoreCandidates(this.flat, found, unit, accept, limit);
     const rows = withRowsBeside(this.flat, fromGraph, this.extra, unit, accept, limit);

@@ -83,7 +83,7 @@ describe('scoring a graph walk’s candidates', () => {
     expect(asked).toEqual([0, 5, 2]);
   });
 
-  it.runIf(loadUsearch() !== null)('keeps the rows and order of scoring every candidate of a real f16 graph, and scores fewer', () => {
+  it.runIf(loadUsearch() !== null)('keeps the rows and order of scoring every candidate of a real graph (bf16, the default), and scores fewer', () => {
     const dimensions = 48;
     const vectors = clusteredVectors(4000, dimensions, 7);
     const flat = new FlatVectorIndex(dimensions);

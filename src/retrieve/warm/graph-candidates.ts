@@ -4,7 +4,7 @@ import { GRAPH_COSINE_SLACK } from './hnsw-options.js';
 import type { FlatVectorIndex } from './vector-index.js';
 import { TopK } from '../../store/top-k.js';
 
-/** What a graph walk proposes: row ids best first, each with usearch's cosine distance (1 − cosine of the graph's f16 copies). */
+/** What a graph walk proposes: row ids best first, each with usearch's cosine distance (1 − cosine of the graph's 16-bit copies). */
 export interface GraphCandidates {
   keys: BigUint64Array;
   distances: Float32Array;
@@ -16,7 +16,7 @@ export interface GraphCandidates {
  * filter, their lowest exact score is a floor the final `limit`-th best can only rise above; a
  * candidate whose graph cosine is below that floor by more than GRAPH_COSINE_SLACK has an exact
  * cosine below it, so it is not scored. The rows kept, and their order, are those of scoring
- * every candidate. At 1M rows the graph is asked for 500 candidates for 100 places, and ~110 are
+ * every candidate. At 1M rows the graph is asked for 500 candidates for 100 places, and ~220 are
  * scored (docs/benchmarks.md).
  */
 export function scoreCandidates(flat: Pick<FlatVectorIndex, 'scoreRows'>, found: GraphCandidates, unit: Float32Array, accept: RowFilter | undefined, limit: number): ScoredRow[] {

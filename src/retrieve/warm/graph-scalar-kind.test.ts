@@ -1,0 +1,134 @@
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExactOrGraphVectorIndex } from './exact-or-graph-vector-index.js';
+import { GRAPH_COSINE_SLACK } from './hnsw-options.js';
+import { GRAPH_QUANTIZATION, loadUsearch, writeGraphFiles } from './usearch-graph.js';
+
+const DIMENSIONS = 16;
+let folder: string;
+beforeAll(async () => {
+  folder = await mkdtemp(join(tmpdir(), 'loci-graph-kind-'));
+});
+afterAll(async () => {
+  await rm(folder, { recursive: true, force: true });
+});
+
+/** The scalar type a saved usearch graph keeps its vectors in: a byte of the header that follows the vectors. */
+function savedScalarKind(file: string): string {
+  const bytes = readFileSync(file);
+  const count = bytes.readUInt32LE(0);
+  const width = bytes.readUInt32LE(4);
+  const head = 8 + count * width;
+  expect(bytes.toString('latin1', head, head + 7)).toBe('usearch');
+  const kind = bytes[head + 14];
+  return kind === 4 ? 'bf16' : kind === 12 ? 'f16' : `kind ${kind}`;
+}
+
+function rowsAndQueries(count: number, seed: number) {
+  // mulberry32: no repeats over these counts (a 2^31 LCG repeats rows within a few hundred of 16 values).
+  let state = seed;
+  const next = () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return (((t ^ (t >>> 14)) >>> 0) / 4294967296) * 2 - 1;
+  };
+  const rows = Array.from({ length: count }, () => Float32Array.from({ length: DIMENSIONS }, next));
+  const queries = Array.from({ length: 30 }, () => Float32Array.from({ length: DIMENSIONS }, next));
+  return { rows, queries };
+}
+
+const cosine = (a: Float32Array, b: Float32Array): number => {
+  let dot = 0;
+  let left = 0;
+  let right = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += (a[i] as number) * (b[i] as number);
+    left += (a[i] as number) ** 2;
+    right += (b[i] as number) ** 2;
+  }
+  return dot / Math.sqrt(left * right);
+};
+
+describe.runIf(loadUsearch() !== null)("the graph's vector copies", () => {
+  const options = { threshold: 100, connectivity: 16, expansionAdd: 64, expansionSearch: 64 };
+
+  it('are saved in bf16', () => {
+    const { rows } = rowsAndQueries(300, 5);
+    const file = join(folder, 'new.hnsw');
+    const index = new ExactOrGraphVectorIndex(DIMENSIONS, { ...options, file });
+    rows.forEach((vector, rowId) => index.add(rowId, vector, { path: `src/f${rowId}.ts`, language: 'typescript' }));
+    index.ensureGraph();
+    index.persist();
+    expect(GRAPH_QUANTIZATION).toBe('bf16');
+    expect(savedScalarKind(file)).toBe('bf16');
+  });
+
+  it('of a graph saved in f16 by an older version are read as f16: mapped, walked, every hit scored exactly', () => {
+    const { rows, queries } = rowsAndQueries(400, 9);
+    const file = join(folder, 'older.hnsw');
+    const usearch = loadUsearch() as NonNullable<ReturnType<typeof loadUsearch>>;
+    const older = new usearch.Index({ metric: 'cos', dimensions: DIMENSIONS, connectivity: 16, expansion_add: 64, expansion_search: 64, quantization: 'f16' });
+    older.add(
+      BigUint64Array.from(rows, (_, rowId) => BigInt(rowId)),
+      Float32Array.from(rows.flatMap((vector) => [...vector])),
+      1,
+    );
+    writeGraphFiles(
+      older,
+      Int32Array.from(rows, (_, rowId) => rowId),
+      file,
+      undefined,
+    );
+    expect(savedScalarKind(file)).toBe('f16');
+    const index = new ExactOrGraphVectorIndex(DIMENSIONS, { ...options, file });
+    rows.forEach((vector, rowId) => index.add(rowId, vector, { path: `src/f${rowId}.ts`, language: 'typescript' }));
+    index.ensureGraph();
+    expect(index.mapped).toBe(true);
+    const scan = new ExactOrGraphVectorIndex(DIMENSIONS, { ...options, threshold: 10_000 });
+    rows.forEach((vector, rowId) => scan.add(rowId, vector, { path: `src/f${rowId}.ts`, language: 'typescript' }));
+    let hits = 0;
+    for (const [at, query] of queries.entries()) {
+      const found = index.search(query, 10);
+      expect(found).toHaveLength(10);
+      // f32 cosines, not the graph's 16-bit distances, best first.
+      for (const row of found) expect(Math.abs(row.score - cosine(query, rows[row.rowId] as Float32Array))).toBeLessThan(1e-6);
+      for (let rank = 1; rank < found.length; rank++) expect((found[rank] as { score: number }).score).toBeLessThanOrEqual((found[rank - 1] as { score: number }).score);
+      const truth = new Set(scan.search(query, 10).map((row) => row.rowId));
+      hits += found.filter((row) => truth.has(row.rowId)).length;
+      // A row's own vector finds it first.
+      expect(index.search(rows[at] as Float32Array, 1)[0]?.rowId).toBe(at);
+    }
+    expect(index.usesGraph).toBe(true);
+    expect(index.mapped).toBe(true);
+    expect(hits / (queries.length * 10)).toBeGreaterThanOrEqual(0.95);
+    // Searching never rewrote it.
+    expect(savedScalarKind(file)).toBe('f16');
+  });
+
+  it('are within the slack of the exact cosine, in bf16 and in f16', () => {
+    const { rows, queries } = rowsAndQueries(2000, 21);
+    const usearch = loadUsearch() as NonNullable<ReturnType<typeof loadUsearch>>;
+    for (const quantization of ['bf16', 'f16']) {
+      const graph = new usearch.Index({ metric: 'cos', dimensions: DIMENSIONS, connectivity: 16, expansion_add: 64, expansion_search: 64, quantization });
+      graph.add(
+        BigUint64Array.from(rows, (_, rowId) => BigInt(rowId)),
+        Float32Array.from(rows.flatMap((vector) => [...vector])),
+        1,
+      );
+      let gap = 0;
+      for (const query of queries) {
+        const { keys, distances } = graph.search(query, 200, 1);
+        keys.forEach((key, at) => {
+          gap = Math.max(gap, Math.abs(1 - (distances[at] as number) - cosine(query, rows[Number(key)] as Float32Array)));
+        });
+      }
+      // The slack is twice the worst case of bf16's rounding; f16 rounds 8 times finer.
+      expect(gap).toBeGreaterThan(0);
+      expect(gap).toBeLessThan(quantization === 'bf16' ? GRAPH_COSINE_SLACK / 2 : GRAPH_COSINE_SLACK / 16);
+    }
+  });
+});
