@@ -1,5 +1,5 @@
 // HNSW recall against search breadth at scale: usearch with loci's graph settings (the warm
-// index's defaultHnswOptions: M 24, expansion_add 128, expansion_search 160, f16) over the peer
+// index's defaultHnswOptions: M 24, expansion_add 128, expansion_search 160, and graphQuantization()'s type) over the peer
 // benchmark's real chunks and variants, searched for k candidates (usearch explores
 // max(k, expansion_search)), recall@10 against exact cosine: in the graph's own order, and
 // `rescored` as loci answers (the k candidates scored by exact f32 cosine, best 10 kept).
@@ -14,7 +14,7 @@
 import { createRequire } from 'node:module';
 import { argument } from './lib/report.mjs';
 import { defaultHnswOptions } from '../dist/retrieve/warm/exact-or-graph-vector-index.js';
-import { GRAPH_QUANTIZATION } from '../dist/retrieve/warm/usearch-graph.js';
+import { graphQuantization } from '../dist/retrieve/warm/graph-quantization.js';
 import { benchQueries, embedAll, exactTopK, realChunks, sizeTo, staticModel } from './lib/dataset.mjs';
 const require = createRequire(import.meta.url);
 const usearch = require('usearch');
@@ -23,7 +23,7 @@ const breadths = argument('breadths', '10,50,100,200,300,400,600').split(',').ma
 const repos = (argument('repos', '') || '').split(',').filter(Boolean);
 const connectivity = Number(argument('connectivity', String(defaultHnswOptions.connectivity)));
 const expansionAdd = Number(argument('expansion-add', String(defaultHnswOptions.expansionAdd)));
-const quantization = argument('quantization', GRAPH_QUANTIZATION);
+const quantization = argument('quantization', graphQuantization());
 const model = await staticModel();
 const d = model.dimensions;
 const real = await realChunks(n, repos);

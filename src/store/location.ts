@@ -84,8 +84,9 @@ export { MEMORY_DATABASE } from './file-names.js';
 /** Vector graph cache files: `vectors-<embedder hash>[-<format>].hnsw` and `memory-vectors-…` (+ `.keys`; `.<pid>.<random>.tmp` while saved, `.tmp` from older versions). */
 export const VECTOR_GRAPH_FILE = /^(memory-)?vectors-([0-9a-f]{12})(?:-(g\d+))?\.hnsw(\.keys)?((?:\.[0-9]+\.[0-9a-z]+)?\.tmp)?$/;
 /**
- * The graph layout the name carries: g2 = M 24 with 16-bit copies of the vectors (bf16, or f16
- * as saved before 2026-11-29: the file's header says which, and usearch reads either). A file
+ * The graph layout the name carries: g2 = M 24 with 16-bit copies of the vectors (bf16 or f16,
+ * graph-quantization.ts: the file's header says which, usearch reads either and adds to a graph
+ * in its own type, so a graph first built in f16 stays f16 until it is built again). A file
  * of another layout (the unnamed f32 one before it) is never loaded: it is rebuilt, and
  * `loci gc` removes the old one.
  */

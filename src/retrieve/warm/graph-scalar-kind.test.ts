@@ -1,11 +1,12 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExactOrGraphVectorIndex } from './exact-or-graph-vector-index.js';
 import { GRAPH_COSINE_SLACK } from './hnsw-options.js';
-import { GRAPH_QUANTIZATION, loadUsearch, writeGraphFiles } from './usearch-graph.js';
+import { graphQuantization, quantizationFor } from './graph-quantization.js';
+import { loadUsearch, writeGraphFiles } from './usearch-graph.js';
 
 const DIMENSIONS = 16;
 let folder: string;
@@ -56,20 +57,19 @@ const cosine = (a: Float32Array, b: Float32Array): number => {
 describe.runIf(loadUsearch() !== null)("the graph's vector copies", () => {
   const options = { threshold: 100, connectivity: 16, expansionAdd: 64, expansionSearch: 64 };
 
-  it('are saved in bf16', () => {
+  it("are saved in graphQuantization()'s type: bf16 on a CPU with bf16 dot products", () => {
     const { rows } = rowsAndQueries(300, 5);
     const file = join(folder, 'new.hnsw');
     const index = new ExactOrGraphVectorIndex(DIMENSIONS, { ...options, file });
     rows.forEach((vector, rowId) => index.add(rowId, vector, { path: `src/f${rowId}.ts`, language: 'typescript' }));
     index.ensureGraph();
     index.persist();
-    expect(GRAPH_QUANTIZATION).toBe('bf16');
-    expect(savedScalarKind(file)).toBe('bf16');
+    expect(savedScalarKind(file)).toBe(graphQuantization());
+    if (existsSync('/proc/cpuinfo')) expect(graphQuantization()).toBe(quantizationFor(readFileSync('/proc/cpuinfo', 'utf8')));
   });
 
-  it('of a graph saved in f16 by an older version are read as f16: mapped, walked, every hit scored exactly', () => {
-    const { rows, queries } = rowsAndQueries(400, 9);
-    const file = join(folder, 'older.hnsw');
+  /** A graph of `rows` saved in f16 with its key list, as a version before bf16 saved it. */
+  function savedInF16(rows: Float32Array[], file: string): void {
     const usearch = loadUsearch() as NonNullable<ReturnType<typeof loadUsearch>>;
     const older = new usearch.Index({ metric: 'cos', dimensions: DIMENSIONS, connectivity: 16, expansion_add: 64, expansion_search: 64, quantization: 'f16' });
     older.add(
@@ -84,6 +84,12 @@ describe.runIf(loadUsearch() !== null)("the graph's vector copies", () => {
       undefined,
     );
     expect(savedScalarKind(file)).toBe('f16');
+  }
+
+  it('of a graph saved in f16 by an older version are read as f16: mapped, walked, every hit scored exactly', () => {
+    const { rows, queries } = rowsAndQueries(400, 9);
+    const file = join(folder, 'older.hnsw');
+    savedInF16(rows, file);
     const index = new ExactOrGraphVectorIndex(DIMENSIONS, { ...options, file });
     rows.forEach((vector, rowId) => index.add(rowId, vector, { path: `src/f${rowId}.ts`, language: 'typescript' }));
     index.ensureGraph();
@@ -109,6 +115,26 @@ describe.runIf(loadUsearch() !== null)("the graph's vector copies", () => {
     expect(savedScalarKind(file)).toBe('f16');
   });
 
+  it('of a graph saved in f16 stay f16 when it is read into memory, given rows and saved again', () => {
+    const { rows, queries } = rowsAndQueries(450, 13);
+    const file = join(folder, 'older-read.hnsw');
+    savedInF16(rows.slice(0, 400), file);
+    const index = new ExactOrGraphVectorIndex(DIMENSIONS, { ...options, file });
+    rows.forEach((vector, rowId) => index.add(rowId, vector, { path: `src/f${rowId}.ts`, language: 'typescript' }));
+    // Read into memory (not mapped): the 50 rows it lacks are put in it between searches.
+    index.ensureGraph(false);
+    expect(index.mapped).toBe(false);
+    expect(index.undrained).toBe(50);
+    while (index.drain(1000));
+    expect(index.undrained).toBe(0);
+    index.persist();
+    expect(savedScalarKind(file)).toBe('f16');
+    for (const at of [3, 399, 400, 449]) expect(index.search(rows[at] as Float32Array, 1)[0]?.rowId).toBe(at);
+    for (const query of queries) {
+      for (const row of index.search(query, 10)) expect(Math.abs(row.score - cosine(query, rows[row.rowId] as Float32Array))).toBeLessThan(1e-6);
+    }
+  });
+
   it('are within the slack of the exact cosine, in bf16 and in f16', () => {
     const { rows, queries } = rowsAndQueries(2000, 21);
     const usearch = loadUsearch() as NonNullable<ReturnType<typeof loadUsearch>>;
@@ -126,9 +152,35 @@ describe.runIf(loadUsearch() !== null)("the graph's vector copies", () => {
           gap = Math.max(gap, Math.abs(1 - (distances[at] as number) - cosine(query, rows[Number(key)] as Float32Array)));
         });
       }
-      // The slack is twice the worst case of bf16's rounding; f16 rounds 8 times finer.
       expect(gap).toBeGreaterThan(0);
-      expect(gap).toBeLessThan(quantization === 'bf16' ? GRAPH_COSINE_SLACK / 2 : GRAPH_COSINE_SLACK / 16);
+      expect(gap).toBeLessThan(GRAPH_COSINE_SLACK / 4);
     }
+  });
+
+  it("cover bf16's worst case: a pair whose components all round half an ulp apart", () => {
+    // p rounds up to 1 + 2^-7 and m down to 1 (bf16 keeps 8 bits): cosine(a, b) is ~0 exactly and 2^-7 in bf16.
+    const p = 1 + 2 ** -8 + 2 ** -14;
+    const m = 1 + 2 ** -8 - 2 ** -14;
+    const a = Float32Array.from({ length: DIMENSIONS }, (_, i) => (i % 2 === 0 ? p : m));
+    const b = Float32Array.from({ length: DIMENSIONS }, (_, i) => (i % 2 === 0 ? p : -m));
+    const usearch = loadUsearch() as NonNullable<ReturnType<typeof loadUsearch>>;
+    const graph = new usearch.Index({ metric: 'cos', dimensions: DIMENSIONS, connectivity: 16, expansion_add: 64, expansion_search: 64, quantization: 'bf16' });
+    graph.add(BigUint64Array.from([1n]), b, 1);
+    const { distances } = graph.search(a, 1, 1);
+    const gap = Math.abs(1 - (distances[0] as number) - cosine(a, b));
+    expect(gap).toBeGreaterThan(0.007);
+    expect(gap).toBeLessThan(GRAPH_COSINE_SLACK / 2);
+  });
+});
+
+describe('the type a new graph keeps its copies in', () => {
+  it('is bf16 where Linux lists bf16 dot products (x86 avx512_bf16, Arm bf16), f16 elsewhere', () => {
+    expect(quantizationFor('processor\t: 0\nflags\t\t: fpu sse2 avx2 f16c avx512f avx512_bf16 avx512_vnni\n')).toBe('bf16');
+    expect(quantizationFor('processor\t: 0\nflags\t\t: fpu sse2 avx2 f16c avx512f avx512_vnni\n')).toBe('f16');
+    expect(quantizationFor('processor\t: 0\nFeatures\t: fp asimd asimdhp bf16 i8mm\n')).toBe('bf16');
+    expect(quantizationFor('processor\t: 0\nFeatures\t: fp asimd asimdhp\n')).toBe('f16');
+    // Not a feature of its own: only the whole name counts.
+    expect(quantizationFor('flags\t\t: amx_bf16x\n')).toBe('f16');
+    expect(quantizationFor('')).toBe('f16');
   });
 });

@@ -22,8 +22,8 @@ export interface HnswOptions {
 }
 
 /**
- * The graph holds 16-bit copies of the vectors (bf16 since 2026-11-29, f16 before: usearch-graph.ts)
- * and only proposes candidates: each that can place is rescored exactly against the f32 matrix
+ * The graph holds 16-bit copies of the vectors (graph-quantization.ts: bf16 where the CPU has bf16
+ * dot products, else f16, as every graph was before 2026-11-29) and only proposes candidates: each that can place is rescored exactly against the f32 matrix
  * (graph-candidates.ts). At 100k chunks, built by an indexing run's graph
  * worker, M 24 / ef_add 128 / f16 reaches recall@10 0.965 through loci's vector search
  * (M 16 / ef_add 128 / f32: 0.960) and the run takes 54 s instead of 64 s; ef_add 96 in f16
@@ -58,10 +58,11 @@ export const VIEW_DELTA = 4_096;
 export const DRAINED_AT_MOST = 65_536;
 /**
  * How far the graph's cosine of a candidate can be from its exact one. The graph holds bf16
- * copies (usearch-graph.ts#GRAPH_QUANTIZATION; rounded to nearest, each component within 2^-8
- * of itself relative to its size; usearch sums in f32): a dot of unit vectors moves by at most
- * ~2·2^-8 and each norm by 2^-8, ~0.016 in all, and twice that is allowed. A graph saved in f16
- * by an older version (2^-11) is well within it. Over the 500 candidates of each of 100 queries
+ * copies (graph-quantization.ts; rounded to nearest, each component within 2^-8 of itself
+ * relative to its size; usearch sums in f32): each vector turns by at most ~2^-8 radians, so the
+ * cosine moves by at most ~2^-7 (0.0078; a pair built for it reached 7.7e-3), and four times that
+ * is allowed (twice the bound of a usearch build that truncates instead of rounding). f16
+ * (2^-11) is well within it. Over the 500 candidates of each of 100 queries
  * on the 1M bench store: f16 at most 9.8e-5 off, bf16 8.5e-4; 222 of the 500 are scored, 111
  * with f16's slack of 0.004 (docs/benchmarks.md).
  */

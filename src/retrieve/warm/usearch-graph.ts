@@ -3,6 +3,7 @@ import { chmodSync, existsSync, renameSync, rmSync, writeFileSync } from 'node:f
 import { identifyGraphFile, sameFile, savedFilesIdentity, type MappedGraphFile } from './mapped-graph-file.js';
 import { graphFileIntact, graphFileSum, graphOfStore, keyListTrailer, readGraphKeys } from '../../store/graph-file-sum.js';
 import { removeAbandonedFiles, temporarySuffix } from '../../store/segment-writer.js';
+import { graphQuantization } from './graph-quantization.js';
 
 export { graphFileIntact, graphKeysSummary, readGraphKeys, type GraphSum } from '../../store/graph-file-sum.js';
 
@@ -52,17 +53,7 @@ export function loadUsearch(): UsearchModule | null {
   return usearch;
 }
 
-/**
- * The scalar type the graph keeps its vector copies in. bf16 (8 bits of precision) instead of
- * f16 (11): distances convert by a shift instead of a float conversion, so building and walking
- * the graph cost ~20 % less, and since every candidate that can place is rescored in f32
- * (graph-candidates.ts) recall@10 stayed within 0.002 at 100k and 1M (docs/benchmarks.md).
- * usearch reads a saved file's own type, so an f16 graph saved by an older version is still read
- * and searched as f16 (GRAPH_COSINE_SLACK covers both).
- */
-export const GRAPH_QUANTIZATION = 'bf16';
-
-/** An empty cosine graph with these parameters (the one shape every graph file of loci has; a loaded file keeps its own scalar type). */
+/** An empty cosine graph with these parameters (the one shape every graph file of loci has), in graphQuantization()'s type; a loaded file keeps its own. */
 export function createGraph(module: UsearchModule, dimensions: number, options: { connectivity: number; expansionAdd: number; expansionSearch: number }): UsearchIndex {
   return new module.Index({
     metric: 'cos',
@@ -70,7 +61,7 @@ export function createGraph(module: UsearchModule, dimensions: number, options: 
     connectivity: options.connectivity,
     expansion_add: options.expansionAdd,
     expansion_search: options.expansionSearch,
-    quantization: GRAPH_QUANTIZATION,
+    quantization: graphQuantization(),
   });
 }
 
@@ -193,7 +184,6 @@ export function mapIdentified(graph: UsearchIndex, file: MappedGraphFile): 'mapp
   return graph.size() === file.keys ? 'mapped' : 'damaged';
 }
 
-/** A copy of `vector` scaled to unit length (the zero vector stays zero). */
 /** Keeps in `keys` the rows of a graph read from its files that are live and kept their vector (not `moved`), removing the rest from it; true when any was removed. */
 export function keepLiveRows(graph: UsearchIndex, saved: Iterable<number>, live: ReadonlySet<number>, moved: ReadonlySet<number> | undefined, keys: Set<number>): boolean {
   let removed = false;
@@ -241,6 +231,7 @@ export function applyChanges(graph: UsearchIndex, changes: { removed: Set<number
   return changes.removed.size + changes.added.size > 0;
 }
 
+/** A copy of `vector` scaled to unit length (the zero vector stays zero). */
 export function normalized(vector: Float32Array): Float32Array {
   let norm = 0;
   for (const value of vector) norm += value * value;
