@@ -7,7 +7,8 @@ export interface EmbedderHarness {
   cleanup?: () => Promise<void>;
 }
 
-function cosine(a: Float32Array, b: Float32Array): number {
+/** Cosine of two vectors of any length (in f64). */
+export function cosine(a: Float32Array, b: Float32Array): number {
   let dot = 0;
   let na = 0;
   let nb = 0;

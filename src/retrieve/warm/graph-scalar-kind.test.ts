@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cosine } from '../../embed/test-support/embedder-contract.js';
 import { ExactOrGraphVectorIndex } from './exact-or-graph-vector-index.js';
 import { GRAPH_COSINE_SLACK } from './hnsw-options.js';
 import { graphQuantization, quantizationFor } from './graph-quantization.js';
@@ -41,18 +42,6 @@ function rowsAndQueries(count: number, seed: number) {
   const queries = Array.from({ length: 30 }, () => Float32Array.from({ length: DIMENSIONS }, next));
   return { rows, queries };
 }
-
-const cosine = (a: Float32Array, b: Float32Array): number => {
-  let dot = 0;
-  let left = 0;
-  let right = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += (a[i] as number) * (b[i] as number);
-    left += (a[i] as number) ** 2;
-    right += (b[i] as number) ** 2;
-  }
-  return dot / Math.sqrt(left * right);
-};
 
 describe.runIf(loadUsearch() !== null)("the graph's vector copies", () => {
   const options = { threshold: 100, connectivity: 16, expansionAdd: 64, expansionSearch: 64 };
