@@ -46,7 +46,7 @@ function rowsAndQueries(count: number, seed: number) {
 describe.runIf(loadUsearch() !== null)("the graph's vector copies", () => {
   const options = { threshold: 100, connectivity: 16, expansionAdd: 64, expansionSearch: 64 };
 
-  it("are saved in graphQuantization()'s type: bf16 on a CPU with bf16 dot products", () => {
+  it("are saved in graphQuantization()'s type: bf16 on a CPU with AVX-512 BF16", () => {
     const { rows } = rowsAndQueries(300, 5);
     const file = join(folder, 'new.hnsw');
     const index = new ExactOrGraphVectorIndex(DIMENSIONS, { ...options, file });
@@ -57,10 +57,10 @@ describe.runIf(loadUsearch() !== null)("the graph's vector copies", () => {
     if (existsSync('/proc/cpuinfo')) expect(graphQuantization()).toBe(quantizationFor(readFileSync('/proc/cpuinfo', 'utf8')));
   });
 
-  /** A graph of `rows` saved in f16 with its key list, as a version before bf16 saved it. */
-  function savedInF16(rows: Float32Array[], file: string): void {
+  /** A graph of `rows` saved in `kind` with its key list (f16: as a version before bf16, or a CPU without it, saved it). */
+  function savedIn(kind: 'f16' | 'bf16', rows: Float32Array[], file: string): void {
     const usearch = loadUsearch() as NonNullable<ReturnType<typeof loadUsearch>>;
-    const older = new usearch.Index({ metric: 'cos', dimensions: DIMENSIONS, connectivity: 16, expansion_add: 64, expansion_search: 64, quantization: 'f16' });
+    const older = new usearch.Index({ metric: 'cos', dimensions: DIMENSIONS, connectivity: 16, expansion_add: 64, expansion_search: 64, quantization: kind });
     older.add(
       BigUint64Array.from(rows, (_, rowId) => BigInt(rowId)),
       Float32Array.from(rows.flatMap((vector) => [...vector])),
@@ -72,13 +72,13 @@ describe.runIf(loadUsearch() !== null)("the graph's vector copies", () => {
       file,
       undefined,
     );
-    expect(savedScalarKind(file)).toBe('f16');
+    expect(savedScalarKind(file)).toBe(kind);
   }
 
-  it('of a graph saved in f16 by an older version are read as f16: mapped, walked, every hit scored exactly', () => {
+  it.each(['f16', 'bf16'] as const)('of a graph saved in %s (by an older version, or another CPU) are read in it: mapped, walked, every hit scored exactly', (kind) => {
     const { rows, queries } = rowsAndQueries(400, 9);
-    const file = join(folder, 'older.hnsw');
-    savedInF16(rows, file);
+    const file = join(folder, `saved-${kind}.hnsw`);
+    savedIn(kind, rows, file);
     const index = new ExactOrGraphVectorIndex(DIMENSIONS, { ...options, file });
     rows.forEach((vector, rowId) => index.add(rowId, vector, { path: `src/f${rowId}.ts`, language: 'typescript' }));
     index.ensureGraph();
@@ -101,13 +101,13 @@ describe.runIf(loadUsearch() !== null)("the graph's vector copies", () => {
     expect(index.mapped).toBe(true);
     expect(hits / (queries.length * 10)).toBeGreaterThanOrEqual(0.95);
     // Searching never rewrote it.
-    expect(savedScalarKind(file)).toBe('f16');
+    expect(savedScalarKind(file)).toBe(kind);
   });
 
   it('of a graph saved in f16 stay f16 when it is read into memory, given rows and saved again', () => {
     const { rows, queries } = rowsAndQueries(450, 13);
     const file = join(folder, 'older-read.hnsw');
-    savedInF16(rows.slice(0, 400), file);
+    savedIn('f16', rows.slice(0, 400), file);
     const index = new ExactOrGraphVectorIndex(DIMENSIONS, { ...options, file });
     rows.forEach((vector, rowId) => index.add(rowId, vector, { path: `src/f${rowId}.ts`, language: 'typescript' }));
     // Read into memory (not mapped): the 50 rows it lacks are put in it between searches.
@@ -163,13 +163,15 @@ describe.runIf(loadUsearch() !== null)("the graph's vector copies", () => {
 });
 
 describe('the type a new graph keeps its copies in', () => {
-  it('is bf16 where Linux lists bf16 dot products (x86 avx512_bf16, Arm bf16), f16 elsewhere', () => {
+  it('is bf16 where Linux lists AVX-512 BF16 (x86 avx512_bf16), f16 elsewhere (Arm too: unmeasured)', () => {
     expect(quantizationFor('processor\t: 0\nflags\t\t: fpu sse2 avx2 f16c avx512f avx512_bf16 avx512_vnni\n')).toBe('bf16');
     expect(quantizationFor('processor\t: 0\nflags\t\t: fpu sse2 avx2 f16c avx512f avx512_vnni\n')).toBe('f16');
-    expect(quantizationFor('processor\t: 0\nFeatures\t: fp asimd asimdhp bf16 i8mm\n')).toBe('bf16');
+    expect(quantizationFor('processor\t: 0\nFeatures\t: fp asimd asimdhp bf16 i8mm\n')).toBe('f16');
     expect(quantizationFor('processor\t: 0\nFeatures\t: fp asimd asimdhp\n')).toBe('f16');
     // Not a feature of its own: only the whole name counts.
-    expect(quantizationFor('flags\t\t: amx_bf16x\n')).toBe('f16');
+    expect(quantizationFor('flags\t\t: amx_bf16 avx512_bf16x\n')).toBe('f16');
+    // A line whose key only ends in `flags` (Intel's `vmx flags`) is not the features line.
+    expect(quantizationFor('vmx flags\t: avx512_bf16\nflags\t\t: fpu avx2\n')).toBe('f16');
     expect(quantizationFor('')).toBe('f16');
   });
 });
