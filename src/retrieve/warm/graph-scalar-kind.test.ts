@@ -7,6 +7,7 @@ import { cosine } from '../../embed/test-support/embedder-contract.js';
 import { ExactOrGraphVectorIndex } from './exact-or-graph-vector-index.js';
 import { GRAPH_COSINE_SLACK } from './hnsw-options.js';
 import { graphQuantization, quantizationFor } from './graph-quantization.js';
+import { distinctRandom } from './test-words.js';
 import { loadUsearch, writeGraphFiles } from './usearch-graph.js';
 
 const DIMENSIONS = 16;
@@ -30,14 +31,8 @@ function savedScalarKind(file: string): string {
 }
 
 function rowsAndQueries(count: number, seed: number) {
-  // mulberry32: no repeats over these counts (a 2^31 LCG repeats rows within a few hundred of 16 values).
-  let state = seed;
-  const next = () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return (((t ^ (t >>> 14)) >>> 0) / 4294967296) * 2 - 1;
-  };
+  const uniform = distinctRandom(seed);
+  const next = () => uniform() * 2 - 1;
   const rows = Array.from({ length: count }, () => Float32Array.from({ length: DIMENSIONS }, next));
   const queries = Array.from({ length: 30 }, () => Float32Array.from({ length: DIMENSIONS }, next));
   return { rows, queries };

@@ -12,6 +12,17 @@ export function random(seed: number): () => number {
   };
 }
 
+/** A seeded uniform source in [0, 1) whose draws do not repeat in short runs (mulberry32): `random` repeats 16-value rows within a few hundred. */
+export function distinctRandom(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 /** Clustered vectors (like real embeddings), not uniform noise, where HNSW recall is meaningful and graph candidates spread in score. */
 export function clusteredVectors(count: number, dimensions: number, seed: number): Float32Array[] {
   const uniform = random(seed);
