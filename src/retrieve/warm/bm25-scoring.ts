@@ -36,35 +36,6 @@ export function termScore(idf: number, frequency: number, length: number, averag
   return (idf * (frequency * (K1 + 1))) / (frequency + norm);
 }
 
-/** A slot's full score, its terms summed in query order (the order every path uses). */
-function exactScore(view: ScoringView, slot: number, query: readonly QueryTerm[], averageLength: number): number {
-  if (view.alive[slot] === 0) return 0;
-  let score = 0;
-  for (const { idf, postings } of query) {
-    const entry = findSlot(postings, slot);
-    if (entry < 0) continue;
-    const frequency = postings.weighted[entry] as number;
-    if (frequency <= 0) continue;
-    score += termScore(idf, frequency, view.lengths[slot] as number, averageLength);
-  }
-  return score;
-}
-
-/** Where a slot's entry is in a term's postings (slot order, each slot once), or -1. */
-function findSlot(postings: Postings, wanted: number): number {
-  const values = postings.slots;
-  let low = 0;
-  let high = postings.length - 1;
-  while (low <= high) {
-    const middle = (low + high) >> 1;
-    const value = values[middle] as number;
-    if (value === wanted) return middle;
-    if (value < wanted) low = middle + 1;
-    else high = middle - 1;
-  }
-  return -1;
-}
-
 /** Reused scratch for scoreTopK (scoring is synchronous, never re-entered). */
 let windowScores = new Float64Array(0);
 /** One bit per slot of a window: the rows the essential terms found there. */
@@ -83,7 +54,10 @@ let windowFound = new Int32Array(0);
  * what the rest could add falls short. Rows are visited in slot order, so a term's postings
  * in the window are searched forward from where the last row's search ended. Rows that
  * survive are scored exactly (terms summed in query order, the expression every path uses), so
- * scores are bit-identical to the exhaustive walk. `members` (when given) limits scoring to
+ * scores are bit-identical to the exhaustive walk. A window where the non-essential terms have
+ * no more postings than the essential ones (every window until the top k fills) sums every
+ * posting exactly instead, in query order, with no look-ups: at 100k rows that took a fifth
+ * off a query, at 1M it is level (docs/benchmarks.md). `members` (when given) limits scoring to
  * marked slots; `accept` is asked at most once per row.
  */
 export function scoreTopK(
@@ -188,6 +162,21 @@ export function scoreTopK(
         below[step + 1] = (below[step] as number) + (bounds[row + (order[step] as number)] as number);
         if ((below[step + 1] as number) < reach) essentialFrom = step + 1;
       }
+      // Every term essential, or the others' postings here no more than the essential ones':
+      // summing every posting costs less than looking rows up in the other lists.
+      let essentialPostings = 0;
+      let otherPostings = 0;
+      for (let step = 0; step < terms; step++) {
+        const term = order[step] as number;
+        const count = (high[row + term] as number) - (low[row + term] as number);
+        if (step >= essentialFrom) essentialPostings += count;
+        else otherPostings += count;
+      }
+      if (otherPostings <= essentialPostings) {
+        const window: WholeWindow = { first, row, words, slotsOf, weightedOf, idfs, low, high };
+        reach = scoreWholeWindow(view, window, averageLength, accept, members, top, reach);
+        continue;
+      }
       for (let step = 0; step < terms; step++) {
         const term = order[step] as number;
         essential[term] = step >= essentialFrom ? 1 : 0;
@@ -255,6 +244,63 @@ export function scoreTopK(
   return top.sorted().map(({ id, score }) => ({ rowId: id, score }));
 }
 
+/** One window of scoreTopK, for scoreWholeWindow: the query terms' postings there (at row + term). */
+interface WholeWindow {
+  first: number;
+  row: number;
+  /** Words of the window's found bits. */
+  words: number;
+  slotsOf: readonly Int32Array[];
+  weightedOf: readonly Float32Array[];
+  idfs: Float64Array;
+  low: Int32Array;
+  high: Int32Array;
+}
+
+/**
+ * Scores every row of one window exactly, every term's postings summed in query order (the
+ * exhaustive walk's sums, bit for bit), and offers those that reach the threshold to the top
+ * k. Returns the threshold after them.
+ */
+function scoreWholeWindow(view: ScoringView, window: WholeWindow, averageLength: number, accept: RowFilter | undefined, members: Uint8Array | undefined, top: TopK, reach: number): number {
+  const { alive, lengths, rowIds } = view;
+  const { first, row, words, slotsOf, weightedOf, idfs, low, high } = window;
+  const scores = windowScores;
+  const found = windowFound;
+  for (let term = 0; term < idfs.length; term++) {
+    const slots = slotsOf[term] as Int32Array;
+    const weighted = weightedOf[term] as Float32Array;
+    const idf = idfs[term] as number;
+    for (let index = low[row + term] as number, stop = high[row + term] as number; index < stop; index++) {
+      const slot = slots[index] as number;
+      if (alive[slot] === 0 || (members !== undefined && members[slot] === 0)) continue;
+      const frequency = weighted[index] as number;
+      if (frequency <= 0) continue;
+      const offset = slot - first;
+      found[offset >> 5] = (found[offset >> 5] as number) | (1 << (offset & 31));
+      scores[offset] = (scores[offset] as number) + termScore(idf, frequency, lengths[slot] as number, averageLength);
+    }
+  }
+  let threshold = reach;
+  for (let word = 0; word < words; word++) {
+    let bits = found[word] as number;
+    if (bits === 0) continue;
+    found[word] = 0;
+    while (bits !== 0) {
+      const lowest = bits & -bits;
+      bits ^= lowest;
+      const offset = (word << 5) + 31 - Math.clz32(lowest);
+      const score = scores[offset] as number;
+      scores[offset] = 0;
+      if (score < threshold || (accept !== undefined && !view.accepts(first + offset, accept))) continue;
+      top.push(rowIds[first + offset] as number, score);
+      const floor = top.floor;
+      if (floor !== Number.NEGATIVE_INFINITY) threshold = floor - SLACK * Math.abs(floor);
+    }
+  }
+  return threshold;
+}
+
 /**
  * The term's weighted frequency in row `slot` (0 without a posting there), searching its
  * ascending postings from cursor[term] up to `stop` and leaving the cursor at the first posting
@@ -315,17 +361,4 @@ function scoreExhaustive(view: ScoringView, query: readonly QueryTerm[], limit: 
   } finally {
     for (const slot of touched) accumulator[slot] = 0;
   }
-}
-
-/** Scores only the given slots (a selective filter): the same sums in query order. */
-export function scoreSlots(view: ScoringView, query: readonly QueryTerm[], limit: number, averageLength: number, accept: RowFilter, candidates: readonly number[]): RowScore[] {
-  const top = new TopK(limit);
-  if (query.length === 0) return [];
-  for (const slot of candidates) {
-    if (view.alive[slot] === 0) continue;
-    if (!view.accepts(slot, accept)) continue;
-    const score = exactScore(view, slot, query, averageLength);
-    if (score > 0) top.push(view.rowIds[slot] as number, score);
-  }
-  return top.sorted().map(({ id, score }) => ({ rowId: id, score }));
 }

@@ -2,7 +2,8 @@ import type { EncodedTerms } from '../../lexical/codec.js';
 import type { LexicalWeights, ScoredRow, TermStatistics } from '../../store/spec.js';
 import type { RowFilter } from '../../store/filter-match.js';
 import type { LexicalBase, LexicalSnapshot, SegmentRowMeta } from '../../store/segment-file.js';
-import { scoreSlots, scoreTopK, type QueryTerm, type RowScore, type ScoringView } from './bm25-scoring.js';
+import { scoreTopK, type QueryTerm, type RowScore, type ScoringView } from './bm25-scoring.js';
+import { scoreSlots } from './bm25-slots.js';
 import { postingBlocks, summarizedFrom, WINDOW_SHIFT } from './posting-blocks.js';
 import { FolderSlots } from './folder-slots.js';
 import type { TermLookup } from './lexicon.js';
@@ -13,8 +14,8 @@ import { snapshotRows } from './lexical-snapshot.js';
 import { MetaSlots } from './meta-slots.js';
 import { RowSlots } from './row-slots.js';
 
-/** bench/lexical-scale.mjs: at 10k chunks (a few thousand postings a query) the plain walk is faster. */
-const PRUNE_ABOVE_POSTINGS = 20_000;
+/** Below a few thousand postings a query the plain walk is as fast; above 5k pruning wins (docs/benchmarks.md). */
+const PRUNE_ABOVE_POSTINGS = 5_000;
 
 export interface LexicalRowMeta {
   path: string;
@@ -26,8 +27,7 @@ export type { LexicalSnapshot };
 /**
  * An in-memory inverted index that scores exactly like FTS5's bm25() with column weights
  * (weighted term frequency, whole-row length normalisation, idf clamped at 1e-6), but
- * over typed arrays with block-max top-k pruning (bm25-scoring.ts): ~1 ms for a query over
- * 100k chunks instead of ~70.
+ * over typed arrays with block-max top-k pruning (bm25-scoring.ts): ~1 ms at 100k chunks, not ~70.
  */
 export class LexicalIndex {
   /** Each term's postings by lexicon id. */
