@@ -260,7 +260,9 @@ interface WholeWindow {
 /**
  * Scores every row of one window exactly, every term's postings summed in query order (the
  * exhaustive walk's sums, bit for bit), and offers those that reach the threshold to the top
- * k. Returns the threshold after them.
+ * k. Returns the threshold after them. Its loop is scoreTopK's accumulation with termScore's
+ * expression: that one's cheaper expression is a bound only, and termScore there cost 8–11 %
+ * at 1M rows (the two loops are kept apart on purpose).
  */
 function scoreWholeWindow(view: ScoringView, window: WholeWindow, averageLength: number, accept: RowFilter | undefined, members: Uint8Array | undefined, top: TopK, reach: number): number {
   const { alive, lengths, rowIds } = view;
