@@ -170,5 +170,60 @@ describe('top-k pruning in the warm BM25 index', () => {
     const retry = [{ termId: 2, idf: 2, postings: list([7, 40]) }];
     const sound = view(() => true);
     expect(scoreTopK(sound, retry, 10, 10, filter, undefined, true, 6)).toEqual(scoreTopK(sound, retry, 10, 10, filter, undefined, false, 6));
+    // The same in a window of look-ups: the top 1 is full (slots 0-7), then in slots 16-23 the
+    // rare term finds rows 20 and 22 and the common one is looked up; the filter throws at 20.
+    const common = list(Array.from({ length: rows }, (_, slot) => slot));
+    const throwing = view((slot) => {
+      if (slot === 20) throw new Error('the paths block fails its checksum');
+      return true;
+    });
+    const twoTerms = [
+      { termId: 1, idf: 2, postings: list([0, 20, 22]) },
+      { termId: 3, idf: 0.1, postings: common },
+    ];
+    expect(() => scoreTopK(throwing, twoTerms, 1, 10, filter, undefined, true, 3)).toThrow(/checksum/);
+    const again = [{ termId: 4, idf: 2, postings: list([6, 30]) }]; // slot 30: row 22's place in its window
+    expect(scoreTopK(sound, again, 10, 10, filter, undefined, true, 3)).toEqual(scoreTopK(sound, again, 10, 10, filter, undefined, false, 3));
+  });
+
+  it('scores only the marked members on every path, with no filter to check them again', () => {
+    const rows = 256;
+    const list = (slots: number[]): Postings => ({
+      slots: Int32Array.from(slots),
+      weighted: Float32Array.from(slots, (slot) => 1 + (slot % 3)),
+      length: slots.length,
+      documentFrequency: slots.length,
+      maxWeighted: 3,
+    });
+    const view: ScoringView = {
+      rowIds: Float64Array.from({ length: rows }, (_, slot) => 1000 + slot),
+      alive: new Uint8Array(rows).fill(1),
+      lengths: Float64Array.from({ length: rows }, (_, slot) => 5 + (slot % 17)),
+      accepts: () => true,
+      accumulator: new Float64Array(rows),
+      slotCount: rows,
+    };
+    const members = Uint8Array.from({ length: rows }, (_, slot) => (slot % 5 === 0 ? 1 : 0));
+    const every = Array.from({ length: rows }, (_, slot) => slot);
+    const query = [
+      { termId: 1, idf: 2, postings: list(every.filter((slot) => slot % 2 === 0)) },
+      { termId: 2, idf: 0.5, postings: list(every) },
+    ];
+    for (const limit of [1, 5, 100]) {
+      for (const shift of [3, 6]) {
+        const pruned = scoreTopK(view, query, limit, 12, undefined, members, true, shift);
+        expect(pruned).toEqual(scoreTopK(view, query, limit, 12, undefined, members, false, shift));
+        expect(pruned.every(({ rowId }) => members[rowId - 1000] === 1)).toBe(true);
+      }
+    }
+  });
+
+  it('returns no row whose score is not a number, as the exhaustive walk does (rows of no length, an average of 0)', () => {
+    const termIds = new Map([['a', 1]]);
+    const index = new LexicalIndex(weights, termIds, 0, 6);
+    for (let rowId = 1; rowId <= 10; rowId++)
+      index.add(rowId, { path: `f${rowId}.txt`, language: 'text' }, { fieldLengths: [0, 0, 0, 0], termIds: Uint32Array.of(1), frequencies: Uint16Array.of(0, 0, 0, 1) });
+    expect(index.searchExhaustive(['a'], 3)).toEqual([]);
+    expect(index.search(['a'], 3)).toEqual([]);
   });
 });

@@ -294,7 +294,7 @@ function scoreWholeWindow(view: ScoringView, window: WholeWindow, averageLength:
       const offset = (word << 5) + 31 - Math.clz32(lowest);
       const score = scores[offset] as number;
       scores[offset] = 0;
-      if (score < threshold || (accept !== undefined && !view.accepts(first + offset, accept))) continue;
+      if (!(score >= threshold) || (accept !== undefined && !view.accepts(first + offset, accept))) continue; // a NaN never enters, as on every path
       top.push(rowIds[first + offset] as number, score);
       const floor = top.floor;
       if (floor !== Number.NEGATIVE_INFINITY) threshold = floor - SLACK * Math.abs(floor);
