@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { SearchResponse, SearchResult } from '../retrieve/search-types.js';
 import { LAST_RUN_STATE } from '../indexing/run-state.js';
 import { currentRun } from './run-lease.js';
-import type { Store } from '../store/spec.js';
+import type { Store, StoreUpgrade } from '../store/spec.js';
 
 /**
  * Flags results whose file changed (size or mtime) or vanished (also `deleted`) since it was indexed: one
@@ -35,6 +35,8 @@ export async function markStale(root: string, store: Store, results: SearchResul
  */
 export class ResultNotes {
   private firstRunDone = false;
+  /** Said once, in the next response: the store's schema was upgraded at its open. */
+  private upgraded: StoreUpgrade | undefined;
 
   constructor(
     private readonly root: string,
@@ -42,10 +44,23 @@ export class ResultNotes {
     private readonly settingsNote: () => string | undefined = () => undefined,
   ) {}
 
+  /** A store open's upgrade listener: the next response says so; `forward` is told too (an index run's progress). */
+  upgrades(forward?: (upgrade: StoreUpgrade) => void): (upgrade: StoreUpgrade) => void {
+    return (upgrade) => {
+      this.upgraded = upgrade;
+      forward?.(upgrade);
+    };
+  }
+
   async apply(store: Store, response: SearchResponse): Promise<void> {
     await markStale(this.root, store, response.results);
     const note = this.settingsNote();
     if (note) response.warnings.push(note);
+    if (this.upgraded) {
+      const { from, to } = this.upgraded;
+      this.upgraded = undefined;
+      response.warnings.push(`This index was written by an older loci: its schema was upgraded from version ${from} to ${to} as it opened (once; a big index takes a while).`);
+    }
     if (this.firstRunDone) return;
     const run = await currentRun(store);
     // Nothing is being built now, or a run has finished: later searches need not look again

@@ -25,6 +25,8 @@ export interface IndexSummary {
 export type IndexEvent =
   /** Another run (this process's or another's) is indexing the same store: this one waits for it, then starts. */
   | { type: 'run-waiting'; pid: number; host: string; since: number }
+  /** The store was written by an older loci: its schema is migrated once, now, before the run (a big store takes a while). */
+  | { type: 'store-upgrade'; store: string; from: number; to: number }
   | { type: 'worker-started'; threadId: number; niceness: number | null }
   | { type: 'walk-finished'; files: number; skipped: SkipCounts }
   | { type: 'plan-ready'; toIndex: number; toCheck: number; unchanged: number; toRemove: number }

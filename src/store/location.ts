@@ -1,7 +1,7 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import { sha256Hex } from '../sources/content-hash.js';
 import { LociError } from '../errors/index.js';
-import type { Store } from './spec.js';
+import type { Store, StoreUpgrade } from './spec.js';
 import { parsePostgresUrl } from './postgres/connection.js';
 import { openPostgresStore } from './postgres/postgres-store.js';
 import { openSqliteStore } from './sqlite/sqlite-store.js';
@@ -44,14 +44,20 @@ export function resolveStoreLocation(root: string, store?: StoreInput): StoreLoc
   return { kind: 'sqlite', folder: absolute, file: join(absolute, DATABASE_FILE) };
 }
 
-export async function openStore(location: StoreLocation, options: { create: boolean; namespaceSuffix?: string; keepCatalogEntries?: number; quickCheck?: boolean }): Promise<Store> {
+export async function openStore(
+  location: StoreLocation,
+  options: { create: boolean; namespaceSuffix?: string; keepCatalogEntries?: number; quickCheck?: boolean; onUpgrade?: (upgrade: StoreUpgrade) => void },
+): Promise<Store> {
   if (location.kind === 'instance') return location.index;
-  if (location.kind === 'postgres') return openPostgresStore({ url: location.url, create: options.create, ...(options.namespaceSuffix ? { namespaceSuffix: options.namespaceSuffix } : {}) });
+  const onUpgrade = options.onUpgrade ? { onUpgrade: options.onUpgrade } : {};
+  if (location.kind === 'postgres')
+    return openPostgresStore({ url: location.url, create: options.create, ...(options.namespaceSuffix ? { namespaceSuffix: options.namespaceSuffix } : {}), ...onUpgrade });
   return openSqliteStore({
     file: location.file,
     create: options.create,
     ...(options.keepCatalogEntries !== undefined ? { keepCatalogEntries: options.keepCatalogEntries } : {}),
     ...(options.quickCheck !== undefined ? { quickCheck: options.quickCheck } : {}),
+    ...onUpgrade,
   });
 }
 

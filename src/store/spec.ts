@@ -189,6 +189,14 @@ export function ranksLexically(store: Store): store is Store & SelfRankingStore 
   return typeof (store as Partial<SelfRankingStore>).searchLexical === 'function' && typeof (store as Partial<SelfRankingStore>).termStatistics === 'function';
 }
 
+/** A store's schema is being upgraded at open, once, before any other work (a big store takes a while). */
+export interface StoreUpgrade {
+  /** The store, as it may be printed (a file, or a postgres target without its password). */
+  store: string;
+  from: number;
+  to: number;
+}
+
 export interface Store extends Partial<SelfRankingStore> {
   readonly kind: string;
   readonly location: string;

@@ -42,4 +42,10 @@ describe('progress', () => {
     bar.onIndexEvent({ type: 'save-started' });
     expect(lines.at(-1)).toContain('1000/1000 100% saving the index files');
   });
+
+  it('says so when an index from an older loci is upgraded before the run, on a pipe too', () => {
+    const { stream, lines } = sink(false);
+    createProgressBar(stream, 'indexing').onIndexEvent({ type: 'store-upgrade', store: '/repo/.loci/index.db', from: 4, to: 5 });
+    expect(lines).toEqual(['Upgrading /repo/.loci/index.db from schema 4 to 5, once, for this version of loci (a big index takes a while)…\n']);
+  });
 });

@@ -52,6 +52,11 @@ export function createProgressBar(stream: Stream, label: string) {
         stream.write(`Waiting for another loci run indexing this store (pid ${event.pid} on ${printable(event.host)}, since ${since}); Ctrl-C to give up.\n`);
         return;
       }
+      if (event.type === 'store-upgrade') {
+        this.finish();
+        stream.write(`Upgrading ${printable(event.store)} from schema ${event.from} to ${event.to}, once, for this version of loci (a big index takes a while)…\n`);
+        return;
+      }
       if (event.type === 'file-indexed' || event.type === 'file-unchanged' || event.type === 'file-skipped') draw(event.done, event.total, event.path);
       else if (event.type === 'walk-finished') draw(0, event.files, 'scanning');
       else if (event.type === 'save-started' && lastTotal > 0) draw(lastTotal, lastTotal, 'saving the index files');

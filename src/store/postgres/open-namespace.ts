@@ -3,6 +3,8 @@ import { LOCI_VERSION } from '../../version.js';
 import type { PgPool, PostgresTarget } from './connection.js';
 import { quoteIdentifier } from './pg-values.js';
 import { PG_SCHEMA_VERSION, PG_STORE_FORMAT, pgMigrations } from './schema.js';
+import type { StoreUpgrade } from '../spec.js';
+import { tellUpgrade } from '../store-upgrade.js';
 
 /** One lock key for creating extensions and schemas, across every namespace. */
 const SETUP_LOCK = 'loci:setup';
@@ -13,7 +15,7 @@ const SETUP_LOCK = 'loci:setup';
  * did not create or that a newer loci wrote. All under an advisory lock, so several
  * processes opening a new namespace at once create it exactly once.
  */
-export async function openNamespace(pool: PgPool, target: PostgresTarget, options: { create: boolean }): Promise<void> {
+export async function openNamespace(pool: PgPool, target: PostgresTarget, options: { create: boolean; onUpgrade?: (upgrade: StoreUpgrade) => void }): Promise<void> {
   const schema = quoteIdentifier(target.schema);
   const client = await pool.connect();
   try {
@@ -41,7 +43,7 @@ export async function openNamespace(pool: PgPool, target: PostgresTarget, option
         ];
         await client.query(`INSERT INTO ${schema}.meta (key, value) SELECT * FROM unnest($1::text[], $2::text[])`, [meta.map((row) => row[0]), meta.map((row) => row[1])]);
       } else {
-        await checkExisting(client, target, tables);
+        await checkExisting(client, target, tables, options.onUpgrade);
       }
       await client.query('COMMIT');
     } catch (error) {
@@ -66,7 +68,7 @@ async function ensureVectorExtension(client: Awaited<ReturnType<PgPool['connect'
   }
 }
 
-async function checkExisting(client: Awaited<ReturnType<PgPool['connect']>>, target: PostgresTarget, tables: string[]): Promise<void> {
+async function checkExisting(client: Awaited<ReturnType<PgPool['connect']>>, target: PostgresTarget, tables: string[], onUpgrade: ((upgrade: StoreUpgrade) => void) | undefined): Promise<void> {
   const schema = quoteIdentifier(target.schema);
   if (!tables.includes('meta')) {
     throw new LociError('STORE_FOREIGN', `Schema ${target.schema} at ${target.display} holds tables loci did not create (${tables.slice(0, 5).join(', ')}).`, {
@@ -87,6 +89,7 @@ async function checkExisting(client: Awaited<ReturnType<PgPool['connect']>>, tar
       details: { version, supported: PG_SCHEMA_VERSION },
     });
   }
+  if (version < PG_SCHEMA_VERSION) tellUpgrade(onUpgrade, { store: `${target.display}#${target.namespace}`, from: version, to: PG_SCHEMA_VERSION });
   for (let step = version; step < PG_SCHEMA_VERSION; step++) await client.query((pgMigrations[step] as (schema: string) => string)(target.schema));
   if (version < PG_SCHEMA_VERSION) await client.query(`UPDATE ${schema}.meta SET value = $1 WHERE key = 'schema_version'`, [String(PG_SCHEMA_VERSION)]);
 }

@@ -71,8 +71,12 @@ describe('postgres store: namespaces, safety and concurrent writers', () => {
       const ids = (await client.query(`SELECT id FROM ${schema}.chunks ORDER BY id`)).rows.map((row: { id: number }) => row.id);
       await client.query(`DROP TRIGGER chunk_deletions ON ${schema}.chunks; DROP FUNCTION ${schema}.count_chunk_deletions(); DROP TABLE ${schema}.chunk_tombstones;
         DELETE FROM ${schema}.meta WHERE key = 'chunk_deletions'; UPDATE ${schema}.meta SET value = '1' WHERE key = 'schema_version'`);
-      const upgraded = await openPostgresStore({ url: `${url}?namespace=${namespace}` });
+      const upgrades: unknown[] = [];
+      const upgraded = await openPostgresStore({ url: `${url}?namespace=${namespace}`, onUpgrade: (upgrade) => upgrades.push(upgrade) });
       expect((await upgraded.getMeta()).schemaVersion).toBe(PG_SCHEMA_VERSION);
+      expect(upgrades).toEqual([{ store: upgraded.location, from: 1, to: PG_SCHEMA_VERSION }]);
+      await (await openPostgresStore({ url: `${url}?namespace=${namespace}`, onUpgrade: (upgrade) => upgrades.push(upgrade) })).close();
+      expect(upgrades).toHaveLength(1); // once
       expect(await upgraded.chunkDeletions?.()).toBe(0);
       await client.query(`DELETE FROM ${schema}.chunks WHERE path = 'a.ts'`); // another writer
       expect(await upgraded.chunkDeletions?.()).toBe(2);

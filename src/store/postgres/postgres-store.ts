@@ -16,6 +16,7 @@ export interface PostgresStoreOptions {
   create?: boolean;
   /** Appended to the URL's namespace (memory lives in `<namespace>_memory`). */
   namespaceSuffix?: string;
+  onUpgrade?: (upgrade: { store: string; from: number; to: number }) => void; // told before an older schema is migrated (StoreUpgrade)
 }
 
 const CHUNK_COLUMNS = 'id, chunk_id, content_hash, path, start_line, end_line, language, kind, symbol, symbols, heading_path, text';
@@ -24,7 +25,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const target = parsePostgresUrl(options.url, options.namespaceSuffix ? { namespaceSuffix: options.namespaceSuffix } : {});
   const pool = await createPool(target);
   try {
-    await openNamespace(pool, target, { create: options.create ?? false });
+    await openNamespace(pool, target, { create: options.create ?? false, ...(options.onUpgrade ? { onUpgrade: options.onUpgrade } : {}) });
     const version = (await pool.query<{ version: string }>('SELECT version() AS version')).rows[0]?.version ?? '';
     return new PostgresStore(target, pool, version.includes('PGlite'));
   } catch (error) {

@@ -5,6 +5,8 @@ import { CURRENT_SCHEMA_VERSION, migrations, STORE_FORMAT, TOMBSTONES_KEPT, TRIM
 import { matcherForGlobs } from '../path-match.js';
 import { assertSqliteHeader, createDatabaseFile, inspectDatabasePath } from './store-files.js';
 import { assertQuickCheck, damagedStoreError } from './damaged-store.js';
+import type { StoreUpgrade } from '../spec.js';
+import { tellUpgrade } from '../store-upgrade.js';
 
 export interface OpenDatabaseOptions {
   file: string;
@@ -16,6 +18,8 @@ export interface OpenDatabaseOptions {
    * instead of written to. Default: when opening to write (`create`).
    */
   quickCheck?: boolean;
+  /** Told just before an older schema is migrated (once per store, inside the open). */
+  onUpgrade?: (upgrade: StoreUpgrade) => void;
 }
 
 /**
@@ -42,7 +46,7 @@ export function openDatabase(options: OpenDatabaseOptions): Database.Database {
   }
   try {
     configure(db, readonly);
-    prepareSchema(db, file, readonly);
+    prepareSchema(db, file, readonly, options.onUpgrade);
     // A writer trims the deletion log as it deletes (RowWriter); one that opens to index also
     // trims what older builds, which did not, left (a search's open never writes here).
     if (!readonly && options.create) trimLongLog(db);
@@ -99,7 +103,7 @@ function configure(db: Database.Database, readonly: boolean): void {
   db.function('loci_glob', { deterministic: true }, (globsJson: unknown, path: unknown) => (matcherForGlobs(String(globsJson))(String(path)) ? 1 : 0));
 }
 
-function prepareSchema(db: Database.Database, file: string, readonly: boolean): void {
+function prepareSchema(db: Database.Database, file: string, readonly: boolean, onUpgrade: OpenDatabaseOptions['onUpgrade']): void {
   const version = schemaVersionOf(db, file);
   if (version === CURRENT_SCHEMA_VERSION) return;
   if (readonly) {
@@ -111,7 +115,10 @@ function prepareSchema(db: Database.Database, file: string, readonly: boolean): 
     // store between the first look and BEGIN IMMEDIATE.
     const locked = schemaVersionOf(db, file);
     if (locked === 0) initialise(db);
-    else if (locked < CURRENT_SCHEMA_VERSION) migrate(db, locked);
+    else if (locked < CURRENT_SCHEMA_VERSION) {
+      tellUpgrade(onUpgrade, { store: file, from: locked, to: CURRENT_SCHEMA_VERSION });
+      migrate(db, locked);
+    }
   }).immediate();
 }
 

@@ -140,7 +140,18 @@ describe('sqlite store: refusing what is not ours', () => {
       const hashes = (old.prepare('SELECT content_hash FROM chunks ORDER BY id').pluck().all() as string[]).concat('unreferenced');
       hashes.forEach((hash, index) => insert.run('static:test@2', hash, Buffer.from(Float32Array.of(index, 1).buffer), index));
       old.close();
-      const store = openSqliteStore({ file });
+      const upgrades: unknown[] = [];
+      const store = openSqliteStore({
+        file,
+        onUpgrade: (upgrade) => {
+          upgrades.push(upgrade);
+          throw new Error('a listener that throws does not stop the open');
+        },
+      });
+      expect(upgrades).toEqual([{ store: file, from: 4, to: CURRENT_SCHEMA_VERSION }]);
+      const again = openSqliteStore({ file, onUpgrade: (upgrade) => upgrades.push(upgrade) });
+      await again.close();
+      expect(upgrades).toHaveLength(1); // once
       try {
         const found = await store.getCachedVectors('static:test@2', hashes);
         expect(hashes.map((hash) => [...(found.get(hash) ?? [])])).toEqual(hashes.map((_, index) => [index, 1]));

@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { LociError } from '../../errors/index.js';
 import type Database from 'better-sqlite3';
 import { decodeTerms } from '../../lexical/codec.js';
-import type { CatalogEntry, ChunkRecord, FileWrite, IndexMeta, IndexRow, MentionQuery, ScanOptions, ScoredRow, Store, StoreCounts, VectorQuery } from '../spec.js';
+import type { CatalogEntry, ChunkRecord, FileWrite, IndexMeta, IndexRow, MentionQuery, ScanOptions, ScoredRow, Store, StoreCounts, StoreUpgrade, VectorQuery } from '../spec.js';
 import { findMentionsSql } from './queries.js';
 import { sqliteLanguages } from './ranking-stats.js';
 import { deletionSpan, groupOutline, packedTerms, recordsInOrder, toCatalogEntry, toChunkRecord, tupleToChunkRecord, type CatalogRow, type ChunkRow, type ChunkTuple } from '../rows.js';
@@ -25,10 +25,17 @@ export interface SqliteStoreOptions {
   keepCatalogEntries?: number;
   /** Run PRAGMA quick_check on open (default: when `create`, i.e. opening to write). */
   quickCheck?: boolean;
+  /** Told just before an older schema is migrated (a writable open; a read-only one refuses instead). */
+  onUpgrade?: (upgrade: StoreUpgrade) => void;
 }
 
 export function openSqliteStore(options: SqliteStoreOptions): Store {
-  const database = openDatabase({ file: options.file, create: options.create ?? false, ...(options.quickCheck !== undefined ? { quickCheck: options.quickCheck } : {}) });
+  const database = openDatabase({
+    file: options.file,
+    create: options.create ?? false,
+    ...(options.quickCheck !== undefined ? { quickCheck: options.quickCheck } : {}),
+    ...(options.onUpgrade ? { onUpgrade: options.onUpgrade } : {}),
+  });
   return new SqliteStore(options.file, database, options.keepCatalogEntries ?? 50_000);
 }
 
