@@ -59,7 +59,7 @@ export class ResultNotes {
     if (this.upgraded) {
       const { from, to } = this.upgraded;
       this.upgraded = undefined;
-      response.warnings.push(`This index was written by an older loci: its schema was upgraded from version ${from} to ${to} as it opened (once; a big index takes a while).`);
+      response.warnings.push(`This index was written by an older loci: it was upgraded from loci's schema version ${from} to ${to} as it opened (once).`);
     }
     if (this.firstRunDone) return;
     const run = await currentRun(store);

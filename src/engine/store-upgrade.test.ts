@@ -27,7 +27,7 @@ afterEach(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-const upgradeNote = /written by an older loci: its schema was upgraded from version 4 to \d+/;
+const upgradeNote = /written by an older loci: it was upgraded from loci's schema version 4 to \d+/;
 
 describe('a store written by an older loci', () => {
   it('is upgraded at an index run, which reports it as a progress event before any other', async () => {

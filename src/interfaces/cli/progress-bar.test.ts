@@ -46,6 +46,6 @@ describe('progress', () => {
   it('says so when an index from an older loci is upgraded before the run, on a pipe too', () => {
     const { stream, lines } = sink(false);
     createProgressBar(stream, 'indexing').onIndexEvent({ type: 'store-upgrade', store: '/repo/.loci/index.db', from: 4, to: 5 });
-    expect(lines).toEqual(['Upgrading /repo/.loci/index.db from schema 4 to 5, once, for this version of loci (a big index takes a while)…\n']);
+    expect(lines).toEqual(["Upgrading /repo/.loci/index.db from loci's schema version 4 to 5, once, for this version of loci…\n"]);
   });
 });

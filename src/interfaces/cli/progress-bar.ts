@@ -54,7 +54,7 @@ export function createProgressBar(stream: Stream, label: string) {
       }
       if (event.type === 'store-upgrade') {
         this.finish();
-        stream.write(`Upgrading ${printable(event.store)} from schema ${event.from} to ${event.to}, once, for this version of loci (a big index takes a while)…\n`);
+        stream.write(`Upgrading ${printable(event.store)} from loci's schema version ${event.from} to ${event.to}, once, for this version of loci…\n`);
         return;
       }
       if (event.type === 'file-indexed' || event.type === 'file-unchanged' || event.type === 'file-skipped') draw(event.done, event.total, event.path);

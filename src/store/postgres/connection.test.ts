@@ -8,6 +8,11 @@ describe('postgres URLs', () => {
     expect(target).toMatchObject({ namespace: 'acme_api', schema: 'loci_acme_api', poolSize: 8, efSearch: 200 });
     expect(target.connectionString).toBe('postgres://loci:pw@db.internal:5433/loci?sslmode=require');
     expect(target.display).toBe('postgres://loci:***@db.internal:5433/loci?sslmode=require');
+    // pg also reads a password from the query: kept for the connection, never shown.
+    const queried = parsePostgresUrl('postgres://loci@db/x?password=s3cret&sslpassword=k3y&sslmode=require');
+    expect(queried.connectionString).toContain('password=s3cret');
+    expect(queried.display).toBe('postgres://loci@db/x?password=***&sslpassword=***&sslmode=require');
+    expect(describeLocation(resolveStoreLocation('/repo', 'postgres://loci@db/x?password=s3cret&namespace=a'))).not.toContain('s3cret');
     expect(parsePostgresUrl('postgresql://db/x')).toMatchObject({ namespace: 'default', poolSize: 4, efSearch: 200 });
     expect(parsePostgresUrl('postgres://db/x?namespace=a', { namespaceSuffix: '_memory' }).schema).toBe('loci_a_memory');
   });

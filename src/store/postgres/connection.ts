@@ -67,6 +67,8 @@ export function parsePostgresUrl(url: string, options: { namespaceSuffix?: strin
   parsed.searchParams.delete('ef_search');
   const display = new URL(parsed.toString());
   if (display.password) display.password = '***';
+  // `pg` also takes a password from the query (?password=, ?sslpassword=): never printed either.
+  for (const key of [...display.searchParams.keys()]) if (/pass/i.test(key)) display.searchParams.set(key, '***');
   const fullNamespace = options.namespaceSuffix ? `${namespace}${options.namespaceSuffix}` : namespace;
   return { connectionString: parsed.toString(), namespace: fullNamespace, schema: `loci_${fullNamespace}`, display: display.toString(), poolSize, efSearch };
 }
