@@ -29,6 +29,14 @@ afterEach(async () => {
 
 const upgradeNote = /written by an older loci: it was upgraded from loci's schema version 4 to \d+/;
 
+/** The next search says the store was upgraded, and finds the file as before; the one after says nothing. */
+async function expectWarnedOnce(loci: ReturnType<typeof createLoci>): Promise<void> {
+  const first = await loci.search('flush the queue');
+  expect(first.warnings.join(' ')).toMatch(upgradeNote);
+  expect(first.results[0]?.path).toBe('queue.ts');
+  expect((await loci.search('flush the queue')).warnings.join(' ')).not.toMatch(upgradeNote);
+}
+
 describe('a store written by an older loci', () => {
   it('is upgraded at an index run, which reports it as a progress event before any other', async () => {
     const loci = createLoci({ root });
@@ -37,11 +45,7 @@ describe('a store written by an older loci', () => {
       await loci.index({ onProgress: (event) => events.push(event) });
       expect(events[0]).toEqual({ type: 'store-upgrade', store: join(root, '.loci', 'index.db'), from: 4, to: CURRENT_SCHEMA_VERSION });
       expect(events.filter((event) => event.type === 'store-upgrade')).toHaveLength(1);
-      // The run's next search says so once, and finds the file as before.
-      const first = await loci.search('flush the queue');
-      expect(first.warnings.join(' ')).toMatch(upgradeNote);
-      expect(first.results[0]?.path).toBe('queue.ts');
-      expect((await loci.search('flush the queue')).warnings.join(' ')).not.toMatch(upgradeNote);
+      await expectWarnedOnce(loci); // the run's next search says so once
     } finally {
       await loci.close();
     }
@@ -59,10 +63,7 @@ describe('a store written by an older loci', () => {
   it("is upgraded by a search's open too, whose response says so once", async () => {
     const loci = createLoci({ root });
     try {
-      const first = await loci.search('flush the queue');
-      expect(first.warnings.join(' ')).toMatch(upgradeNote);
-      expect(first.results[0]?.path).toBe('queue.ts');
-      expect((await loci.search('flush the queue')).warnings.join(' ')).not.toMatch(upgradeNote);
+      await expectWarnedOnce(loci);
     } finally {
       await loci.close();
     }
