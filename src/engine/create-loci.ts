@@ -26,7 +26,7 @@ import { hasSegment, indexCacheOptions } from './index-files.js';
 import { acquireRunLease, type RunLeaseHolder } from './run-lease.js';
 import { assertRootFolder } from '../sources/root-folder.js';
 import { checkCreateOptions, checkedGcOptions, checkedStatusOptions, checkPathsInside, checkRun, EngineLifecycle, engineClosed } from './lifecycle.js';
-import { ranksLexically, type Store, type StoreUpgrade } from '../store/spec.js';
+import { ranksLexically, type Store, type StoreUpgradeListener } from '../store/spec.js';
 import type { Memory } from '../memory/memory.js';
 import { noteFailedRun } from './failed-run.js';
 import { engineSourceReader, type SafeReader } from './source-reader.js';
@@ -375,7 +375,7 @@ class LociEngine implements Loci {
    * Opens the store once; a search's open (which never creates a store) is replaced when indexing needs one that may.
    * The first handle stays open until close(): searches under way and the warm index read through it.
    */
-  private async openStore(create: boolean, onUpgrade?: (upgrade: StoreUpgrade) => void): Promise<Store> {
+  private async openStore(create: boolean, onUpgrade?: StoreUpgradeListener): Promise<Store> {
     this.life.assertOpen();
     if (this.store && (this.storeWritable || !create || this.location.kind === 'instance')) return this.store;
     const opened = await openStore(this.location, { create, onUpgrade: this.notes.upgrades(onUpgrade) });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { SearchResponse, SearchResult } from '../retrieve/search-types.js';
 import { LAST_RUN_STATE } from '../indexing/run-state.js';
 import { currentRun } from './run-lease.js';
-import type { Store, StoreUpgrade } from '../store/spec.js';
+import type { Store, StoreUpgrade, StoreUpgradeListener } from '../store/spec.js';
 
 /**
  * Flags results whose file changed (size or mtime) or vanished (also `deleted`) since it was indexed: one
@@ -45,7 +45,7 @@ export class ResultNotes {
   ) {}
 
   /** A store open's upgrade listener: the next response says so; `forward` is told too (an index run's progress). */
-  upgrades(forward?: (upgrade: StoreUpgrade) => void): (upgrade: StoreUpgrade) => void {
+  upgrades(forward?: StoreUpgradeListener): StoreUpgradeListener {
     return (upgrade) => {
       this.upgraded = upgrade;
       forward?.(upgrade);

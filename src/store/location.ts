@@ -1,7 +1,7 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import { sha256Hex } from '../sources/content-hash.js';
 import { LociError } from '../errors/index.js';
-import type { Store, StoreUpgrade } from './spec.js';
+import type { Store, StoreUpgradeListener } from './spec.js';
 import { parsePostgresUrl } from './postgres/connection.js';
 import { openPostgresStore } from './postgres/postgres-store.js';
 import { openSqliteStore } from './sqlite/sqlite-store.js';
@@ -46,7 +46,7 @@ export function resolveStoreLocation(root: string, store?: StoreInput): StoreLoc
 
 export async function openStore(
   location: StoreLocation,
-  options: { create: boolean; namespaceSuffix?: string; keepCatalogEntries?: number; quickCheck?: boolean; onUpgrade?: (upgrade: StoreUpgrade) => void },
+  options: { create: boolean; namespaceSuffix?: string; keepCatalogEntries?: number; quickCheck?: boolean; onUpgrade?: StoreUpgradeListener },
 ): Promise<Store> {
   if (location.kind === 'instance') return location.index;
   const onUpgrade = options.onUpgrade ? { onUpgrade: options.onUpgrade } : {};

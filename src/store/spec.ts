@@ -197,6 +197,9 @@ export interface StoreUpgrade {
   to: number;
 }
 
+/** Told just before a store's older schema is migrated (once per store, inside the open); one that throws never stops the open. */
+export type StoreUpgradeListener = (upgrade: StoreUpgrade) => void;
+
 export interface Store extends Partial<SelfRankingStore> {
   readonly kind: string;
   readonly location: string;

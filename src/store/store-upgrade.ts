@@ -1,7 +1,7 @@
-import type { StoreUpgrade } from './spec.js';
+import type { StoreUpgrade, StoreUpgradeListener } from './spec.js';
 
 /** Tells a listener that a store's schema is about to be migrated; a listener that throws never stops the open (it only reports). */
-export function tellUpgrade(onUpgrade: ((upgrade: StoreUpgrade) => void) | undefined, upgrade: StoreUpgrade): void {
+export function tellUpgrade(onUpgrade: StoreUpgradeListener | undefined, upgrade: StoreUpgrade): void {
   try {
     onUpgrade?.(upgrade);
   } catch {

@@ -141,6 +141,8 @@ export function scoreTopK(
   const c1 = (K1 * B) / averageLength;
   const top = new TopK(limit);
   let reach = Number.NEGATIVE_INFINITY;
+  /** The window scoreWholeWindow scores (one object per query: `first` and `row` move with the window). */
+  const whole: WholeWindow = { first: 0, row: 0, words, slotsOf, weightedOf, idfs, low, high };
   try {
     for (let window = 0; window < windows; window++) {
       const total = totals[window] as number;
@@ -173,8 +175,9 @@ export function scoreTopK(
         else otherPostings += count;
       }
       if (otherPostings <= essentialPostings) {
-        const window: WholeWindow = { first, row, words, slotsOf, weightedOf, idfs, low, high };
-        reach = scoreWholeWindow(view, window, averageLength, accept, members, top, reach);
+        whole.first = first;
+        whole.row = row;
+        reach = scoreWholeWindow(view, whole, averageLength, accept, members, top, reach);
         continue;
       }
       for (let step = 0; step < terms; step++) {

@@ -3,7 +3,7 @@ import { LOCI_VERSION } from '../../version.js';
 import type { PgPool, PostgresTarget } from './connection.js';
 import { quoteIdentifier } from './pg-values.js';
 import { PG_SCHEMA_VERSION, PG_STORE_FORMAT, pgMigrations } from './schema.js';
-import type { StoreUpgrade } from '../spec.js';
+import type { StoreUpgradeListener } from '../spec.js';
 import { tellUpgrade } from '../store-upgrade.js';
 
 /** One lock key for creating extensions and schemas, across every namespace. */
@@ -15,7 +15,12 @@ const SETUP_LOCK = 'loci:setup';
  * did not create or that a newer loci wrote. All under an advisory lock, so several
  * processes opening a new namespace at once create it exactly once.
  */
-export async function openNamespace(pool: PgPool, target: PostgresTarget, options: { create: boolean; onUpgrade?: (upgrade: StoreUpgrade) => void }): Promise<void> {
+export interface OpenNamespaceOptions {
+  create: boolean;
+  onUpgrade?: StoreUpgradeListener;
+}
+
+export async function openNamespace(pool: PgPool, target: PostgresTarget, options: OpenNamespaceOptions): Promise<void> {
   const schema = quoteIdentifier(target.schema);
   const client = await pool.connect();
   try {
@@ -68,7 +73,7 @@ async function ensureVectorExtension(client: Awaited<ReturnType<PgPool['connect'
   }
 }
 
-async function checkExisting(client: Awaited<ReturnType<PgPool['connect']>>, target: PostgresTarget, tables: string[], onUpgrade: ((upgrade: StoreUpgrade) => void) | undefined): Promise<void> {
+async function checkExisting(client: Awaited<ReturnType<PgPool['connect']>>, target: PostgresTarget, tables: string[], onUpgrade: StoreUpgradeListener | undefined): Promise<void> {
   const schema = quoteIdentifier(target.schema);
   if (!tables.includes('meta')) {
     throw new LociError('STORE_FOREIGN', `Schema ${target.schema} at ${target.display} holds tables loci did not create (${tables.slice(0, 5).join(', ')}).`, {

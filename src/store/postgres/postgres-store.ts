@@ -4,7 +4,7 @@ import { decodeTerms } from '../../lexical/codec.js';
 import type { CatalogEntry, ChunkRecord, FileWrite, IndexMeta, IndexRow, LexicalQuery, MentionQuery, ScanOptions, ScoredRow, Store, StoreCounts, TermStatistics, VectorQuery } from '../spec.js';
 import { deletionSpan, groupOutline, inRequestedOrder, toCatalogEntry, toChunkRecord, type CatalogRow, type ChunkRow } from '../rows.js';
 import { createPool, parsePostgresUrl, wrapPgError, type PgClient, type PgPool, type PostgresTarget } from './connection.js';
-import { openNamespace } from './open-namespace.js';
+import { openNamespace, type OpenNamespaceOptions } from './open-namespace.js';
 import { PgSession } from './pg-session.js';
 import { listStatePg, setMetaPg, updateStatePg } from './pg-state.js';
 import { countRowsPg, countsPg } from './pg-counts.js';
@@ -16,7 +16,7 @@ export interface PostgresStoreOptions {
   create?: boolean;
   /** Appended to the URL's namespace (memory lives in `<namespace>_memory`). */
   namespaceSuffix?: string;
-  onUpgrade?: (upgrade: { store: string; from: number; to: number }) => void; // told before an older schema is migrated (StoreUpgrade)
+  onUpgrade?: OpenNamespaceOptions['onUpgrade'];
 }
 
 const CHUNK_COLUMNS = 'id, chunk_id, content_hash, path, start_line, end_line, language, kind, symbol, symbols, heading_path, text';

@@ -5,7 +5,7 @@ import { CURRENT_SCHEMA_VERSION, migrations, STORE_FORMAT, TOMBSTONES_KEPT, TRIM
 import { matcherForGlobs } from '../path-match.js';
 import { assertSqliteHeader, createDatabaseFile, inspectDatabasePath } from './store-files.js';
 import { assertQuickCheck, damagedStoreError } from './damaged-store.js';
-import type { StoreUpgrade } from '../spec.js';
+import type { StoreUpgradeListener } from '../spec.js';
 import { tellUpgrade } from '../store-upgrade.js';
 
 export interface OpenDatabaseOptions {
@@ -19,7 +19,7 @@ export interface OpenDatabaseOptions {
    */
   quickCheck?: boolean;
   /** Told just before an older schema is migrated (once per store, inside the open). */
-  onUpgrade?: (upgrade: StoreUpgrade) => void;
+  onUpgrade?: StoreUpgradeListener;
 }
 
 /**

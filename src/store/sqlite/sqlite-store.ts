@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { LociError } from '../../errors/index.js';
 import type Database from 'better-sqlite3';
 import { decodeTerms } from '../../lexical/codec.js';
-import type { CatalogEntry, ChunkRecord, FileWrite, IndexMeta, IndexRow, MentionQuery, ScanOptions, ScoredRow, Store, StoreCounts, StoreUpgrade, VectorQuery } from '../spec.js';
+import type { CatalogEntry, ChunkRecord, FileWrite, IndexMeta, IndexRow, MentionQuery, ScanOptions, ScoredRow, Store, StoreCounts, StoreUpgradeListener, VectorQuery } from '../spec.js';
 import { findMentionsSql } from './queries.js';
 import { sqliteLanguages } from './ranking-stats.js';
 import { deletionSpan, groupOutline, packedTerms, recordsInOrder, toCatalogEntry, toChunkRecord, tupleToChunkRecord, type CatalogRow, type ChunkRow, type ChunkTuple } from '../rows.js';
@@ -26,7 +26,7 @@ export interface SqliteStoreOptions {
   /** Run PRAGMA quick_check on open (default: when `create`, i.e. opening to write). */
   quickCheck?: boolean;
   /** Told just before an older schema is migrated (a writable open; a read-only one refuses instead). */
-  onUpgrade?: (upgrade: StoreUpgrade) => void;
+  onUpgrade?: StoreUpgradeListener;
 }
 
 export function openSqliteStore(options: SqliteStoreOptions): Store {
